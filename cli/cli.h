@@ -1,0 +1,16 @@
+/* The proxima command's subcommands. Each returns the exit status:
+ * 0 success (converged), 1 ran but did not converge, 2 bad input or usage. */
+#ifndef PX_CLI_H
+#define PX_CLI_H
+
+enum { EXIT_CONVERGED = 0, EXIT_NOT_CONVERGED = 1, EXIT_BAD_INPUT = 2 };
+
+int px_cli_solve(int argc, char **argv);
+int px_cli_plugins(int argc, char **argv);
+/* The default job: solve the bundled problem with the bundled config. */
+int px_cli_default(void);
+
+/* Where bundled data lives: $PROXIMA_DATA_DIR, else the installed pkgdatadir. */
+const char *px_cli_datadir(void);
+
+#endif

@@ -1,0 +1,63 @@
+/* The proxima command: dispatch to subcommands, --help and --version. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <proxima/proxima.h>
+
+#include "cli.h"
+#include "config.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: proxima [COMMAND [OPTIONS]]\n"
+		"Solve rigid-body frictional contact problems with plugin solvers.\n"
+		"\n"
+		"Commands:\n"
+		"  (none)                 solve the bundled problem with the default config\n"
+		"  solve [-c CONFIG] PROBLEM [--history FILE.csv] [--out FILE]\n"
+		"                         solve a problem file (Siconos .dat)\n"
+		"  plugins                list the plugins found, with their parameters\n"
+		"\n"
+		"Options:\n"
+		"  -h, --help             show this help\n"
+		"  -V, --version          show the version and plugin ABI\n"
+		"\n"
+		"Environment:\n"
+		"  PROXIMA_PLUGIN_PATH    colon-separated plugin directories searched\n"
+		"                         before %s\n"
+		"  PROXIMA_DATA_DIR       bundled problems and configs (default %s)\n"
+		"\n"
+		"Exit status: 0 converged, 1 did not converge, 2 bad input or usage.\n",
+		px_plugin_dir(), PX_DATADIR);
+}
+
+const char *px_cli_datadir(void)
+{
+	const char *d = getenv("PROXIMA_DATA_DIR");
+
+	return d && *d ? d : PX_DATADIR;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return px_cli_default();
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("proxima %s (plugin ABI %u.%u)\n", PACKAGE_VERSION,
+		       PX_ABI_MAJOR, PX_ABI_MINOR);
+		return 0;
+	}
+	if (strcmp(argv[1], "solve") == 0)
+		return px_cli_solve(argc - 1, argv + 1);
+	if (strcmp(argv[1], "plugins") == 0)
+		return px_cli_plugins(argc - 1, argv + 1);
+	fprintf(stderr, "proxima: unknown command '%s' (try 'proxima --help')\n",
+		argv[1]);
+	return EXIT_BAD_INPUT;
+}

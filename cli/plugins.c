@@ -1,0 +1,72 @@
+/* `proxima plugins`: every plugin on the search path with its kind, name,
+ * summary and declared parameters; refused files are reported on stderr. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <proxima/proxima.h>
+
+#include "cli.h"
+
+static void print_params(const struct px_param_decl *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		printf("    %-12s %-6s default %-10s %s", d[i].key,
+		       px_param_type_name(d[i].type), d[i].def, d[i].help);
+		if (d[i].type == PX_PARAM_CHOICE)
+			printf(" [%s]", d[i].choices);
+		else if ((d[i].type == PX_PARAM_INT ||
+			  d[i].type == PX_PARAM_REAL) &&
+			 d[i].min <= d[i].max)
+			printf(" [%g, %g]", d[i].min, d[i].max);
+		printf("\n");
+	}
+}
+
+static void show(const struct px_plugin_header *h, const char *path,
+		 void *user)
+{
+	int *count = user;
+
+	printf("%-10s %-12s %s\n", px_kind_name(h->kind), h->name, h->summary);
+	printf("    (%s)\n", path);
+	print_params(h->params, h->n_params);
+	(*count)++;
+}
+
+static void refused(const char *path, const char *msg, void *user)
+{
+	(void)path;
+	(void)user;
+	fprintf(stderr, "proxima: refused plugin: %s\n", msg);
+}
+
+int px_cli_plugins(int argc, char **argv)
+{
+	struct px_error err = {0};
+	const struct px_param_decl *sd;
+	int count = 0;
+	size_t n;
+
+	(void)argv;
+	if (argc > 1) {
+		fprintf(stderr, "proxima plugins: unexpected argument '%s'\n",
+			argv[1]);
+		return EXIT_BAD_INPUT;
+	}
+	if (px_plugin_foreach(show, refused, &count, &err)) {
+		fprintf(stderr, "proxima: %s\n", err.msg);
+		return EXIT_BAD_INPUT;
+	}
+	sd = px_config_solver_params(&n);
+	printf("%-10s %-12s %s\n", "solver", "(core)",
+	       "the [solver] section: sweep limit and stop test");
+	print_params(sd, n);
+	if (count == 0) {
+		fprintf(stderr, "proxima: no plugins found in %s%s%s\n",
+			getenv("PROXIMA_PLUGIN_PATH") ? getenv("PROXIMA_PLUGIN_PATH") : "",
+			getenv("PROXIMA_PLUGIN_PATH") ? ":" : "", px_plugin_dir());
+		return EXIT_BAD_INPUT;
+	}
+	return 0;
+}

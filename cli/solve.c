@@ -1,0 +1,164 @@
+/* `proxima solve`: read a problem file, solve it with a config, print what
+ * happened (sweeps, residual, Siconos's fc3d error, time) and optionally
+ * write the per-sweep history (CSV) and the solution lambda. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <proxima/proxima.h>
+
+#include "cli.h"
+
+static const char *const part_name[] = {"full", "normal", "friction"};
+
+static int write_history(const char *path, const struct px_report *rep)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "sweep,part,accepted,residual,merit,seconds\n");
+	for (size_t i = 0; i < rep->n_history; i++) {
+		const struct px_sweep_record *h = &rep->history[i];
+
+		fprintf(f, "%zu,%s,%d,%.17g,%.17g,%.9f\n", i + 1,
+			part_name[h->part], h->accepted, h->residual, h->merit,
+			h->seconds);
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+static int write_solution(const char *path, const double *lambda, size_t m)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	for (size_t i = 0; i < m; i++)
+		fprintf(f, "%.17g\n", lambda[i]);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+static void describe(const char *problem_path, const struct px_problem *p,
+		     const char *config_path, const struct px_config *cfg)
+{
+	const struct px_solver_settings *s = px_config_settings(cfg);
+	static const char *const merit[] = {"delta", "fc3d"};
+
+	printf("problem     %s: %zu contacts, %u rows each, %s A\n",
+	       problem_path, px_problem_n_contacts(p), px_problem_block_size(p),
+	       px_problem_form(p) == PX_FORM_ASSEMBLED ? "assembled"
+							: "factorized");
+	printf("config      %s: friction %s, ordering %s, rfactor %s, scheduler %s\n",
+	       config_path ? config_path : "(defaults)",
+	       px_plugin_header(px_config_plugin(cfg, PX_KIND_FRICTION))->name,
+	       px_plugin_header(px_config_plugin(cfg, PX_KIND_ORDERING))->name,
+	       px_plugin_header(px_config_plugin(cfg, PX_KIND_RFACTOR))->name,
+	       px_plugin_header(px_config_plugin(cfg, PX_KIND_SCHEDULER))->name);
+	printf("            max_sweeps %llu, abs_tol %g, rel_tol %g, merit %s\n",
+	       (unsigned long long)s->max_sweeps, s->abs_tol, s->rel_tol,
+	       merit[s->merit]);
+}
+
+/* Solve problem_path with config_path (NULL: defaults). */
+static int run(const char *problem_path, const char *config_path,
+	       const char *history, const char *out)
+{
+	struct px_problem *p = NULL;
+	struct px_config *cfg = NULL;
+	struct px_report rep = {0};
+	struct px_error err = {0};
+	double *lambda = NULL, fc3d, fabs_;
+	int status = EXIT_BAD_INPUT;
+	size_t m;
+
+	if (px_config_read(config_path, &cfg, &err) ||
+	    px_dat_read(problem_path, &p, &err))
+		goto fail;
+	m = px_problem_n_contacts(p) * px_problem_block_size(p);
+	lambda = calloc(m, sizeof *lambda);
+	if (!lambda) {
+		px_error_set(&err, PX_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	describe(problem_path, p, config_path, cfg);
+	if (px_solve(p, cfg, lambda, &rep, &err))
+		goto fail;
+	fc3d = px_merit_fc3d(p, lambda, &fabs_);
+	printf("result      %s after %llu sweeps (%llu rejected), residual %.3g\n",
+	       rep.converged ? "converged" : "NOT converged",
+	       (unsigned long long)rep.sweeps,
+	       (unsigned long long)rep.rejected, rep.residual);
+	printf("fc3d error  %.3e (||F|| = %.3e; Siconos fc3d_compute_error)\n",
+	       fc3d, fabs_);
+	printf("time        %.6f s (%.3g us per sweep)\n", rep.seconds,
+	       rep.sweeps ? 1e6 * rep.seconds / (double)rep.sweeps : 0.0);
+	if (history && write_history(history, &rep)) {
+		px_error_set(&err, PX_ERR_IO, "%s: cannot write the history",
+			     history);
+		goto fail;
+	}
+	if (out && write_solution(out, lambda, m)) {
+		px_error_set(&err, PX_ERR_IO, "%s: cannot write the solution",
+			     out);
+		goto fail;
+	}
+	status = rep.converged ? EXIT_CONVERGED : EXIT_NOT_CONVERGED;
+	goto done;
+fail:
+	fprintf(stderr, "proxima: %s\n", err.msg);
+done:
+	px_report_free(&rep);
+	free(lambda);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+	return status;
+}
+
+int px_cli_solve(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"history", required_argument, NULL, 'H'},
+		{"out", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *config = NULL, *history = NULL, *out = NULL;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "c:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': config = optarg; break;
+		case 'H': history = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h':
+			printf("Usage: proxima solve [-c CONFIG] PROBLEM [--history FILE.csv] [--out FILE]\n");
+			return 0;
+		default:
+			fprintf(stderr, "proxima solve: bad option '%s' (try 'proxima --help')\n",
+				argv[optind - 1]);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "proxima solve: expected one PROBLEM file, got %d (try 'proxima --help')\n",
+			argc - optind);
+		return EXIT_BAD_INPUT;
+	}
+	return run(argv[optind], config, history, out);
+}
+
+int px_cli_default(void)
+{
+	char problem[4096], config[4096];
+
+	snprintf(problem, sizeof problem, "%s/scenes/two-boxes.dat",
+		 px_cli_datadir());
+	snprintf(config, sizeof config, "%s/conf/default.ini",
+		 px_cli_datadir());
+	printf("proxima: default job: solving the bundled problem with the default config\n");
+	return run(problem, config, NULL, NULL);
+}

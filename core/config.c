@@ -1,0 +1,335 @@
+/* Solver configuration: an INI file read with inih (DESIGN.md section 6).
+ * [solver] holds the driver's settings; [friction], [ordering], [rfactor]
+ * and [scheduler] name a plugin and set its declared keys. Absent sections
+ * take the defaults; everything else that is not understood is an error
+ * naming the file, line, section and key. */
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <proxima/config.h>
+
+#include "params.h"
+
+#define MAX_LINE 200 /* inih's INI_MAX_LINE as Debian builds it */
+
+static const char *const plugin_default[] = {
+	NULL, PX_DEFAULT_FRICTION, PX_DEFAULT_ORDERING, PX_DEFAULT_RFACTOR,
+	PX_DEFAULT_SCHEDULER,
+};
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const struct px_param_decl solver_decl[] = {
+	{"max_sweeps", PX_PARAM_INT, STR(PX_DEFAULT_MAX_SWEEPS),
+	 "sweep limit, rejected sweeps included", 1, 1e15, NULL},
+	{"abs_tol", PX_PARAM_REAL, STR(PX_DEFAULT_ABS_TOL),
+	 "stop when the merit is at most abs_tol", 0, 1e300, NULL},
+	{"rel_tol", PX_PARAM_REAL, STR(PX_DEFAULT_REL_TOL),
+	 "merit delta only: also stop when delta <= rel_tol * ||lambda||_inf",
+	 0, 1, NULL},
+	{"merit", PX_PARAM_CHOICE, PX_DEFAULT_MERIT,
+	 "stop test: delta = ||lambda_k+1 - lambda_k||_inf, fc3d = Siconos's error",
+	 0, -1, "delta|fc3d"},
+};
+
+enum { SOLVER_MAX_SWEEPS, SOLVER_ABS_TOL, SOLVER_REL_TOL, SOLVER_MERIT };
+
+struct entry {
+	int section; /* 0 = solver, else enum px_kind */
+	char *key, *value;
+	unsigned line;
+};
+
+struct reader {
+	FILE *f;
+	const char *path;
+	unsigned line;        /* line being parsed */
+	unsigned header_line[5]; /* first [section] header per section */
+	char *buf;
+	size_t cap;
+	struct entry *e;
+	size_t n, ecap;
+	struct px_error *err; /* first error wins */
+};
+
+struct px_config {
+	struct px_solver_settings settings;
+	struct px_plugin *plugin[5];
+};
+
+const struct px_param_decl *px_config_solver_params(size_t *n)
+{
+	*n = sizeof solver_decl / sizeof *solver_decl;
+	return solver_decl;
+}
+
+static int section_index(const char *name)
+{
+	if (strcmp(name, "solver") == 0)
+		return 0;
+	for (unsigned k = 1; k <= 4; k++)
+		if (strcmp(name, px_kind_name(k)) == 0)
+			return (int)k;
+	return -1;
+}
+
+static void fail(struct reader *r, int code, const char *what)
+{
+	if (r->err->code == PX_OK)
+		px_error_set(r->err, code, "%s:%u: %s", r->path, r->line, what);
+}
+
+/* inih's line source: one whole line per call, counting lines and noting
+ * section headers (inih reports no line numbers and skips empty sections). */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct reader *r = stream;
+	ssize_t len = getline(&r->buf, &r->cap, r->f);
+	const char *s;
+
+	if (len < 0)
+		return NULL;
+	r->line++;
+	if (len >= num) {
+		fail(r, PX_ERR_CONFIG, "line too long");
+		strcpy(str, "\n");
+		return str;
+	}
+	memcpy(str, r->buf, (size_t)len + 1);
+	for (s = str; *s == ' ' || *s == '\t'; s++)
+		;
+	if (*s == '[') {
+		const char *end = strchr(s, ']');
+		char name[MAX_LINE], msg[MAX_LINE + 128];
+		int idx;
+
+		if (!end)
+			return str; /* inih reports it */
+		snprintf(name, sizeof name, "%.*s", (int)(end - s - 1), s + 1);
+		idx = section_index(name);
+		if (idx < 0) {
+			snprintf(msg, sizeof msg,
+				 "unknown section [%s] (known: solver, friction, ordering, rfactor, scheduler)",
+				 name);
+			fail(r, PX_ERR_CONFIG, msg);
+		} else if (!r->header_line[idx]) {
+			r->header_line[idx] = r->line;
+		}
+	}
+	return str;
+}
+
+static int on_value(void *user, const char *section, const char *key,
+		    const char *value)
+{
+	struct reader *r = user;
+	char msg[3 * MAX_LINE];
+	struct entry *e;
+	int idx;
+
+	if (!*section) {
+		snprintf(msg, sizeof msg, "key '%s' outside any section", key);
+		fail(r, PX_ERR_CONFIG, msg);
+		return 1;
+	}
+	idx = section_index(section);
+	if (idx < 0)
+		return 1; /* already reported at its header */
+	if (r->n == r->ecap) {
+		size_t cap = r->ecap ? 2 * r->ecap : 16;
+		struct entry *grown = realloc(r->e, cap * sizeof *grown);
+
+		if (!grown) {
+			fail(r, PX_ERR_NOMEM, "out of memory");
+			return 0;
+		}
+		r->e = grown;
+		r->ecap = cap;
+	}
+	e = &r->e[r->n];
+	e->section = idx;
+	e->line = r->line;
+	e->key = strdup(key);
+	e->value = strdup(value);
+	if (!e->key || !e->value) {
+		free(e->key);
+		free(e->value);
+		fail(r, PX_ERR_NOMEM, "out of memory");
+		return 0;
+	}
+	r->n++;
+	return 1;
+}
+
+/* Settings of one section, in file order, without its `plugin` key. */
+static size_t gather(const struct reader *r, int section,
+		     struct px_setting *out, const struct entry **plugin)
+{
+	size_t n = 0;
+
+	*plugin = NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->e[i].section != section)
+			continue;
+		if (section != 0 && strcmp(r->e[i].key, "plugin") == 0) {
+			if (!*plugin)
+				*plugin = &r->e[i];
+			else
+				out[n++] = (struct px_setting){
+					r->e[i].key, r->e[i].value, r->path,
+					r->e[i].line};
+			continue;
+		}
+		out[n++] = (struct px_setting){r->e[i].key, r->e[i].value,
+					       r->path, r->e[i].line};
+	}
+	return n;
+}
+
+static int apply_solver(struct px_config *cfg, const struct reader *r,
+			struct px_setting *set, struct px_error *err)
+{
+	union px_value v[sizeof solver_decl / sizeof *solver_decl];
+	const struct entry *unused;
+	size_t n = gather(r, 0, set, &unused);
+	int rc = px_params_parse(solver_decl, sizeof v / sizeof *v, set, n,
+				 "solver", "the solver", v, err);
+
+	if (rc)
+		return rc;
+	cfg->settings.max_sweeps = (uint64_t)v[SOLVER_MAX_SWEEPS].i;
+	cfg->settings.abs_tol = v[SOLVER_ABS_TOL].r;
+	cfg->settings.rel_tol = v[SOLVER_REL_TOL].r;
+	cfg->settings.merit = v[SOLVER_MERIT].choice;
+	return PX_OK;
+}
+
+static int load_plugins(struct px_config *cfg, const struct reader *r,
+			struct px_setting *set, struct px_error *err)
+{
+	for (unsigned k = 1; k <= 4; k++) {
+		const struct entry *pe;
+		size_t n = gather(r, (int)k, set, &pe);
+		const char *name = pe ? pe->value : plugin_default[k];
+		int rc;
+
+		if (r->header_line[k] && !pe)
+			return px_error_set(err, PX_ERR_CONFIG,
+					    "%s:%u: [%s] has no 'plugin = NAME' key",
+					    r->path, r->header_line[k],
+					    px_kind_name(k));
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(set[i].key, "plugin") == 0)
+				return px_error_set(err, PX_ERR_CONFIG,
+						    "%s:%u: [%s] plugin: set twice (first on line %u)",
+						    r->path, set[i].line,
+						    px_kind_name(k), pe->line);
+		rc = px_plugin_load(k, name, set, n, &cfg->plugin[k], err);
+		if (rc == PX_ERR_PLUGIN && pe) {
+			char inner[PX_ERROR_MSG_MAX];
+
+			memcpy(inner, err->msg, sizeof inner);
+			px_error_set(err, rc, "%s:%u: [%s] plugin: %s", r->path,
+				     pe->line, px_kind_name(k), inner);
+		}
+		if (rc)
+			return rc;
+	}
+	return PX_OK;
+}
+
+int px_config_read(const char *path, struct px_config **out,
+		   struct px_error *err)
+{
+	struct reader r = {.path = path ? path : "(defaults)", .err = err};
+	struct px_error local = {0};
+	struct px_setting *set = NULL;
+	struct px_config *cfg;
+	int rc = PX_OK;
+
+	*out = NULL;
+	if (!err)
+		r.err = err = &local;
+	err->code = PX_OK;
+	cfg = calloc(1, sizeof *cfg);
+	if (!cfg)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	if (path) {
+		int bad;
+
+		r.f = fopen(path, "r");
+		if (!r.f) {
+			rc = px_error_set(err, PX_ERR_IO, "%s: cannot open: %s",
+					  path, strerror(errno));
+			goto out;
+		}
+		bad = ini_parse_stream(read_line, &r, on_value, &r);
+		fclose(r.f);
+		if (err->code != PX_OK) {
+			rc = err->code;
+			goto out;
+		}
+		if (bad > 0) {
+			rc = px_error_set(err, PX_ERR_CONFIG,
+					  "%s:%d: syntax error (expected [section], key = value or a comment)",
+					  path, bad);
+			goto out;
+		}
+		if (bad < 0) {
+			rc = px_error_set(err, PX_ERR_NOMEM, "%s: out of memory",
+					  path);
+			goto out;
+		}
+	}
+	set = malloc((r.n + 1) * sizeof *set);
+	if (!set) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	rc = apply_solver(cfg, &r, set, err);
+	if (!rc)
+		rc = load_plugins(cfg, &r, set, err);
+out:
+	free(set);
+	for (size_t i = 0; i < r.n; i++) {
+		free(r.e[i].key);
+		free(r.e[i].value);
+	}
+	free(r.e);
+	free(r.buf);
+	if (rc) {
+		px_config_free(cfg);
+		return rc;
+	}
+	*out = cfg;
+	return PX_OK;
+}
+
+void px_config_free(struct px_config *cfg)
+{
+	if (!cfg)
+		return;
+	for (unsigned k = 1; k <= 4; k++)
+		px_plugin_unload(cfg->plugin[k]);
+	free(cfg);
+}
+
+const struct px_solver_settings *px_config_settings(const struct px_config *c)
+{
+	return &c->settings;
+}
+
+struct px_solver_settings *px_config_settings_mut(struct px_config *c)
+{
+	return &c->settings;
+}
+
+const struct px_plugin *px_config_plugin(const struct px_config *c,
+					 unsigned kind)
+{
+	return kind >= 1 && kind <= 4 ? c->plugin[kind] : NULL;
+}

@@ -1,0 +1,69 @@
+/* Plugin loader (DESIGN.md section 5).
+ *
+ * A plugin of kind K and name N lives in the file K_N.so, searched in the
+ * colon-separated directories of PROXIMA_PLUGIN_PATH, then in the installed
+ * plugin directory. The loader refuses a plugin whose ABI major differs,
+ * whose minor is newer than the host's, whose kind or name does not match its
+ * file, whose ops struct is too small or that lacks px_plugin_query; each
+ * refusal names the file, what was expected and what was found. */
+#ifndef PROXIMA_LOADER_H
+#define PROXIMA_LOADER_H
+
+#include <stddef.h>
+
+#include <proxima/error.h>
+#include <proxima/plugin.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+/* One key = value setting for a plugin, with where it came from. */
+struct px_setting {
+	const char *key;
+	const char *value;
+	const char *file; /* for messages; may be NULL */
+	unsigned line;
+};
+
+/* A loaded and created plugin instance. */
+struct px_plugin;
+
+/* "friction", "ordering", ... or NULL for an unknown kind. */
+const char *px_kind_name(unsigned kind);
+
+/* "int", "real", "bool", "choice" or "string". */
+const char *px_param_type_name(enum px_param_type t);
+
+/* The search path in use: PROXIMA_PLUGIN_PATH then the installed directory. */
+const char *px_plugin_dir(void);
+
+/* Load kind_name.so, check it, parse settings against its declared
+ * parameters (defaults for the rest) and create it. `section` names the INI
+ * section in messages. */
+int px_plugin_load(unsigned kind, const char *name,
+		   const struct px_setting *settings, size_t n_settings,
+		   struct px_plugin **out, struct px_error *err);
+void px_plugin_unload(struct px_plugin *pl);
+
+const struct px_plugin_header *px_plugin_header(const struct px_plugin *pl);
+void *px_plugin_state(const struct px_plugin *pl);
+const char *px_plugin_path(const struct px_plugin *pl);
+
+/* Call fn for every loadable plugin file found on the search path (first
+ * occurrence of each file name wins). Files that are refused are reported
+ * through bad (may be NULL) with the refusal message. */
+int px_plugin_foreach(void (*fn)(const struct px_plugin_header *h,
+				 const char *path, void *user),
+		      void (*bad)(const char *path, const char *msg, void *user),
+		      void *user, struct px_error *err);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,250 @@
+/* proxima plugin ABI: the only header a plugin includes.
+ *
+ * A plugin is a shared object named <kind>_<name>.so that exports exactly one
+ * symbol, px_plugin_query, returning a pointer to a static const ops struct
+ * whose first member is struct px_plugin_header. Plugins never link
+ * libproxima: everything they need is in this header or reaches them through
+ * the host structs below (function pointers into the core).
+ *
+ * The fixed point every plugin serves (001 eq. 20-24, DESIGN.md section 2):
+ *
+ *     lambda_n = max(0, lambda_n - r_n v_n)
+ *     lambda_f = prox_F(mu, lambda_n)(lambda_f - R_f v_f),   v = A lambda + b
+ *
+ * friction  decides the set F (project),
+ * ordering  decides which contacts, in which order and which part a sweep visits,
+ * rfactor   decides R and how it shrinks when a sweep is rejected,
+ * scheduler decides how a sweep runs on the cores.
+ *
+ * ABI changelog (bump MINOR when appending fields to the end of a struct or
+ * adding a kind; bump MAJOR for any other change, and reset MINOR):
+ *   1.0  first version: kinds friction, ordering, rfactor, scheduler.
+ */
+#ifndef PROXIMA_PLUGIN_H
+#define PROXIMA_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PX_ABI_MAJOR 1u
+#define PX_ABI_MINOR 0u
+
+/* The one symbol a plugin exports. */
+#define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
+
+#if defined(__GNUC__)
+#define PX_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define PX_PLUGIN_EXPORT
+#endif
+
+/* Body index of the static world (a contact with one dynamic body). */
+#define PX_STATIC UINT32_MAX
+
+enum px_kind {
+	PX_KIND_FRICTION = 1,
+	PX_KIND_ORDERING = 2,
+	PX_KIND_RFACTOR = 3,
+	PX_KIND_SCHEDULER = 4,
+};
+
+/* ---- declared parameters --------------------------------------------- */
+
+enum px_param_type {
+	PX_PARAM_INT = 1,    /* long, within [min, max] */
+	PX_PARAM_REAL = 2,   /* finite double, within [min, max] */
+	PX_PARAM_BOOL = 3,   /* true/false, yes/no, on/off, 1/0 */
+	PX_PARAM_CHOICE = 4, /* one word of `choices` ("a|b|c"); value is its index */
+	PX_PARAM_STRING = 5, /* any non-empty text */
+};
+
+struct px_param_decl {
+	const char *key;
+	enum px_param_type type;
+	const char *def;     /* default, as it would be written in the INI file */
+	const char *help;    /* one line */
+	double min, max;     /* INT and REAL: inclusive range (min > max: unbounded) */
+	const char *choices; /* CHOICE: "word|word|..." */
+};
+
+/* One parsed value per declared parameter, in declaration order. */
+union px_value {
+	long i;
+	double r;
+	int b;
+	int choice;
+	const char *s; /* owned by the host, valid until destroy */
+};
+
+/* ---- the common header --------------------------------------------- */
+
+struct px_plugin_header {
+	uint32_t abi_major;
+	uint32_t abi_minor;
+	uint32_t kind;     /* enum px_kind */
+	uint32_t ops_size; /* sizeof the whole per-kind ops struct */
+	const char *name;  /* must equal <name> in the file name <kind>_<name>.so */
+	const char *summary;
+	const struct px_param_decl *params;
+	uint32_t n_params;
+	/* Build the plugin's state from its parameters. Returns 0, or non-zero with
+	 * a message in err. May be NULL (state is then NULL). */
+	int (*create)(const union px_value *values, void **state, char *err,
+		      size_t errlen);
+	void (*destroy)(void *state); /* may be NULL */
+};
+
+typedef const struct px_plugin_header *(*px_plugin_query_fn)(void);
+
+/* ---- what plugins see of a problem ----------------------------------- */
+
+/* Parts of a contact a sweep may visit. Staggered orderings visit only the
+ * normal or only the friction rows (000 eq. 19-21). */
+enum px_part {
+	PX_PART_FULL = 0,
+	PX_PART_NORMAL = 1,
+	PX_PART_FRICTION = 2,
+};
+
+struct px_friction_params {
+	double mu;     /* isotropic Coulomb coefficient */
+	double mu_s;   /* ellipsoid semi-axis factors (001 sec. 4.1); files that   */
+	double mu_t;   /* carry one mu get mu_s = mu_t = mu and mu_tau = 0          */
+	double mu_tau;
+};
+
+/* A read-only view of the problem, valid from prepare/init to the end of the
+ * solve. Arrays are indexed by contact k; per-contact blocks hold bs values
+ * (bs = 3: n, s, t; bs = 4: n, s, t, tau). */
+struct px_problem_info {
+	size_t n_contacts;
+	uint32_t bs;
+	size_t n_bodies;                 /* 0 for an assembled problem */
+	const double *b;                 /* free velocity, n_contacts * bs */
+	const double *lambda;            /* current iterate (warm start at init) */
+	const double *diag;              /* diagonal blocks of A, bs*bs row-major each */
+	const struct px_friction_params *friction;
+	const uint32_t *body_a;          /* NULL for assembled problems */
+	const uint32_t *body_b;          /* PX_STATIC for the static world */
+	const double *position;          /* 3 per contact, or NULL if unknown */
+	const double *frame;             /* 3x3 per contact (rows n, s, t), or NULL */
+	/* y = A x + (add_b ? b : 0), for whole vectors of n_contacts * bs.
+	 * Allowed at init/prepare time (e.g. power iteration), never per contact. */
+	void (*apply)(const void *ctx, const double *x, double *y, int add_b);
+	const void *ctx;
+};
+
+/* ---- friction ------------------------------------------------------- */
+
+enum {
+	/* The set is a product of intervals: each friction row may have its own
+	 * r. Without this flag the friction rows of a contact share one r. */
+	PX_FRICTION_SEPARABLE = 1u << 0,
+};
+
+struct px_friction_ops {
+	struct px_plugin_header h;
+	uint32_t flags;
+	/* Project z (nf = bs - 1 friction components: s, t[, tau]) onto the
+	 * friction set of a contact with normal impulse lambda_n >= 0, in place.
+	 * Hot path: never allocates, logs or fails. */
+	void (*project)(const void *state, const struct px_friction_params *fp,
+			double lambda_n, double *z, uint32_t nf);
+};
+
+/* ---- ordering ------------------------------------------------------- */
+
+struct px_sweep_state {
+	uint64_t sweep;        /* index of the sweep about to run (0-based) */
+	double delta_normal;   /* ||change|| of the normal rows in the last accepted
+				  sweep that visited them (HUGE_VAL if none yet) */
+	double delta_friction; /* same for the friction rows */
+};
+
+struct px_ordering_ops {
+	struct px_plugin_header h;
+	/* Once per solve: fill perm with a permutation of the contacts. */
+	int (*prepare)(void *state, const struct px_problem_info *p,
+		       uint32_t *perm, char *err, size_t errlen);
+	/* Before every sweep: may rewrite perm (set *changed), returns the part
+	 * to visit (enum px_part). Hot path: no allocation, logging or failure. */
+	int (*next)(void *state, const struct px_sweep_state *s, uint32_t *perm,
+		    int *changed);
+};
+
+/* ---- rfactor -------------------------------------------------------- */
+
+enum px_r_shape {
+	PX_R_DIAGONAL = 1, /* bs values per contact: r_n, r_s, r_t[, r_tau] */
+	PX_R_BLOCK = 2,    /* bs*bs values per contact, row-major block */
+};
+
+enum px_verdict {
+	PX_SWEEP_ACCEPT = 0,
+	PX_SWEEP_REJECT = 1, /* the host restores lambda; R has been shrunk */
+};
+
+struct px_rfactor_ops {
+	struct px_plugin_header h;
+	uint32_t shape; /* enum px_r_shape */
+	/* Fill r (shape-sized per contact). `separable` tells whether the
+	 * friction set allows a different r per friction row. */
+	int (*init)(void *state, const struct px_problem_info *p, int separable,
+		    double *r, char *err, size_t errlen);
+	/* After a sweep: compare its residual with the last accepted one (HUGE_VAL
+	 * before the first) and decide. On reject, shrink r in place. */
+	int (*adapt)(void *state, double residual_prev, double residual_new,
+		     double *r, size_t n_r);
+};
+
+/* ---- scheduler ------------------------------------------------------ */
+
+/* The core's kernel, handed to schedulers. All functions are safe to call
+ * concurrently for contacts that share no dynamic body (factorized) or have
+ * no non-zero coupling block (assembled), and never allocate. */
+struct px_kernel {
+	void *ctx;
+	size_t n_contacts;
+	size_t n_bodies; /* 0 for assembled problems */
+	uint32_t bs;
+	/* Gauss-Seidel: update contact k (the rows of `part`) in place,
+	 * including the body velocities it touches. */
+	void (*relax)(void *ctx, uint32_t k, int part);
+	/* Jacobi: the new lambda of contact k from the current iterate, into
+	 * out[bs]; nothing in the core changes. */
+	void (*compute)(void *ctx, uint32_t k, int part, double *out);
+	/* Jacobi: lambda_k <- in[bs] without touching body velocities. */
+	void (*store)(void *ctx, uint32_t k, const double *in);
+	/* Jacobi: recompute the velocities of bodies [begin, end) from the
+	 * current lambda (gather per body). No-op for assembled problems. */
+	void (*refresh)(void *ctx, size_t begin, size_t end);
+	/* The contact conflict graph (CSR, no self loops): contacts sharing a
+	 * dynamic body, or with a non-zero block of A between them. Built on the
+	 * first call; call at prepare time only. Returns 0 or non-zero (ENOMEM). */
+	int (*conflicts)(void *ctx, const uint32_t **ptr, const uint32_t **adj);
+};
+
+struct px_scheduler_ops {
+	struct px_plugin_header h;
+	int (*prepare)(void *state, const struct px_kernel *kern, char *err,
+		       size_t errlen);
+	/* One sweep over perm[0..n_contacts) visiting `part` of each contact;
+	 * perm_changed says whether perm differs from the previous sweep. */
+	void (*sweep)(void *state, const struct px_kernel *kern,
+		      const uint32_t *perm, int perm_changed, int part);
+};
+
+/* ---- helpers plugins may use ---------------------------------------- */
+
+static inline double px_max(double a, double b) { return a > b ? a : b; }
+static inline double px_min(double a, double b) { return a < b ? a : b; }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROXIMA_PLUGIN_H */

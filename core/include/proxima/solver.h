@@ -1,0 +1,66 @@
+/* The solve driver (DESIGN.md section 4).
+ *
+ *   ordering.prepare, rfactor.init, scheduler.prepare
+ *   loop: part = ordering.next; scheduler.sweep (relax -> friction.project);
+ *         delta = ||lambda_{k+1} - lambda_k||_inf;
+ *         rfactor.adapt may reject the sweep (lambda and w rolled back, R shrunk);
+ *         stop when delta <= abs_tol or delta <= rel_tol ||lambda||_inf,
+ *         or after max_sweeps sweeps (rejected ones count).
+ *
+ * A staggered sweep that visits only one part converges only when the other
+ * part is also still; the driver stops only after a full sweep, or after a
+ * normal and a friction sweep in a row, that met the tolerance. */
+#ifndef PROXIMA_SOLVER_H
+#define PROXIMA_SOLVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <proxima/config.h>
+#include <proxima/error.h>
+#include <proxima/problem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+struct px_sweep_record {
+	double residual; /* delta of this sweep */
+	double merit;    /* the stop test's merit after it (NAN if rejected) */
+	double seconds;  /* since the start of the solve */
+	int part;        /* enum px_part visited */
+	int accepted;    /* 0: rejected and rolled back */
+};
+
+struct px_report {
+	uint64_t sweeps;   /* all sweeps run, rejected ones included */
+	uint64_t rejected; /* sweeps rolled back by the rfactor plugin */
+	double residual;   /* delta of the last accepted sweep */
+	int converged;
+	double seconds;    /* wall time of the solve */
+	struct px_sweep_record *history; /* one per sweep; free with px_report_free */
+	size_t n_history;
+};
+
+/* Solve p with cfg's settings and plugins. lambda (n_contacts * bs) holds
+ * the warm start on entry and the last accepted iterate on return. Returns
+ * PX_OK whether or not it converged (see rep->converged), or an error. */
+int px_solve(const struct px_problem *p, const struct px_config *cfg,
+	     double *lambda, struct px_report *rep, struct px_error *err);
+void px_report_free(struct px_report *rep);
+
+/* Siconos's fc3d_compute_error (problems README sec. 3.2) on the (n, s, t)
+ * rows: ||F(r)||_2 / max(||q||_2, ||r||_2, ||W r + q||_2), with ||F(r)||_2
+ * in *abs_out when not NULL. */
+double px_merit_fc3d(const struct px_problem *p, const double *lambda,
+		     double *abs_out);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,352 @@
+/* The relax kernel: one contact's update of the proximal fixed point
+ * (001 eq. 20-24, Algorithm 2 lines 5-9)
+ *
+ *     z = lambda_k - R_k (A lambda + b)_k
+ *     lambda_n' = max(0, z_n),   lambda_f' = prox_F(mu, lambda_n')(z_f)
+ *
+ * for either form of A behind one interface (struct px_kernel in plugin.h).
+ * In factorized form the contact velocity is J_a w_a + J_b w_b + b_k and an
+ * update adds (M^-1 J^T)(lambda' - lambda) to the two bodies' w (003 Alg. 4).
+ * A part (normal or friction only) computes and changes only its rows. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "problem_impl.h"
+
+/* Rows [r0, r1) of the contact velocity v_k = (A lambda + b)_k. */
+static void velocity(const struct px_kernel_ctx *c, uint32_t k, uint32_t r0,
+		     uint32_t r1, double *v)
+{
+	const struct px_problem *p = c->p;
+	const uint32_t bs = p->bs;
+
+	for (uint32_t r = r0; r < r1; r++)
+		v[r] = p->b[(size_t)k * bs + r];
+	if (p->form == PX_FORM_ASSEMBLED) {
+		const size_t bb = (size_t)bs * bs;
+
+		for (size_t q = p->rowptr[k]; q < p->rowptr[k + 1]; q++) {
+			const double *blk = p->blocks + q * bb;
+			const double *x = c->lambda + (size_t)p->cols[q] * bs;
+
+			for (uint32_t r = r0; r < r1; r++) {
+				double s = 0.0;
+
+				for (uint32_t j = 0; j < bs; j++)
+					s += blk[r * bs + j] * x[j];
+				v[r] += s;
+			}
+		}
+	} else {
+		const size_t per = 6 * (size_t)bs;
+		const double *jac = p->jac + 2 * per * k;
+
+		if (p->body_a[k] != PX_STATIC)
+			px_jac_mul(v, jac, c->w + 6 * (size_t)p->body_a[k], r0,
+				   r1);
+		if (p->body_b[k] != PX_STATIC)
+			px_jac_mul(v, jac + per, c->w + 6 * (size_t)p->body_b[k],
+				   r0, r1);
+	}
+}
+
+static void rows_of(int part, uint32_t bs, uint32_t *r0, uint32_t *r1)
+{
+	*r0 = part == PX_PART_FRICTION ? 1 : 0;
+	*r1 = part == PX_PART_NORMAL ? 1 : bs;
+}
+
+static void solve_contact(const struct px_kernel_ctx *c, uint32_t k, int part,
+			  double *out)
+{
+	const uint32_t bs = c->p->bs;
+	const double *lam = c->lambda + (size_t)k * bs;
+	double v[4], z[4];
+	uint32_t r0, r1;
+
+	rows_of(part, bs, &r0, &r1);
+	memcpy(out, lam, bs * sizeof *out);
+	if (c->r_shape == PX_R_BLOCK) {
+		/* z = lambda - R v needs the whole v whatever the part. */
+		const double *R = c->r + (size_t)k * bs * bs;
+
+		velocity(c, k, 0, bs, v);
+		for (uint32_t i = r0; i < r1; i++) {
+			double s = 0.0;
+
+			for (uint32_t j = 0; j < bs; j++)
+				s += R[i * bs + j] * v[j];
+			z[i] = lam[i] - s;
+		}
+	} else {
+		const double *r = c->r + (size_t)k * bs;
+
+		velocity(c, k, r0, r1, v);
+		for (uint32_t i = r0; i < r1; i++)
+			z[i] = lam[i] - r[i] * v[i];
+	}
+	if (part != PX_PART_FRICTION)
+		out[0] = z[0] > 0.0 ? z[0] : 0.0;
+	if (part != PX_PART_NORMAL) {
+		c->project(c->fstate, &c->p->friction[k], out[0], z + 1,
+			   bs - 1);
+		memcpy(out + 1, z + 1, (bs - 1) * sizeof *out);
+	}
+}
+
+static void kernel_compute(void *ctx, uint32_t k, int part, double *out)
+{
+	solve_contact(ctx, k, part, out);
+}
+
+static void kernel_store(void *ctx, uint32_t k, const double *in)
+{
+	struct px_kernel_ctx *c = ctx;
+	const uint32_t bs = c->p->bs;
+
+	memcpy(c->lambda + (size_t)k * bs, in, bs * sizeof *in);
+}
+
+static void kernel_relax(void *ctx, uint32_t k, int part)
+{
+	struct px_kernel_ctx *c = ctx;
+	const struct px_problem *p = c->p;
+	const uint32_t bs = p->bs;
+	double *lam = c->lambda + (size_t)k * bs;
+	double out[4], d[4];
+
+	solve_contact(c, k, part, out);
+	if (p->form == PX_FORM_FACTORIZED) {
+		const size_t per = 6 * (size_t)bs;
+		const double *m = p->minv_jt + 2 * per * k;
+
+		for (uint32_t i = 0; i < bs; i++)
+			d[i] = out[i] - lam[i];
+		if (p->body_a[k] != PX_STATIC)
+			px_body_add(c->w + 6 * (size_t)p->body_a[k], m, d, bs);
+		if (p->body_b[k] != PX_STATIC)
+			px_body_add(c->w + 6 * (size_t)p->body_b[k], m + per, d,
+				    bs);
+	}
+	memcpy(lam, out, bs * sizeof *out);
+}
+
+static void kernel_refresh(void *ctx, size_t begin, size_t end)
+{
+	struct px_kernel_ctx *c = ctx;
+	const struct px_problem *p = c->p;
+	const uint32_t bs = p->bs;
+	const size_t per = 6 * (size_t)bs;
+
+	if (p->form != PX_FORM_FACTORIZED)
+		return;
+	for (size_t body = begin; body < end; body++) {
+		double *w = c->w + 6 * body;
+
+		memset(w, 0, 6 * sizeof *w);
+		for (size_t q = c->inc_ptr[body]; q < c->inc_ptr[body + 1]; q++) {
+			const uint32_t k = c->inc[q] >> 1, side = c->inc[q] & 1;
+
+			px_body_add(w, p->minv_jt + 2 * per * k + side * per,
+				    c->lambda + (size_t)k * bs, bs);
+		}
+	}
+}
+
+/* Body -> (contact << 1 | side) incidence, in contact order. */
+static int build_incidence(struct px_kernel_ctx *c)
+{
+	const struct px_problem *p = c->p;
+	const size_t nb = p->n_bodies;
+
+	c->inc_ptr = calloc(nb + 1, sizeof *c->inc_ptr);
+	c->inc = malloc((2 * p->n + 1) * sizeof *c->inc);
+	if (!c->inc_ptr || !c->inc)
+		return PX_ERR_NOMEM;
+	for (size_t k = 0; k < p->n; k++) {
+		if (p->body_a[k] != PX_STATIC)
+			c->inc_ptr[p->body_a[k] + 1]++;
+		if (p->body_b[k] != PX_STATIC)
+			c->inc_ptr[p->body_b[k] + 1]++;
+	}
+	for (size_t b = 0; b < nb; b++)
+		c->inc_ptr[b + 1] += c->inc_ptr[b];
+	for (size_t k = 0; k < p->n; k++)
+		for (uint32_t side = 0; side < 2; side++) {
+			uint32_t b = side ? p->body_b[k] : p->body_a[k];
+
+			if (b != PX_STATIC)
+				c->inc[c->inc_ptr[b]++] = (uint32_t)(k << 1 | side);
+		}
+	for (size_t b = nb; b > 0; b--)
+		c->inc_ptr[b] = c->inc_ptr[b - 1];
+	c->inc_ptr[0] = 0;
+	return PX_OK;
+}
+
+static int block_is_zero(const double *blk, size_t bb)
+{
+	for (size_t i = 0; i < bb; i++)
+		if (blk[i] != 0.0)
+			return 0;
+	return 1;
+}
+
+/* Append the neighbours of contact k (unique, via the mark array) to adj. */
+static size_t neighbours(const struct px_kernel_ctx *c, uint32_t k,
+			 uint32_t *mark, uint32_t *adj, size_t at)
+{
+	const struct px_problem *p = c->p;
+
+	mark[k] = k;
+	if (p->form == PX_FORM_ASSEMBLED) {
+		const size_t bb = (size_t)p->bs * p->bs;
+
+		for (size_t q = p->rowptr[k]; q < p->rowptr[k + 1]; q++) {
+			uint32_t j = p->cols[q];
+
+			if (mark[j] != k && !block_is_zero(p->blocks + q * bb, bb)) {
+				mark[j] = k;
+				adj[at++] = j;
+			}
+		}
+		/* A may be non-symmetric: a block (j, k) couples them too. */
+		for (size_t q = c->tr_ptr[k]; q < c->tr_ptr[k + 1]; q++) {
+			uint32_t j = c->tr[q];
+
+			if (mark[j] != k) {
+				mark[j] = k;
+				adj[at++] = j;
+			}
+		}
+		return at;
+	}
+	for (uint32_t side = 0; side < 2; side++) {
+		uint32_t b = side ? p->body_b[k] : p->body_a[k];
+
+		if (b == PX_STATIC)
+			continue;
+		for (size_t q = c->inc_ptr[b]; q < c->inc_ptr[b + 1]; q++) {
+			uint32_t j = c->inc[q] >> 1;
+
+			if (mark[j] != k) {
+				mark[j] = k;
+				adj[at++] = j;
+			}
+		}
+	}
+	return at;
+}
+
+/* For assembled A: the transpose pattern of its non-zero off-diagonal blocks. */
+static int build_transpose(struct px_kernel_ctx *c)
+{
+	const struct px_problem *p = c->p;
+	const size_t n = p->n, bb = (size_t)p->bs * p->bs;
+
+	c->tr_ptr = calloc(n + 1, sizeof *c->tr_ptr);
+	c->tr = malloc((p->rowptr[n] + 1) * sizeof *c->tr);
+	if (!c->tr_ptr || !c->tr)
+		return PX_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		for (size_t q = p->rowptr[i]; q < p->rowptr[i + 1]; q++)
+			if (p->cols[q] != i && !block_is_zero(p->blocks + q * bb, bb))
+				c->tr_ptr[p->cols[q] + 1]++;
+	for (size_t i = 0; i < n; i++)
+		c->tr_ptr[i + 1] += c->tr_ptr[i];
+	for (size_t i = 0; i < n; i++)
+		for (size_t q = p->rowptr[i]; q < p->rowptr[i + 1]; q++)
+			if (p->cols[q] != i && !block_is_zero(p->blocks + q * bb, bb))
+				c->tr[c->tr_ptr[p->cols[q]]++] = (uint32_t)i;
+	for (size_t i = n; i > 0; i--)
+		c->tr_ptr[i] = c->tr_ptr[i - 1];
+	c->tr_ptr[0] = 0;
+	return PX_OK;
+}
+
+static int kernel_conflicts(void *ctx, const uint32_t **ptr,
+			    const uint32_t **adj)
+{
+	struct px_kernel_ctx *c = ctx;
+	const size_t n = c->p->n;
+	uint32_t *mark = NULL, *row = NULL;
+	size_t total = 0, at = 0;
+
+	if (c->conf_ptr)
+		goto done;
+	if (c->p->form == PX_FORM_ASSEMBLED && !c->tr_ptr && build_transpose(c))
+		return PX_ERR_NOMEM;
+	mark = malloc(n * sizeof *mark);
+	row = malloc(n * sizeof *row);
+	c->conf_ptr = malloc((n + 1) * sizeof *c->conf_ptr);
+	if (!mark || !row || !c->conf_ptr)
+		goto nomem;
+	/* Two passes: count, then fill. */
+	for (size_t k = 0; k < n; k++)
+		mark[k] = UINT32_MAX;
+	for (size_t k = 0; k < n; k++)
+		total += neighbours(c, (uint32_t)k, mark, row, 0);
+	c->conf = malloc((total + 1) * sizeof *c->conf);
+	if (!c->conf)
+		goto nomem;
+	for (size_t k = 0; k < n; k++)
+		mark[k] = UINT32_MAX;
+	for (size_t k = 0; k < n; k++) {
+		c->conf_ptr[k] = (uint32_t)at;
+		at = neighbours(c, (uint32_t)k, mark, c->conf, at);
+	}
+	c->conf_ptr[n] = (uint32_t)at;
+	free(mark);
+	free(row);
+done:
+	*ptr = c->conf_ptr;
+	*adj = c->conf;
+	return PX_OK;
+nomem:
+	free(mark);
+	free(row);
+	free(c->conf_ptr);
+	c->conf_ptr = NULL;
+	return PX_ERR_NOMEM;
+}
+
+int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
+		   const struct px_problem *p, double *lambda, double *w,
+		   const double *r, uint32_t r_shape,
+		   const struct px_friction_ops *fops, const void *fstate)
+{
+	memset(c, 0, sizeof *c);
+	c->p = p;
+	c->lambda = lambda;
+	c->w = w;
+	c->r = r;
+	c->r_shape = r_shape;
+	c->project = fops->project;
+	c->fstate = fstate;
+	if (p->form == PX_FORM_FACTORIZED && build_incidence(c)) {
+		px_kernel_fini(c);
+		return PX_ERR_NOMEM;
+	}
+	kern->ctx = c;
+	kern->n_contacts = p->n;
+	kern->n_bodies = p->n_bodies;
+	kern->bs = p->bs;
+	kern->relax = kernel_relax;
+	kern->compute = kernel_compute;
+	kern->store = kernel_store;
+	kern->refresh = kernel_refresh;
+	kern->conflicts = kernel_conflicts;
+	return PX_OK;
+}
+
+void px_kernel_fini(struct px_kernel_ctx *c)
+{
+	free(c->inc_ptr);
+	free(c->inc);
+	free(c->tr_ptr);
+	free(c->tr);
+	free(c->conf_ptr);
+	free(c->conf);
+	memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,381 @@
+/* The plugin loader: find <kind>_<name>.so on the search path, dlopen it,
+ * check its header against the host's ABI, parse its declared parameters and
+ * create it. DESIGN.md section 5; the version rule (major equal, plugin minor
+ * not newer than the host's) is the one Varnish VMODs and hwloc use. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <proxima/loader.h>
+
+#include "params.h"
+
+#ifndef PX_PLUGINDIR
+#error "PX_PLUGINDIR must be defined by the build"
+#endif
+
+struct px_plugin {
+	void *handle;
+	const struct px_plugin_header *h;
+	void *state;
+	union px_value *values;
+	int owns_strings; /* string values were copied */
+	char *path;
+};
+
+static const char *const kind_names[] = {NULL, "friction", "ordering",
+					 "rfactor", "scheduler"};
+
+/* Smallest ops struct the host accepts per kind: the size at ABI 1.0. When
+ * fields are appended (a minor bump), keep these and check the new fields
+ * against the plugin's minor before use. */
+static const size_t min_ops_size[] = {
+	0,
+	sizeof(struct px_friction_ops),
+	sizeof(struct px_ordering_ops),
+	sizeof(struct px_rfactor_ops),
+	sizeof(struct px_scheduler_ops),
+};
+
+const char *px_kind_name(unsigned kind)
+{
+	return kind >= 1 && kind <= 4 ? kind_names[kind] : NULL;
+}
+
+const char *px_plugin_dir(void)
+{
+	return PX_PLUGINDIR;
+}
+
+/* The search path: PROXIMA_PLUGIN_PATH entries, then the installed dir. */
+static void search_path(char *buf, size_t len)
+{
+	const char *env = getenv("PROXIMA_PLUGIN_PATH");
+
+	if (env && *env)
+		snprintf(buf, len, "%s:%s", env, PX_PLUGINDIR);
+	else
+		snprintf(buf, len, "%s", PX_PLUGINDIR);
+}
+
+static int find_file(const char *file, char *out, size_t len,
+		     const char *path)
+{
+	const char *dir = path;
+
+	while (*dir) {
+		const char *colon = strchr(dir, ':');
+		size_t dl = colon ? (size_t)(colon - dir) : strlen(dir);
+
+		if (dl > 0) {
+			snprintf(out, len, "%.*s/%s", (int)dl, dir, file);
+			if (access(out, R_OK) == 0)
+				return 1;
+		}
+		if (!colon)
+			break;
+		dir = colon + 1;
+	}
+	return 0;
+}
+
+/* dlopen path and check its header. expect_kind/expect_name come from the
+ * file name. On success *handle and *hdr are set. */
+static int open_checked(const char *path, unsigned expect_kind,
+			const char *expect_name, void **handle,
+			const struct px_plugin_header **hdr,
+			struct px_error *err)
+{
+	const struct px_plugin_header *h;
+	px_plugin_query_fn query;
+	void *dl;
+
+	dlerror();
+	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!dl)
+		return px_error_set(err, PX_ERR_PLUGIN, "%s: cannot load: %s",
+				    path, dlerror());
+	*(void **)&query = dlsym(dl, PX_PLUGIN_QUERY_SYMBOL);
+	if (!query) {
+		px_error_set(err, PX_ERR_PLUGIN,
+			     "%s: no symbol '%s': not a proxima plugin", path,
+			     PX_PLUGIN_QUERY_SYMBOL);
+		goto refuse;
+	}
+	h = query();
+	if (!h) {
+		px_error_set(err, PX_ERR_PLUGIN, "%s: %s() returned NULL", path,
+			     PX_PLUGIN_QUERY_SYMBOL);
+		goto refuse;
+	}
+	if (h->abi_major != PX_ABI_MAJOR) {
+		px_error_set(err, PX_ERR_PLUGIN,
+			     "%s: ABI major version %u, expected %u", path,
+			     h->abi_major, PX_ABI_MAJOR);
+		goto refuse;
+	}
+	if (h->abi_minor > PX_ABI_MINOR) {
+		px_error_set(err, PX_ERR_PLUGIN,
+			     "%s: ABI minor version %u is newer than the host's %u",
+			     path, h->abi_minor, PX_ABI_MINOR);
+		goto refuse;
+	}
+	if (h->kind != expect_kind) {
+		const char *found = px_kind_name(h->kind);
+
+		if (found)
+			px_error_set(err, PX_ERR_PLUGIN,
+				     "%s: kind '%s', expected '%s'", path, found,
+				     kind_names[expect_kind]);
+		else
+			px_error_set(err, PX_ERR_PLUGIN,
+				     "%s: unknown kind %u, expected '%s'", path,
+				     h->kind, kind_names[expect_kind]);
+		goto refuse;
+	}
+	if (h->ops_size < min_ops_size[expect_kind]) {
+		px_error_set(err, PX_ERR_PLUGIN,
+			     "%s: ops size %u bytes, expected at least %zu for a %s plugin",
+			     path, h->ops_size, min_ops_size[expect_kind],
+			     kind_names[expect_kind]);
+		goto refuse;
+	}
+	if (!h->name || strcmp(h->name, expect_name) != 0) {
+		px_error_set(err, PX_ERR_PLUGIN,
+			     "%s: plugin name '%s', expected '%s' (from the file name)",
+			     path, h->name ? h->name : "(null)", expect_name);
+		goto refuse;
+	}
+	if (px_params_check_decl(h->params, h->n_params, path, err))
+		goto refuse;
+	*handle = dl;
+	*hdr = h;
+	return PX_OK;
+refuse:
+	dlclose(dl);
+	return err ? err->code : PX_ERR_PLUGIN;
+}
+
+/* The per-kind ops a host calls must be present. */
+static int check_ops(const struct px_plugin_header *h, const char *path,
+		     struct px_error *err)
+{
+	int ok = 1;
+
+	switch (h->kind) {
+	case PX_KIND_FRICTION:
+		ok = ((const struct px_friction_ops *)h)->project != NULL;
+		break;
+	case PX_KIND_ORDERING:
+		ok = ((const struct px_ordering_ops *)h)->prepare &&
+		     ((const struct px_ordering_ops *)h)->next;
+		break;
+	case PX_KIND_RFACTOR: {
+		const struct px_rfactor_ops *o = (const void *)h;
+
+		ok = o->init && o->adapt &&
+		     (o->shape == PX_R_DIAGONAL || o->shape == PX_R_BLOCK);
+		break;
+	}
+	case PX_KIND_SCHEDULER:
+		ok = ((const struct px_scheduler_ops *)h)->prepare &&
+		     ((const struct px_scheduler_ops *)h)->sweep;
+		break;
+	}
+	if (!ok)
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "%s: a required %s operation is missing",
+				    path, kind_names[h->kind]);
+	return PX_OK;
+}
+
+int px_plugin_load(unsigned kind, const char *name,
+		   const struct px_setting *settings, size_t n_settings,
+		   struct px_plugin **out, struct px_error *err)
+{
+	char file[256], path[4096], sp[4096], owner[320], msg[512] = "";
+	struct px_plugin *pl;
+	int rc;
+
+	*out = NULL;
+	if (!px_kind_name(kind))
+		return px_error_set(err, PX_ERR_INVALID, "unknown plugin kind %u",
+				    kind);
+	if (!*name || strpbrk(name, "/_.") || strlen(name) > 200)
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "%s plugin name '%s' is not valid (a plain word without '/', '_' or '.')",
+				    kind_names[kind], name);
+	snprintf(file, sizeof file, "%s_%s.so", kind_names[kind], name);
+	search_path(sp, sizeof sp);
+	if (!find_file(file, path, sizeof path, sp))
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "%s plugin '%s' not found: no %s in %s",
+				    kind_names[kind], name, file, sp);
+	pl = calloc(1, sizeof *pl);
+	if (!pl || !(pl->path = strdup(path))) {
+		free(pl);
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
+	rc = open_checked(path, kind, name, &pl->handle, &pl->h, err);
+	if (rc)
+		goto fail;
+	rc = check_ops(pl->h, path, err);
+	if (rc)
+		goto fail;
+	pl->values = calloc(pl->h->n_params + 1, sizeof *pl->values);
+	if (!pl->values) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	snprintf(owner, sizeof owner, "%s plugin '%s'", kind_names[kind], name);
+	rc = px_params_parse(pl->h->params, pl->h->n_params, settings,
+			     n_settings, kind_names[kind], owner, pl->values,
+			     err);
+	if (rc)
+		goto fail;
+	/* String values must outlive the settings: copy them. */
+	for (uint32_t i = 0; i < pl->h->n_params; i++)
+		if (pl->h->params[i].type == PX_PARAM_STRING)
+			pl->values[i].s = strdup(pl->values[i].s);
+	pl->owns_strings = 1;
+	for (uint32_t i = 0; i < pl->h->n_params; i++)
+		if (pl->h->params[i].type == PX_PARAM_STRING && !pl->values[i].s) {
+			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
+	if (pl->h->create &&
+	    pl->h->create(pl->values, &pl->state, msg, sizeof msg) != 0) {
+		rc = px_error_set(err, PX_ERR_PLUGIN, "%s: create failed: %s",
+				  path, *msg ? msg : "(no message)");
+		goto fail;
+	}
+	*out = pl;
+	return PX_OK;
+fail:
+	px_plugin_unload(pl);
+	return rc;
+}
+
+void px_plugin_unload(struct px_plugin *pl)
+{
+	if (!pl)
+		return;
+	if (pl->h && pl->state && pl->h->destroy)
+		pl->h->destroy(pl->state);
+	if (pl->owns_strings)
+		for (uint32_t i = 0; i < pl->h->n_params; i++)
+			if (pl->h->params[i].type == PX_PARAM_STRING)
+				free((char *)pl->values[i].s);
+	free(pl->values);
+	if (pl->handle)
+		dlclose(pl->handle);
+	free(pl->path);
+	free(pl);
+}
+
+const struct px_plugin_header *px_plugin_header(const struct px_plugin *pl)
+{
+	return pl->h;
+}
+
+void *px_plugin_state(const struct px_plugin *pl)
+{
+	return pl->state;
+}
+
+const char *px_plugin_path(const struct px_plugin *pl)
+{
+	return pl->path;
+}
+
+/* Split "kind_name.so" into kind and name; 0 if it is not a plugin file. */
+static unsigned parse_file_name(const char *file, char *name, size_t len)
+{
+	size_t fl = strlen(file);
+
+	if (fl < 4 || strcmp(file + fl - 3, ".so") != 0)
+		return 0;
+	for (unsigned k = 1; k <= 4; k++) {
+		size_t kl = strlen(kind_names[k]);
+
+		if (strncmp(file, kind_names[k], kl) == 0 && file[kl] == '_' &&
+		    fl - 3 > kl + 1 && fl - 3 - kl - 1 < len) {
+			memcpy(name, file + kl + 1, fl - 3 - kl - 1);
+			name[fl - 3 - kl - 1] = '\0';
+			return k;
+		}
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int px_plugin_foreach(void (*fn)(const struct px_plugin_header *h,
+				 const char *path, void *user),
+		      void (*bad)(const char *path, const char *msg, void *user),
+		      void *user, struct px_error *err)
+{
+	char sp[4096], *files[1024];
+	size_t nfiles = 0;
+	const char *dir;
+
+	search_path(sp, sizeof sp);
+	/* Collect unique file names across the path, first directory wins. */
+	for (dir = sp; dir && *dir;) {
+		const char *colon = strchr(dir, ':');
+		size_t dl = colon ? (size_t)(colon - dir) : strlen(dir);
+		char dname[4096];
+		struct dirent *e;
+		DIR *d;
+
+		snprintf(dname, sizeof dname, "%.*s", (int)dl, dir);
+		d = dl ? opendir(dname) : NULL;
+		while (d && (e = readdir(d)) && nfiles < 1024) {
+			char name[256];
+			size_t i;
+
+			if (!parse_file_name(e->d_name, name, sizeof name))
+				continue;
+			for (i = 0; i < nfiles; i++)
+				if (strcmp(files[i], e->d_name) == 0)
+					break;
+			if (i == nfiles && !(files[nfiles++] = strdup(e->d_name))) {
+				nfiles--;
+				closedir(d);
+				goto nomem;
+			}
+		}
+		if (d)
+			closedir(d);
+		dir = colon ? colon + 1 : NULL;
+	}
+	qsort(files, nfiles, sizeof *files, cmp_str);
+	for (size_t i = 0; i < nfiles; i++) {
+		char name[256], path[4096];
+		const struct px_plugin_header *h;
+		struct px_error e = {0};
+		unsigned kind = parse_file_name(files[i], name, sizeof name);
+		void *handle;
+
+		find_file(files[i], path, sizeof path, sp);
+		if (open_checked(path, kind, name, &handle, &h, &e) == PX_OK) {
+			if (check_ops(h, path, &e) == PX_OK)
+				fn(h, path, user);
+			dlclose(handle);
+		}
+		if (e.code != PX_OK && bad)
+			bad(path, e.msg, user);
+		free(files[i]);
+	}
+	return PX_OK;
+nomem:
+	for (size_t i = 0; i < nfiles; i++)
+		free(files[i]);
+	return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+}

@@ -1,0 +1,79 @@
+/* Merit functions. fc3d is Siconos's fc3d_compute_error (problems README
+ * sec. 3.2): the natural-map residual of De Saxce's formulation of Coulomb
+ * friction with unit step, F_i = r_i - P_K(r_i - u_i - mu ||u_iT|| e_N),
+ * relative to max(||q||, ||r||, ||W r + q||). */
+#include <math.h>
+#include <stdlib.h>
+
+#include <proxima/solver.h>
+
+#include "merit.h"
+#include "problem_impl.h"
+
+/* Projection of y = (yn, y1, y2) onto the cone {||x_T|| <= mu x_N}. */
+static void project_cone(double mu, const double y[3], double out[3])
+{
+	double nt = hypot(y[1], y[2]);
+
+	if (mu * nt <= -y[0]) {
+		out[0] = out[1] = out[2] = 0.0;
+	} else if (nt <= mu * y[0]) {
+		out[0] = y[0];
+		out[1] = y[1];
+		out[2] = y[2];
+	} else {
+		double pn = (y[0] + mu * nt) / (1.0 + mu * mu);
+
+		out[0] = pn;
+		out[1] = mu * pn * y[1] / nt;
+		out[2] = mu * pn * y[2] / nt;
+	}
+}
+
+double px_merit_fc3d_ws(const struct px_problem *p, const double *lambda,
+			double *u, double *abs_out)
+{
+	const uint32_t bs = p->bs;
+	double f2 = 0.0, q2 = 0.0, r2 = 0.0, u2 = 0.0, scale;
+
+	px_problem_apply(p, lambda, u, 1);
+	for (size_t k = 0; k < p->n; k++) {
+		const double *r = lambda + k * bs, *uk = u + k * bs;
+		const double *q = p->b + k * bs;
+		const double mu = p->friction[k].mu;
+		double y[3], proj[3];
+
+		y[0] = r[0] - uk[0] - mu * hypot(uk[1], uk[2]);
+		y[1] = r[1] - uk[1];
+		y[2] = r[2] - uk[2];
+		project_cone(mu, y, proj);
+		for (int i = 0; i < 3; i++) {
+			double f = r[i] - proj[i];
+
+			f2 += f * f;
+			q2 += q[i] * q[i];
+			r2 += r[i] * r[i];
+			u2 += uk[i] * uk[i];
+		}
+	}
+	if (abs_out)
+		*abs_out = sqrt(f2);
+	scale = sqrt(q2);
+	if (sqrt(r2) > scale)
+		scale = sqrt(r2);
+	if (sqrt(u2) > scale)
+		scale = sqrt(u2);
+	return scale > 2.220446049250313e-16 ? sqrt(f2) / scale : sqrt(f2);
+}
+
+double px_merit_fc3d(const struct px_problem *p, const double *lambda,
+		     double *abs_out)
+{
+	double *u = malloc(p->n * p->bs * sizeof *u), e;
+
+	if (!u)
+		return NAN;
+	e = px_merit_fc3d_ws(p, lambda, u, abs_out);
+	free(u);
+	return e;
+}

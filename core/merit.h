@@ -1,0 +1,11 @@
+/* Merit functions with caller-owned workspace (private to the core). */
+#ifndef PX_MERIT_H
+#define PX_MERIT_H
+
+#include <proxima/problem.h>
+
+/* px_merit_fc3d with u (n * bs) as workspace; u holds A lambda + b after. */
+double px_merit_fc3d_ws(const struct px_problem *p, const double *lambda,
+			double *u, double *abs_out);
+
+#endif

@@ -1,0 +1,395 @@
+/* The contact problem: per-contact data and the Delassus operator A in its
+ * assembled (block-sparse) or factorized (J, M^-1 J^T) form. DESIGN.md sec. 2;
+ * the factorized form is 003 Alg. 4 / 004 sec. 3.4.2. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "problem_impl.h"
+
+int px_problem_create(size_t n_contacts, uint32_t bs, struct px_problem **out,
+		      struct px_error *err)
+{
+	struct px_problem *p;
+
+	*out = NULL;
+	if (bs != 3 && bs != 4)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "contact blocks of %u rows are not supported (expected 3 or 4)",
+				    bs);
+	if (n_contacts == 0)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "a problem needs at least one contact");
+	p = calloc(1, sizeof *p);
+	if (!p)
+		goto nomem;
+	p->n = n_contacts;
+	p->bs = bs;
+	p->b = calloc(n_contacts * bs, sizeof *p->b);
+	p->friction = calloc(n_contacts, sizeof *p->friction);
+	p->restitution = calloc(n_contacts, sizeof *p->restitution);
+	if (!p->b || !p->friction || !p->restitution)
+		goto nomem;
+	*out = p;
+	return PX_OK;
+nomem:
+	px_problem_destroy(p);
+	return px_error_set(err, PX_ERR_NOMEM,
+			    "out of memory for a problem of %zu contacts",
+			    n_contacts);
+}
+
+static void clear_form(struct px_problem *p)
+{
+	free(p->rowptr);
+	free(p->cols);
+	free(p->blocks);
+	free(p->diag_at);
+	free(p->body_a);
+	free(p->body_b);
+	free(p->jac);
+	free(p->minv_jt);
+	free(p->scratch);
+	p->rowptr = NULL;
+	p->cols = NULL;
+	p->blocks = NULL;
+	p->diag_at = NULL;
+	p->body_a = p->body_b = NULL;
+	p->jac = p->minv_jt = p->scratch = NULL;
+	p->n_bodies = 0;
+	p->form = PX_FORM_NONE;
+}
+
+void px_problem_destroy(struct px_problem *p)
+{
+	if (!p)
+		return;
+	clear_form(p);
+	free(p->b);
+	free(p->friction);
+	free(p->restitution);
+	free(p->position);
+	free(p->frame);
+	free(p);
+}
+
+size_t px_problem_n_contacts(const struct px_problem *p) { return p->n; }
+uint32_t px_problem_block_size(const struct px_problem *p) { return p->bs; }
+enum px_form px_problem_form(const struct px_problem *p) { return p->form; }
+size_t px_problem_n_bodies(const struct px_problem *p) { return p->n_bodies; }
+double *px_problem_b(struct px_problem *p) { return p->b; }
+const double *px_problem_b_const(const struct px_problem *p) { return p->b; }
+double *px_problem_restitution(struct px_problem *p) { return p->restitution; }
+const double *px_problem_positions(const struct px_problem *p) { return p->position; }
+const double *px_problem_frames(const struct px_problem *p) { return p->frame; }
+
+struct px_friction_params *px_problem_friction(struct px_problem *p)
+{
+	return p->friction;
+}
+
+const struct px_friction_params *
+px_problem_friction_const(const struct px_problem *p)
+{
+	return p->friction;
+}
+
+int px_problem_set_geometry(struct px_problem *p, size_t k,
+			    const double position[3], const double frame[9],
+			    struct px_error *err)
+{
+	if (k >= p->n)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "contact %zu out of range (%zu contacts)", k,
+				    p->n);
+	if (!p->position) {
+		p->position = calloc(p->n * 3, sizeof *p->position);
+		p->frame = calloc(p->n * 9, sizeof *p->frame);
+		if (!p->position || !p->frame) {
+			free(p->position);
+			free(p->frame);
+			p->position = p->frame = NULL;
+			return px_error_set(err, PX_ERR_NOMEM,
+					    "out of memory for contact geometry");
+		}
+	}
+	memcpy(p->position + 3 * k, position, 3 * sizeof *position);
+	memcpy(p->frame + 9 * k, frame, 9 * sizeof *frame);
+	return PX_OK;
+}
+
+struct col_block {
+	uint32_t col;
+	size_t src;
+};
+
+static int cmp_col_block(const void *a, const void *b)
+{
+	const struct col_block *x = a, *y = b;
+
+	return (x->col > y->col) - (x->col < y->col);
+}
+
+int px_problem_set_assembled(struct px_problem *p, const size_t *rowptr,
+			     const uint32_t *cols, const double *blocks,
+			     struct px_error *err)
+{
+	const size_t bb = (size_t)p->bs * p->bs;
+	size_t n = p->n, nnz = 0, at = 0, maxrow = 0;
+	struct col_block *tmp = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (rowptr[i + 1] < rowptr[i])
+			return px_error_set(err, PX_ERR_INVALID,
+					    "block row %zu: row pointers decrease", i);
+		if (rowptr[i + 1] - rowptr[i] > maxrow)
+			maxrow = rowptr[i + 1] - rowptr[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		int has_diag = 0;
+
+		for (size_t q = rowptr[i]; q < rowptr[i + 1]; q++) {
+			if (cols[q] >= n)
+				return px_error_set(err, PX_ERR_INVALID,
+						    "block (%zu, %u) out of range (%zu block columns)",
+						    i, cols[q], n);
+			has_diag |= cols[q] == i;
+		}
+		nnz += rowptr[i + 1] - rowptr[i] + !has_diag;
+	}
+	clear_form(p);
+	p->rowptr = malloc((n + 1) * sizeof *p->rowptr);
+	p->cols = malloc(nnz * sizeof *p->cols);
+	p->blocks = calloc(nnz * bb, sizeof *p->blocks);
+	p->diag_at = malloc(n * sizeof *p->diag_at);
+	tmp = malloc((maxrow + 1) * sizeof *tmp);
+	if (!p->rowptr || !p->cols || !p->blocks || !p->diag_at || !tmp)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = 0;
+		int has_diag = 0;
+
+		for (size_t q = rowptr[i]; q < rowptr[i + 1]; q++) {
+			tmp[len].col = cols[q];
+			tmp[len++].src = q;
+			has_diag |= cols[q] == i;
+		}
+		if (!has_diag) {
+			tmp[len].col = (uint32_t)i;
+			tmp[len++].src = SIZE_MAX;
+		}
+		qsort(tmp, len, sizeof *tmp, cmp_col_block);
+		p->rowptr[i] = at;
+		for (size_t q = 0; q < len; q++) {
+			if (q > 0 && tmp[q].col == tmp[q - 1].col) {
+				free(tmp);
+				clear_form(p);
+				return px_error_set(err, PX_ERR_INVALID,
+						    "block (%zu, %u) given twice",
+						    i, tmp[q].col);
+			}
+			if (tmp[q].col == i)
+				p->diag_at[i] = at;
+			p->cols[at] = tmp[q].col;
+			if (tmp[q].src != SIZE_MAX)
+				memcpy(p->blocks + at * bb,
+				       blocks + tmp[q].src * bb,
+				       bb * sizeof *blocks);
+			at++;
+		}
+	}
+	p->rowptr[n] = at;
+	free(tmp);
+	p->form = PX_FORM_ASSEMBLED;
+	return PX_OK;
+nomem:
+	free(tmp);
+	clear_form(p);
+	return px_error_set(err, PX_ERR_NOMEM,
+			    "out of memory for a block-sparse A of %zu blocks",
+			    nnz);
+}
+
+int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
+			      const uint32_t *body_a, const uint32_t *body_b,
+			      const double *jac, const double *minv_jt,
+			      struct px_error *err)
+{
+	const size_t per = 2 * 6 * (size_t)p->bs, n = p->n;
+
+	for (size_t k = 0; k < n; k++) {
+		if ((body_a[k] != PX_STATIC && body_a[k] >= n_bodies) ||
+		    (body_b[k] != PX_STATIC && body_b[k] >= n_bodies))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "contact %zu: body out of range (%zu bodies)",
+					    k, n_bodies);
+		if (body_a[k] == body_b[k])
+			return px_error_set(err, PX_ERR_INVALID,
+					    "contact %zu: both sides are the same body",
+					    k);
+	}
+	clear_form(p);
+	p->body_a = malloc(n * sizeof *p->body_a);
+	p->body_b = malloc(n * sizeof *p->body_b);
+	p->jac = malloc(n * per * sizeof *p->jac);
+	p->minv_jt = malloc(n * per * sizeof *p->minv_jt);
+	p->scratch = malloc((n_bodies ? n_bodies : 1) * 6 * sizeof *p->scratch);
+	if (!p->body_a || !p->body_b || !p->jac || !p->minv_jt || !p->scratch) {
+		clear_form(p);
+		return px_error_set(err, PX_ERR_NOMEM,
+				    "out of memory for a factorized A of %zu contacts",
+				    n);
+	}
+	memcpy(p->body_a, body_a, n * sizeof *body_a);
+	memcpy(p->body_b, body_b, n * sizeof *body_b);
+	memcpy(p->jac, jac, n * per * sizeof *jac);
+	memcpy(p->minv_jt, minv_jt, n * per * sizeof *minv_jt);
+	p->n_bodies = n_bodies;
+	p->form = PX_FORM_FACTORIZED;
+	return PX_OK;
+}
+
+void px_problem_apply(const struct px_problem *p, const double *x, double *y,
+		      int add_b)
+{
+	const uint32_t bs = p->bs;
+	const size_t bb = (size_t)bs * bs, n = p->n;
+
+	for (size_t i = 0; i < n * bs; i++)
+		y[i] = add_b ? p->b[i] : 0.0;
+	if (p->form == PX_FORM_ASSEMBLED) {
+		for (size_t i = 0; i < n; i++) {
+			double *yi = y + i * bs;
+
+			for (size_t q = p->rowptr[i]; q < p->rowptr[i + 1]; q++) {
+				const double *blk = p->blocks + q * bb;
+				const double *xj = x + (size_t)p->cols[q] * bs;
+
+				for (uint32_t r = 0; r < bs; r++)
+					for (uint32_t c = 0; c < bs; c++)
+						yi[r] += blk[r * bs + c] * xj[c];
+			}
+		}
+	} else if (p->form == PX_FORM_FACTORIZED) {
+		const size_t per = 6 * (size_t)bs;
+		double *w = p->scratch;
+
+		memset(w, 0, p->n_bodies * 6 * sizeof *w);
+		for (size_t k = 0; k < n; k++) {
+			const double *m = p->minv_jt + 2 * per * k;
+
+			if (p->body_a[k] != PX_STATIC)
+				px_body_add(w + 6 * (size_t)p->body_a[k], m,
+					    x + k * bs, bs);
+			if (p->body_b[k] != PX_STATIC)
+				px_body_add(w + 6 * (size_t)p->body_b[k],
+					    m + per, x + k * bs, bs);
+		}
+		for (size_t k = 0; k < n; k++) {
+			const double *j = p->jac + 2 * per * k;
+
+			if (p->body_a[k] != PX_STATIC)
+				px_jac_mul(y + k * bs, j,
+					   w + 6 * (size_t)p->body_a[k], 0, bs);
+			if (p->body_b[k] != PX_STATIC)
+				px_jac_mul(y + k * bs, j + per,
+					   w + 6 * (size_t)p->body_b[k], 0, bs);
+		}
+	}
+}
+
+void px_problem_diag_block(const struct px_problem *p, size_t k, double *out)
+{
+	const uint32_t bs = p->bs;
+	const size_t bb = (size_t)bs * bs;
+
+	if (p->form == PX_FORM_ASSEMBLED) {
+		memcpy(out, p->blocks + p->diag_at[k] * bb, bb * sizeof *out);
+		return;
+	}
+	memset(out, 0, bb * sizeof *out);
+	if (p->form != PX_FORM_FACTORIZED)
+		return;
+	for (int side = 0; side < 2; side++) {
+		const size_t per = 6 * (size_t)bs;
+		const double *j = p->jac + 2 * per * k + side * per;
+		const double *m = p->minv_jt + 2 * per * k + side * per;
+
+		if ((side ? p->body_b[k] : p->body_a[k]) == PX_STATIC)
+			continue;
+		for (uint32_t r = 0; r < bs; r++)
+			for (uint32_t c = 0; c < bs; c++)
+				for (int d = 0; d < 6; d++)
+					out[r * bs + c] +=
+						j[r * 6 + d] * m[d * bs + c];
+	}
+}
+
+int px_problem_to_dense(const struct px_problem *p, double *out)
+{
+	const size_t m = p->n * p->bs;
+	double *e = calloc(m, sizeof *e), *col = malloc(m * sizeof *col);
+
+	if (!e || !col) {
+		free(e);
+		free(col);
+		return PX_ERR_NOMEM;
+	}
+	for (size_t c = 0; c < m; c++) {
+		e[c] = 1.0;
+		px_problem_apply(p, e, col, 0);
+		e[c] = 0.0;
+		for (size_t r = 0; r < m; r++)
+			out[r * m + c] = col[r];
+	}
+	free(e);
+	free(col);
+	return PX_OK;
+}
+
+static int all_finite(const double *x, size_t n, size_t *bad)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i])) {
+			*bad = i;
+			return 0;
+		}
+	return 1;
+}
+
+int px_problem_validate(const struct px_problem *p, struct px_error *err)
+{
+	const size_t n = p->n, bs = p->bs;
+	size_t bad;
+
+	if (p->form == PX_FORM_NONE)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "the problem has no Delassus operator A");
+	if (!all_finite(p->b, n * bs, &bad))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "b[%zu] (contact %zu) is not finite", bad,
+				    bad / bs);
+	for (size_t k = 0; k < n; k++) {
+		const struct px_friction_params *f = &p->friction[k];
+
+		if (!(f->mu >= 0 && f->mu_s >= 0 && f->mu_t >= 0 &&
+		      f->mu_tau >= 0) ||
+		    !isfinite(f->mu) || !isfinite(f->mu_s) ||
+		    !isfinite(f->mu_t) || !isfinite(f->mu_tau))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "contact %zu: friction coefficients must be finite and >= 0 (mu = %g)",
+					    k, f->mu);
+	}
+	if (p->form == PX_FORM_ASSEMBLED &&
+	    !all_finite(p->blocks, p->rowptr[n] * bs * bs, &bad))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "A: block %zu of the block-sparse storage is not finite",
+				    bad / (bs * bs));
+	if (p->form == PX_FORM_FACTORIZED &&
+	    (!all_finite(p->jac, n * 12 * bs, &bad) ||
+	     !all_finite(p->minv_jt, n * 12 * bs, &bad)))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "A: contact %zu's Jacobian is not finite",
+				    bad / (12 * bs));
+	return PX_OK;
+}

@@ -1,0 +1,257 @@
+/* The solve driver: sweeps of the proximal fixed point until a tolerance or
+ * a sweep limit, with the rfactor plugin's back-tracking (001 Algorithm 2,
+ * sec. 4.2: a sweep whose residual grew is rolled back and R shrunk). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <proxima/solver.h>
+
+#include "kernel.h"
+#include "merit.h"
+#include "problem_impl.h"
+
+struct work {
+	uint32_t *perm;
+	double *r, *prev, *w, *wprev, *diag, *u;
+	struct px_kernel_ctx kctx;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void work_free(struct work *wk)
+{
+	px_kernel_fini(&wk->kctx);
+	free(wk->perm);
+	free(wk->r);
+	free(wk->prev);
+	free(wk->w);
+	free(wk->wprev);
+	free(wk->diag);
+	free(wk->u);
+}
+
+static int history_push(struct px_report *rep, size_t *cap,
+			const struct px_sweep_record *rec)
+{
+	if (rep->n_history == *cap) {
+		size_t nc = *cap ? 2 * *cap : 64;
+		struct px_sweep_record *h =
+			realloc(rep->history, nc * sizeof *h);
+
+		if (!h)
+			return PX_ERR_NOMEM;
+		rep->history = h;
+		*cap = nc;
+	}
+	rep->history[rep->n_history++] = *rec;
+	return PX_OK;
+}
+
+/* Largest change of the normal and of the friction rows. */
+static void change(const double *a, const double *b, size_t n, uint32_t bs,
+		   double *dn, double *df)
+{
+	double xn = 0.0, xf = 0.0;
+
+	for (size_t k = 0; k < n; k++) {
+		const double *x = a + k * bs, *y = b + k * bs;
+
+		xn = px_max(xn, fabs(x[0] - y[0]));
+		for (uint32_t i = 1; i < bs; i++)
+			xf = px_max(xf, fabs(x[i] - y[i]));
+	}
+	*dn = xn;
+	*df = xf;
+}
+
+static double norm_inf(const double *x, size_t m)
+{
+	double s = 0.0;
+
+	for (size_t i = 0; i < m; i++)
+		s = px_max(s, fabs(x[i]));
+	return s;
+}
+
+static void apply_a(const void *ctx, const double *x, double *y, int add_b)
+{
+	px_problem_apply(ctx, x, y, add_b);
+}
+
+static int plugin_error(struct px_error *err, const struct px_plugin *pl,
+			const char *what, const char *msg)
+{
+	const struct px_plugin_header *h = px_plugin_header(pl);
+
+	return px_error_set(err, PX_ERR_PLUGIN, "%s plugin '%s': %s: %s",
+			    px_kind_name(h->kind), h->name, what,
+			    *msg ? msg : "(no message)");
+}
+
+int px_solve(const struct px_problem *p, const struct px_config *cfg,
+	     double *lambda, struct px_report *rep, struct px_error *err)
+{
+	const struct px_solver_settings *set = px_config_settings(cfg);
+	const struct px_plugin *pf = px_config_plugin(cfg, PX_KIND_FRICTION);
+	const struct px_plugin *po = px_config_plugin(cfg, PX_KIND_ORDERING);
+	const struct px_plugin *pr = px_config_plugin(cfg, PX_KIND_RFACTOR);
+	const struct px_plugin *ps = px_config_plugin(cfg, PX_KIND_SCHEDULER);
+	const struct px_friction_ops *fr = (const void *)px_plugin_header(pf);
+	const struct px_ordering_ops *ord = (const void *)px_plugin_header(po);
+	const struct px_rfactor_ops *rf = (const void *)px_plugin_header(pr);
+	const struct px_scheduler_ops *sch = (const void *)px_plugin_header(ps);
+	const size_t n = p->n, nb = p->n_bodies;
+	const uint32_t bs = p->bs;
+	const size_t m = n * bs, nr = rf->shape == PX_R_BLOCK ? m * bs : m;
+	struct px_sweep_state ss = {0, HUGE_VAL, HUGE_VAL};
+	double last[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}; /* per part */
+	int quiet_n = 0, quiet_f = 0, rc;
+	struct work wk = {0};
+	struct px_problem_info info;
+	struct px_kernel kern;
+	size_t cap = 0;
+	char msg[512] = "";
+	double t0 = now();
+
+	memset(rep, 0, sizeof *rep);
+	rep->residual = HUGE_VAL;
+	rc = px_problem_validate(p, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < m; i++)
+		if (!isfinite(lambda[i]))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "warm start lambda[%zu] is not finite",
+					    i);
+	wk.perm = malloc(n * sizeof *wk.perm);
+	wk.r = malloc(nr * sizeof *wk.r);
+	wk.prev = malloc(m * sizeof *wk.prev);
+	wk.w = calloc(nb * 6 + 1, sizeof *wk.w);
+	wk.wprev = malloc((nb * 6 + 1) * sizeof *wk.wprev);
+	wk.diag = malloc(n * bs * bs * sizeof *wk.diag);
+	wk.u = malloc(m * sizeof *wk.u);
+	if (!wk.perm || !wk.r || !wk.prev || !wk.w || !wk.wprev || !wk.diag ||
+	    !wk.u) {
+		rc = px_error_set(err, PX_ERR_NOMEM,
+				  "out of memory for solving %zu contacts", n);
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++)
+		px_problem_diag_block(p, k, wk.diag + k * bs * bs);
+	if (px_kernel_init(&wk.kctx, &kern, p, lambda, wk.w, wk.r, rf->shape,
+			   fr, px_plugin_state(pf))) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	kern.refresh(kern.ctx, 0, nb);
+	info = (struct px_problem_info){
+		.n_contacts = n,
+		.bs = bs,
+		.n_bodies = nb,
+		.b = p->b,
+		.lambda = lambda,
+		.diag = wk.diag,
+		.friction = p->friction,
+		.body_a = p->body_a,
+		.body_b = p->body_b,
+		.position = p->position,
+		.frame = p->frame,
+		.apply = apply_a,
+		.ctx = p,
+	};
+	if (ord->prepare(px_plugin_state(po), &info, wk.perm, msg, sizeof msg)) {
+		rc = plugin_error(err, po, "prepare", msg);
+		goto out;
+	}
+	if (rf->init(px_plugin_state(pr), &info,
+		     (fr->flags & PX_FRICTION_SEPARABLE) != 0, wk.r, msg,
+		     sizeof msg)) {
+		rc = plugin_error(err, pr, "init", msg);
+		goto out;
+	}
+	if (sch->prepare(px_plugin_state(ps), &kern, msg, sizeof msg)) {
+		rc = plugin_error(err, ps, "prepare", msg);
+		goto out;
+	}
+
+	while (rep->sweeps < set->max_sweeps) {
+		struct px_sweep_record rec;
+		int changed = ss.sweep == 0, part, verdict;
+		double dn, df, delta;
+
+		part = ord->next(px_plugin_state(po), &ss, wk.perm, &changed);
+		memcpy(wk.prev, lambda, m * sizeof *lambda);
+		memcpy(wk.wprev, wk.w, nb * 6 * sizeof *wk.w);
+		sch->sweep(px_plugin_state(ps), &kern, wk.perm, changed, part);
+		change(lambda, wk.prev, n, bs, &dn, &df);
+		delta = part == PX_PART_NORMAL	 ? dn
+			: part == PX_PART_FRICTION ? df
+						   : px_max(dn, df);
+		verdict = rf->adapt(px_plugin_state(pr), last[part], delta, wk.r,
+				    nr);
+		rep->sweeps++;
+		rec = (struct px_sweep_record){delta, NAN, now() - t0, part,
+					       verdict == PX_SWEEP_ACCEPT};
+		if (verdict != PX_SWEEP_ACCEPT || !isfinite(delta)) {
+			memcpy(lambda, wk.prev, m * sizeof *lambda);
+			memcpy(wk.w, wk.wprev, nb * 6 * sizeof *wk.w);
+			rep->rejected++;
+			rec.accepted = 0;
+		} else {
+			last[part] = delta;
+			rep->residual = delta;
+			ss.sweep++;
+			if (part != PX_PART_FRICTION)
+				ss.delta_normal = dn;
+			if (part != PX_PART_NORMAL)
+				ss.delta_friction = df;
+			if (set->merit == PX_MERIT_FC3D) {
+				rec.merit = px_merit_fc3d_ws(p, lambda, wk.u,
+							     NULL);
+				rep->converged = rec.merit <= set->abs_tol;
+			} else {
+				double tol = px_max(set->abs_tol,
+						    set->rel_tol *
+							    norm_inf(lambda, m));
+				int quiet = delta <= tol;
+
+				rec.merit = delta;
+				if (part != PX_PART_FRICTION)
+					quiet_n = quiet;
+				if (part != PX_PART_NORMAL)
+					quiet_f = quiet;
+				rep->converged = quiet_n && quiet_f;
+			}
+		}
+		if (history_push(rep, &cap, &rec)) {
+			rc = px_error_set(err, PX_ERR_NOMEM,
+					  "out of memory for the history");
+			goto out;
+		}
+		if (rep->converged)
+			break;
+	}
+	rc = PX_OK;
+out:
+	rep->seconds = now() - t0;
+	work_free(&wk);
+	if (rc)
+		px_report_free(rep);
+	return rc;
+}
+
+void px_report_free(struct px_report *rep)
+{
+	free(rep->history);
+	rep->history = NULL;
+	rep->n_history = 0;
+}

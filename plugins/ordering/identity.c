@@ -1,0 +1,44 @@
+/* Ordering `identity`: every sweep visits all contacts, whole, in the
+ * problem's own order. */
+#include <proxima/plugin.h>
+
+static int identity_prepare(void *state, const struct px_problem_info *p,
+			    uint32_t *perm, char *err, size_t errlen)
+{
+	(void)state;
+	(void)err;
+	(void)errlen;
+	for (size_t k = 0; k < p->n_contacts; k++)
+		perm[k] = (uint32_t)k;
+	return 0;
+}
+
+static int identity_next(void *state, const struct px_sweep_state *s,
+			 uint32_t *perm, int *changed)
+{
+	(void)state;
+	(void)s;
+	(void)perm;
+	(void)changed; /* the permutation never changes */
+	return PX_PART_FULL;
+}
+
+static const struct px_ordering_ops identity_ops = {
+	.h = {
+		.abi_major = PX_ABI_MAJOR,
+		.abi_minor = PX_ABI_MINOR,
+		.kind = PX_KIND_ORDERING,
+		.ops_size = sizeof(struct px_ordering_ops),
+		.name = "identity",
+		.summary = "visit all contacts, whole, in the problem's order",
+	},
+	.prepare = identity_prepare,
+	.next = identity_next,
+};
+
+PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);
+
+const struct px_plugin_header *px_plugin_query(void)
+{
+	return &identity_ops.h;
+}

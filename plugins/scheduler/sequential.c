@@ -1,0 +1,43 @@
+/* Scheduler `sequential`: Gauss-Seidel on one core (001 Algorithm 2): each
+ * contact is relaxed in the ordering's sequence and sees the updates of the
+ * contacts before it. */
+#include <proxima/plugin.h>
+
+static int sequential_prepare(void *state, const struct px_kernel *kern,
+			      char *err, size_t errlen)
+{
+	(void)state;
+	(void)kern;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+static void sequential_sweep(void *state, const struct px_kernel *kern,
+			     const uint32_t *perm, int perm_changed, int part)
+{
+	(void)state;
+	(void)perm_changed;
+	for (size_t i = 0; i < kern->n_contacts; i++)
+		kern->relax(kern->ctx, perm[i], part);
+}
+
+static const struct px_scheduler_ops sequential_ops = {
+	.h = {
+		.abi_major = PX_ABI_MAJOR,
+		.abi_minor = PX_ABI_MINOR,
+		.kind = PX_KIND_SCHEDULER,
+		.ops_size = sizeof(struct px_scheduler_ops),
+		.name = "sequential",
+		.summary = "Gauss-Seidel on one core, in the ordering's sequence",
+	},
+	.prepare = sequential_prepare,
+	.sweep = sequential_sweep,
+};
+
+PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);
+
+const struct px_plugin_header *px_plugin_query(void)
+{
+	return &sequential_ops.h;
+}

@@ -1,0 +1,174 @@
+/* The proxima command: exit status (0 converged, 1 not converged, 2 bad
+ * input), one clear error line, and the files it writes. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define TWO_BOXES PX_TEST_SRCDIR "/scenes/two-boxes.dat"
+
+static char out[65536], err[65536];
+static char dir[64];
+
+static void read_all(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+/* Run `proxima ARGS` with stdout and stderr captured; return exit status. */
+static int run(const char *args)
+{
+	char cmd[8192], o[128], e[128];
+	int st;
+
+	if (!*dir) {
+		snprintf(dir, sizeof dir, "/tmp/px_cli_XXXXXX");
+		cr_assert_not_null(mkdtemp(dir));
+	}
+	snprintf(o, sizeof o, "%s/stdout", dir);
+	snprintf(e, sizeof e, "%s/stderr", dir);
+	snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", PX_CLI, args, o, e);
+	st = system(cmd);
+	read_all(o, out, sizeof out);
+	read_all(e, err, sizeof err);
+	cr_assert(WIFEXITED(st), "%s did not exit normally", cmd);
+	return WEXITSTATUS(st);
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void write_file(const char *name, const char *text, char *path,
+		       size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+Test(cli, version_and_help)
+{
+	cr_assert_eq(run("--version"), 0);
+	cr_assert_str_eq(out, "proxima " PACKAGE_VERSION " (plugin ABI 1.0)\n");
+	cr_assert_eq(run("--help"), 0);
+	cr_assert(strstr(out, "Usage: proxima"));
+	cr_assert(strstr(out, "solve [-c CONFIG] PROBLEM"));
+}
+
+Test(cli, bad_usage_exits_2_with_one_line)
+{
+	cr_assert_eq(run("frobnicate"), 2);
+	cr_assert_str_eq(err, "proxima: unknown command 'frobnicate' (try 'proxima --help')\n");
+	cr_assert_eq(run("solve"), 2);
+	cr_assert_str_eq(err, "proxima solve: expected one PROBLEM file, got 0 (try 'proxima --help')\n");
+	cr_assert_eq(run("solve --bogus x.dat"), 2);
+	cr_assert_str_eq(err, "proxima solve: bad option '--bogus' (try 'proxima --help')\n");
+}
+
+Test(cli, missing_problem_file)
+{
+	cr_assert_eq(run("solve /nonexistent/p.dat"), 2);
+	cr_assert_str_eq(err, "proxima: /nonexistent/p.dat: cannot open: No such file or directory\n");
+	cr_assert_str_eq(out, "");
+}
+
+Test(cli, bad_config_names_file_line_section_key)
+{
+	char cfg[256], args[1024], want[1024];
+
+	run("--version");
+	write_file("bad.ini", "[rfactor]\nplugin = local\nnu = 2\n", cfg, sizeof cfg);
+	snprintf(args, sizeof args, "solve -c %s %s", cfg, TWO_BOXES);
+	cr_assert_eq(run(args), 2);
+	snprintf(want, sizeof want,
+		 "proxima: %s:3: [rfactor] nu: '2' is out of range [1e-06, 1]\n", cfg);
+	cr_assert_str_eq(err, want);
+}
+
+Test(cli, solves_writes_history_and_solution)
+{
+	char hist[256], sol[256], args[1024], buf[65536];
+	struct px_problem *p;
+	double lambda[24];
+	FILE *f;
+	int rows, sweeps;
+
+	run("--version");
+	snprintf(hist, sizeof hist, "%s/h.csv", dir);
+	snprintf(sol, sizeof sol, "%s/lambda.txt", dir);
+	snprintf(args, sizeof args, "solve %s --history %s --out %s", TWO_BOXES,
+		 hist, sol);
+	cr_assert_eq(run(args), 0, "%s", err);
+	cr_assert_str_eq(err, "");
+	cr_assert(strstr(out, "result      converged after "), "%s", out);
+	cr_assert(strstr(out, "fc3d error  "), "%s", out);
+	cr_assert_eq(sscanf(strstr(out, "converged after ") + 16, "%d", &sweeps), 1);
+	read_all(hist, buf, sizeof buf);
+	rows = count_lines(buf);
+	cr_assert_eq(rows, sweeps + 1, "history has %d lines for %d sweeps", rows, sweeps);
+	cr_assert(strncmp(buf, "sweep,part,accepted,residual,merit,seconds\n1,full,1,", 52) == 0, "%s", buf);
+	/* the written solution satisfies the contact laws */
+	cr_assert_eq(px_dat_read(TWO_BOXES, &p, NULL), PX_OK);
+	f = fopen(sol, "r");
+	cr_assert_not_null(f);
+	for (int i = 0; i < 24; i++)
+		cr_assert_eq(fscanf(f, "%lf", &lambda[i]), 1);
+	cr_assert_eq(fscanf(f, "%lf", &lambda[0]), EOF, "more than 24 numbers");
+	fclose(f);
+	cr_assert_lt(px_merit_fc3d(p, lambda, NULL), 1e-8);
+	cr_assert_eq(check_contact_laws(p, lambda, 1e-6), 0);
+	px_problem_destroy(p);
+}
+
+Test(cli, not_converged_exits_1)
+{
+	char cfg[256], args[1024];
+
+	run("--version");
+	write_file("two.ini", "[solver]\nmax_sweeps = 2\n", cfg, sizeof cfg);
+	snprintf(args, sizeof args, "solve -c %s %s", cfg, TWO_BOXES);
+	cr_assert_eq(run(args), 1);
+	cr_assert(strstr(out, "result      NOT converged after 2 sweeps (0 rejected)"), "%s", out);
+}
+
+Test(cli, plugins_lists_kinds_names_and_parameters)
+{
+	cr_assert_eq(run("plugins"), 0, "%s", err);
+	cr_assert(strstr(out, "friction   disc"), "%s", out);
+	cr_assert(strstr(out, "ordering   identity"), "%s", out);
+	cr_assert(strstr(out, "rfactor    local"), "%s", out);
+	cr_assert(strstr(out, "scheduler  sequential"), "%s", out);
+	cr_assert(strstr(out, "    nu           real   default 0.9"), "%s", out);
+	cr_assert(strstr(out, "    merit        choice default fc3d"), "%s", out);
+}
+
+Test(cli, default_job_solves_the_bundled_problem)
+{
+	cr_assert_eq(run(""), 0, "%s", err);
+	cr_assert(strstr(out, "two-boxes.dat: 8 contacts, 3 rows each"), "%s", out);
+	cr_assert(strstr(out, "conf/default.ini: friction disc"), "%s", out);
+	cr_assert(strstr(out, "result      converged"), "%s", out);
+}

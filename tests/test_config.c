@@ -1,0 +1,204 @@
+/* Config files: defaults, every section and key, and one exact error line
+ * naming file, line, section and key for everything that is wrong. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <proxima/proxima.h>
+
+static char path[64];
+
+/* Write text to a fresh temporary file; its name is in `path`. */
+static void write_ini(const char *text)
+{
+	int fd;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/tmp/px_config_XXXXXX");
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Expect reading text to fail with code and the message fmt % path. */
+static void refused(const char *text, int code, const char *fmt)
+{
+	struct px_config *cfg = (void *)1;
+	struct px_error err = {0};
+	char want[2048];
+
+	write_ini(text);
+	snprintf(want, sizeof want, fmt, path, getenv("PROXIMA_PLUGIN_PATH"),
+		 px_plugin_dir());
+	cr_assert_eq(px_config_read(path, &cfg, &err), code, "%s", err.msg);
+	cr_assert_null(cfg);
+	cr_assert_str_eq(err.msg, want);
+	unlink(path);
+}
+
+static const char *plugin_name(const struct px_config *c, unsigned kind)
+{
+	return px_plugin_header(px_config_plugin(c, kind))->name;
+}
+
+Test(config, defaults_without_a_file)
+{
+	struct px_config *c;
+	const struct px_solver_settings *s;
+
+	cr_assert_eq(px_config_read(NULL, &c, NULL), PX_OK);
+	s = px_config_settings(c);
+	cr_assert_eq(s->max_sweeps, PX_DEFAULT_MAX_SWEEPS);
+	cr_assert_float_eq(s->abs_tol, 1e-10, 0);
+	cr_assert_float_eq(s->rel_tol, 1e-12, 0);
+	cr_assert_eq(s->merit, PX_MERIT_FC3D);
+	cr_assert_str_eq(plugin_name(c, PX_KIND_FRICTION), "disc");
+	cr_assert_str_eq(plugin_name(c, PX_KIND_ORDERING), "identity");
+	cr_assert_str_eq(plugin_name(c, PX_KIND_RFACTOR), "local");
+	cr_assert_str_eq(plugin_name(c, PX_KIND_SCHEDULER), "sequential");
+	px_config_free(c);
+}
+
+Test(config, reads_every_section)
+{
+	struct px_config *c;
+	struct px_error err = {0};
+	const struct px_solver_settings *s;
+
+	write_ini("; a comment\n"
+		  "[solver]\nmax_sweeps = 77\nabs_tol = 1e-9\nrel_tol = 0\n"
+		  "merit = delta\n\n"
+		  "[friction]\nplugin = disc\n"
+		  "[ordering]\nplugin = identity\n"
+		  "[rfactor]\nplugin = local\nnu = 0.5 ; inline comment\n"
+		  "[scheduler]\nplugin = sequential\n");
+	cr_assert_eq(px_config_read(path, &c, &err), PX_OK, "%s", err.msg);
+	s = px_config_settings(c);
+	cr_assert_eq(s->max_sweeps, 77);
+	cr_assert_float_eq(s->abs_tol, 1e-9, 0);
+	cr_assert_float_eq(s->rel_tol, 0, 0);
+	cr_assert_eq(s->merit, PX_MERIT_DELTA);
+	cr_assert_str_eq(plugin_name(c, PX_KIND_RFACTOR), "local");
+	px_config_free(c);
+	unlink(path);
+}
+
+Test(config, absent_sections_take_defaults)
+{
+	struct px_config *c;
+	struct px_error err = {0};
+
+	write_ini("[solver]\nmax_sweeps = 5\n");
+	cr_assert_eq(px_config_read(path, &c, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(px_config_settings(c)->max_sweeps, 5);
+	cr_assert_float_eq(px_config_settings(c)->abs_tol, 1e-10, 0);
+	cr_assert_str_eq(plugin_name(c, PX_KIND_FRICTION), "disc");
+	px_config_free(c);
+	unlink(path);
+}
+
+Test(config, the_shipped_default_config_reads)
+{
+	struct px_config *c;
+	struct px_error err = {0};
+
+	cr_assert_eq(px_config_read(PX_TEST_SRCDIR "/conf/default.ini", &c, &err),
+		     PX_OK, "%s", err.msg);
+	px_config_free(c);
+}
+
+Test(config, missing_file)
+{
+	struct px_config *c;
+	struct px_error err = {0};
+
+	cr_assert_eq(px_config_read("/nonexistent/x.ini", &c, &err), PX_ERR_IO);
+	cr_assert_str_eq(err.msg,
+			 "/nonexistent/x.ini: cannot open: No such file or directory");
+}
+
+Test(config, unknown_section)
+{
+	refused("[solver]\nmax_sweeps = 5\n[frction]\nplugin = disc\n",
+		PX_ERR_CONFIG,
+		"%s:3: unknown section [frction] (known: solver, friction, ordering, rfactor, scheduler)");
+}
+
+Test(config, unknown_empty_section)
+{
+	refused("[bogus]\n", PX_ERR_CONFIG,
+		"%s:1: unknown section [bogus] (known: solver, friction, ordering, rfactor, scheduler)");
+}
+
+Test(config, unknown_solver_key)
+{
+	refused("[solver]\ntolerance = 1e-8\n", PX_ERR_CONFIG,
+		"%s:2: [solver] tolerance: unknown key for the solver (known keys: max_sweeps, abs_tol, rel_tol, merit)");
+}
+
+Test(config, unknown_plugin_key)
+{
+	refused("[friction]\nplugin = disc\nnu = 0.5\n", PX_ERR_CONFIG,
+		"%s:3: [friction] nu: unknown key for friction plugin 'disc' (known keys: none)");
+}
+
+Test(config, wrong_type)
+{
+	refused("[solver]\nmax_sweeps = many\n", PX_ERR_CONFIG,
+		"%s:2: [solver] max_sweeps: 'many' is not an integer");
+	refused("[solver]\nmerit = best\n", PX_ERR_CONFIG,
+		"%s:2: [solver] merit: 'best' is not one of delta|fc3d");
+}
+
+Test(config, out_of_range)
+{
+	refused("[rfactor]\nplugin = local\nnu = 1.5\n", PX_ERR_CONFIG,
+		"%s:3: [rfactor] nu: '1.5' is out of range [1e-06, 1]");
+	refused("[solver]\nmax_sweeps = 0\n", PX_ERR_CONFIG,
+		"%s:2: [solver] max_sweeps: '0' is out of range [1, 1e+15]");
+	refused("[solver]\nabs_tol = -1\n", PX_ERR_CONFIG,
+		"%s:2: [solver] abs_tol: '-1' is out of range [0, 1e+300]");
+}
+
+Test(config, missing_plugin)
+{
+	refused("\n[friction]\nplugin = cone\n", PX_ERR_PLUGIN,
+		"%s:3: [friction] plugin: friction plugin 'cone' not found: no friction_cone.so in %s:%s");
+}
+
+Test(config, section_without_plugin_key)
+{
+	refused("[ordering]\n", PX_ERR_CONFIG,
+		"%s:1: [ordering] has no 'plugin = NAME' key");
+}
+
+Test(config, plugin_set_twice)
+{
+	refused("[friction]\nplugin = disc\nplugin = disc\n", PX_ERR_CONFIG,
+		"%s:3: [friction] plugin: set twice (first on line 2)");
+}
+
+Test(config, key_set_twice)
+{
+	refused("[solver]\nabs_tol = 1\nabs_tol = 2\n", PX_ERR_CONFIG,
+		"%s:3: [solver] abs_tol: set twice (first on line 2)");
+}
+
+Test(config, key_outside_section)
+{
+	refused("abs_tol = 1\n", PX_ERR_CONFIG,
+		"%s:1: key 'abs_tol' outside any section");
+}
+
+Test(config, syntax_error)
+{
+	refused("[solver]\nmax_sweeps = 5\nthis line is wrong\n", PX_ERR_CONFIG,
+		"%s:3: syntax error (expected [section], key = value or a comment)");
+	refused("[solver\n", PX_ERR_CONFIG,
+		"%s:1: syntax error (expected [section], key = value or a comment)");
+}

@@ -1,0 +1,228 @@
+/* The plugin loader: a good plugin loads with its declared parameters; each
+ * deliberately broken test-only plugin is refused with its exact message. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <proxima/proxima.h>
+
+#define DIR PX_TEST_PLUGIN_DIR
+
+static void use_test_plugins(void)
+{
+	cr_assert_eq(setenv("PROXIMA_PLUGIN_PATH", DIR, 1), 0);
+}
+
+/* Load friction plugin `name`; expect refusal with exactly `msg`. */
+static void refused(const char *name, const char *msg)
+{
+	struct px_plugin *pl = (void *)1;
+	struct px_error err = {0};
+
+	use_test_plugins();
+	cr_assert_eq(px_plugin_load(PX_KIND_FRICTION, name, NULL, 0, &pl, &err),
+		     PX_ERR_PLUGIN, "%s loaded", name);
+	cr_assert_null(pl);
+	cr_assert_str_eq(err.msg, msg);
+}
+
+Test(loader, loads_good_plugin_with_defaults)
+{
+	struct px_plugin *pl;
+	struct px_error err = {0};
+	const struct px_plugin_header *h;
+
+	use_test_plugins();
+	cr_assert_eq(px_plugin_load(PX_KIND_FRICTION, "good", NULL, 0, &pl, &err),
+		     PX_OK, "%s", err.msg);
+	h = px_plugin_header(pl);
+	cr_assert_str_eq(h->name, "good");
+	cr_assert_eq(h->kind, PX_KIND_FRICTION);
+	cr_assert_str_eq(px_plugin_path(pl), DIR "/friction_good.so");
+	{
+		const struct {
+			long count;
+			double scale;
+			int flag, mode;
+			char label[32];
+		} *s = px_plugin_state(pl);
+
+		cr_assert_eq(s->count, 3);
+		cr_assert_float_eq(s->scale, 0.5, 0);
+		cr_assert_eq(s->flag, 0);
+		cr_assert_eq(s->mode, 0);
+		cr_assert_str_eq(s->label, "none");
+	}
+	px_plugin_unload(pl);
+}
+
+Test(loader, parses_every_parameter_type)
+{
+	const struct px_setting set[] = {
+		{"count", "10", "x.ini", 2}, {"scale", "1e-3", "x.ini", 3},
+		{"flag", "on", "x.ini", 4},  {"mode", "both", "x.ini", 5},
+		{"label", "hello", "x.ini", 6},
+	};
+	struct px_plugin *pl;
+	struct px_error err = {0};
+
+	use_test_plugins();
+	cr_assert_eq(px_plugin_load(PX_KIND_FRICTION, "good", set, 5, &pl, &err),
+		     PX_OK, "%s", err.msg);
+	{
+		const struct {
+			long count;
+			double scale;
+			int flag, mode;
+			char label[32];
+		} *s = px_plugin_state(pl);
+
+		cr_assert_eq(s->count, 10);
+		cr_assert_float_eq(s->scale, 1e-3, 0);
+		cr_assert_eq(s->flag, 1);
+		cr_assert_eq(s->mode, 2);
+		cr_assert_str_eq(s->label, "hello");
+	}
+	px_plugin_unload(pl);
+}
+
+static void bad_setting(const char *key, const char *value, const char *msg)
+{
+	const struct px_setting set[] = {{key, value, "x.ini", 7}};
+	struct px_plugin *pl = (void *)1;
+	struct px_error err = {0};
+
+	use_test_plugins();
+	cr_assert_eq(px_plugin_load(PX_KIND_FRICTION, "good", set, 1, &pl, &err),
+		     PX_ERR_CONFIG);
+	cr_assert_null(pl);
+	cr_assert_str_eq(err.msg, msg);
+}
+
+Test(loader, refuses_bad_values)
+{
+	bad_setting("count", "11",
+		    "x.ini:7: [friction] count: '11' is out of range [1, 10]");
+	bad_setting("count", "2.5",
+		    "x.ini:7: [friction] count: '2.5' is not an integer");
+	bad_setting("scale", "0",
+		    "x.ini:7: [friction] scale: '0' is out of range [1e-09, 1]");
+	bad_setting("scale", "nan",
+		    "x.ini:7: [friction] scale: 'nan' is not a finite number");
+	bad_setting("scale", "1x",
+		    "x.ini:7: [friction] scale: '1x' is not a finite number");
+	bad_setting("flag", "maybe",
+		    "x.ini:7: [friction] flag: 'maybe' is not a boolean (true/false, yes/no, on/off, 1/0)");
+	bad_setting("mode", "slow",
+		    "x.ini:7: [friction] mode: 'slow' is not one of fast|exact|both");
+	bad_setting("label", "", "x.ini:7: [friction] label: empty value");
+	bad_setting("colour", "red",
+		    "x.ini:7: [friction] colour: unknown key for friction plugin 'good' (known keys: count, scale, flag, mode, label)");
+}
+
+Test(loader, refuses_wrong_major)
+{
+	refused("badmajor", DIR "/friction_badmajor.so: ABI major version 2, expected 1");
+}
+
+Test(loader, refuses_newer_minor)
+{
+	refused("newminor", DIR "/friction_newminor.so: ABI minor version 1 is newer than the host's 0");
+}
+
+Test(loader, refuses_wrong_kind)
+{
+	refused("wrongkind", DIR "/friction_wrongkind.so: kind 'ordering', expected 'friction'");
+}
+
+Test(loader, refuses_short_ops)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof msg,
+		 "%s/friction_shortops.so: ops size %zu bytes, expected at least %zu for a friction plugin",
+		 DIR, sizeof(struct px_plugin_header),
+		 sizeof(struct px_friction_ops));
+	refused("shortops", msg);
+}
+
+Test(loader, refuses_name_mismatch)
+{
+	refused("misnamed", DIR "/friction_misnamed.so: plugin name 'other', expected 'misnamed' (from the file name)");
+}
+
+Test(loader, refuses_missing_symbol)
+{
+	refused("nosymbol", DIR "/friction_nosymbol.so: no symbol 'px_plugin_query': not a proxima plugin");
+}
+
+Test(loader, reports_failing_create)
+{
+	refused("failcreate", DIR "/friction_failcreate.so: create failed: refusing on purpose");
+}
+
+Test(loader, reports_missing_plugin_with_search_path)
+{
+	char msg[4096];
+
+	snprintf(msg, sizeof msg,
+		 "friction plugin 'absent' not found: no friction_absent.so in %s:%s",
+		 DIR, px_plugin_dir());
+	refused("absent", msg);
+}
+
+Test(loader, refuses_names_with_path_characters)
+{
+	refused("../disc", "friction plugin name '../disc' is not valid (a plain word without '/', '_' or '.')");
+}
+
+Test(loader, search_path_order_first_wins)
+{
+	struct px_plugin *pl;
+	struct px_error err = {0};
+
+	cr_assert_eq(setenv("PROXIMA_PLUGIN_PATH",
+			    "/nonexistent:" PX_PLUGIN_BUILD_DIR ":" DIR, 1), 0);
+	cr_assert_eq(px_plugin_load(PX_KIND_FRICTION, "disc", NULL, 0, &pl, &err),
+		     PX_OK, "%s", err.msg);
+	cr_assert_str_eq(px_plugin_path(pl), PX_PLUGIN_BUILD_DIR "/friction_disc.so");
+	px_plugin_unload(pl);
+}
+
+struct seen {
+	int good, disc, refused;
+};
+
+static void on_plugin(const struct px_plugin_header *h, const char *path,
+		      void *user)
+{
+	struct seen *s = user;
+
+	(void)path;
+	s->good += strcmp(h->name, "good") == 0;
+	s->disc += strcmp(h->name, "disc") == 0;
+}
+
+static void on_refused(const char *path, const char *msg, void *user)
+{
+	struct seen *s = user;
+
+	(void)path;
+	(void)msg;
+	s->refused++;
+}
+
+Test(loader, foreach_lists_good_and_reports_refused)
+{
+	struct seen s = {0};
+
+	cr_assert_eq(setenv("PROXIMA_PLUGIN_PATH", PX_PLUGIN_BUILD_DIR ":" DIR, 1),
+		     0);
+	cr_assert_eq(px_plugin_foreach(on_plugin, on_refused, &s, NULL), PX_OK);
+	cr_assert_eq(s.good, 1);
+	cr_assert_eq(s.disc, 1);
+	/* badmajor, newminor, wrongkind, shortops, misnamed, nosymbol; a
+	 * plugin whose create fails is still listable */
+	cr_assert_eq(s.refused, 6);
+}

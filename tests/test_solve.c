@@ -1,0 +1,369 @@
+/* The solve driver on real and hand-made problems: Siconos's error and the
+ * contact laws at the solution, factorized and assembled A giving the same
+ * answer, warm starts, the sweep limit, the history and back-tracking. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "helpers.h"
+
+static struct px_config *defaults(void)
+{
+	struct px_config *cfg;
+	struct px_error err = {0};
+
+	cr_assert_eq(px_config_read(NULL, &cfg, &err), PX_OK, "%s", err.msg);
+	return cfg;
+}
+
+/* Solve path with the default config; assert fc3d < 1e-8 and the laws. */
+static void solve_file(const char *path)
+{
+	struct px_config *cfg = defaults();
+	struct px_problem *p;
+	struct px_report rep;
+	struct px_error err = {0};
+	double *lambda, e;
+
+	cr_assert_eq(px_dat_read(path, &p, &err), PX_OK, "%s", err.msg);
+	lambda = calloc(px_problem_n_contacts(p) * px_problem_block_size(p),
+			sizeof *lambda);
+	cr_assert_eq(px_solve(p, cfg, lambda, &rep, &err), PX_OK, "%s",
+		     err.msg);
+	e = px_merit_fc3d(p, lambda, NULL);
+	cr_assert(rep.converged, "%s: not converged after %llu sweeps", path,
+		  (unsigned long long)rep.sweeps);
+	cr_assert_lt(e, 1e-8, "%s: fc3d error %g", path, e);
+	cr_assert_eq(check_contact_laws(p, lambda, 1e-6), 0,
+		     "%s violates the contact laws", path);
+	px_report_free(&rep);
+	free(lambda);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
+Test(solve, one_contact)
+{
+	char path[4096];
+
+	solve_file(shared_problem("FrictionContact3D_1c.dat", path, sizeof path));
+}
+
+Test(solve, three_decoupled_contacts_dense)
+{
+	char path[4096];
+
+	solve_file(shared_problem("FC3D_Example1.dat", path, sizeof path));
+}
+
+Test(solve, three_decoupled_contacts_sparse_block)
+{
+	char path[4096];
+
+	solve_file(shared_problem("FC3D_Example1_SBM.dat", path, sizeof path));
+}
+
+Test(solve, newton_euler_spheres)
+{
+	char path[4096];
+
+	solve_file(shared_problem("NESpheres_10_1.dat", path, sizeof path));
+}
+
+Test(solve, bundled_two_boxes)
+{
+	solve_file(PX_TEST_SRCDIR "/scenes/two-boxes.dat");
+}
+
+/* One contact against the identity: the solution is known in closed form.
+ * b = (-1, -3, 4), mu = 0.5: lambda_n = 1 and the friction impulse, pushed
+ * by (3, -4) of length 5, saturates at 0.5 along (3, -4) / 5. */
+Test(solve, closed_form_sliding_contact)
+{
+	const size_t rowptr[] = {0, 1};
+	const uint32_t cols[] = {0};
+	const double eye[] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+	struct px_config *cfg = defaults();
+	struct px_problem *p;
+	struct px_report rep;
+	double lambda[3] = {0, 0, 0};
+
+	cr_assert_eq(px_problem_create(1, 3, &p, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, eye, NULL), PX_OK);
+	px_problem_b(p)[0] = -1;
+	px_problem_b(p)[1] = -3;
+	px_problem_b(p)[2] = 4;
+	px_problem_friction(p)[0].mu = 0.5;
+	cr_assert_eq(px_solve(p, cfg, lambda, &rep, NULL), PX_OK);
+	cr_assert(rep.converged);
+	cr_assert_float_eq(lambda[0], 1.0, 1e-14);
+	cr_assert_float_eq(lambda[1], 0.5 * 3 / 5, 1e-14);
+	cr_assert_float_eq(lambda[2], -0.5 * 4 / 5, 1e-14);
+	px_report_free(&rep);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
+/* 4-row contacts (n, s, t, tau): the disc carries no torsional impulse. */
+Test(solve, four_row_contact_with_disc)
+{
+	const size_t rowptr[] = {0, 1};
+	const uint32_t cols[] = {0};
+	double eye[16] = {0};
+	struct px_config *cfg = defaults();
+	struct px_problem *p;
+	struct px_report rep;
+	double lambda[4] = {0};
+
+	for (int i = 0; i < 4; i++)
+		eye[i * 5] = 2.0;
+	cr_assert_eq(px_problem_create(1, 4, &p, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, eye, NULL), PX_OK);
+	memcpy(px_problem_b(p), (double[]){-2, 0.5, 0, 0.3}, 4 * sizeof(double));
+	px_problem_friction(p)[0].mu = 1.0;
+	cr_assert_eq(px_solve(p, cfg, lambda, &rep, NULL), PX_OK);
+	cr_assert(rep.converged);
+	cr_assert_float_eq(lambda[0], 1.0, 1e-14);
+	cr_assert_float_eq(lambda[1], -0.25, 1e-14); /* sticks: A_ss l_s = -b_s */
+	cr_assert_float_eq(lambda[2], 0.0, 1e-14);
+	cr_assert_float_eq(lambda[3], 0.0, 1e-14);
+	px_report_free(&rep);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
+/* A box resting on the ground with four corner contacts plus a second box on
+ * top, factorized: per contact J (bs x 6) and M^-1 J^T for each body. */
+static void build_stack(struct px_problem **fact, struct px_problem **asm_)
+{
+	enum { NC = 8 };
+	const double inv_i = 6.0; /* unit cube, 1 kg: I = 1/6 */
+	const double centers[2][3] = {{0, 0, 0.5}, {0.1, 0, 1.5}};
+	uint32_t ba[NC], bb[NC];
+	double jac[NC * 36], minv[NC * 36], *dense;
+	size_t rowptr[NC + 1];
+	uint32_t cols[NC * NC];
+	double *blocks;
+	const size_t m = 3 * NC;
+
+	for (int k = 0; k < NC; k++) {
+		const double x = k & 1 ? 0.5 : -0.5, y = k & 2 ? 0.5 : -0.5;
+		const double z = k < 4 ? 0.0 : 1.0;
+		const double d[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}};
+
+		ba[k] = k < 4 ? PX_STATIC : 0;
+		bb[k] = k < 4 ? 0 : 1;
+		for (int side = 0; side < 2; side++) {
+			uint32_t body = side ? bb[k] : ba[k];
+			double sign = side ? 1.0 : -1.0;
+			double *j = jac + k * 36 + side * 18;
+			double *mi = minv + k * 36 + side * 18;
+			double r[3];
+
+			if (body == PX_STATIC) {
+				memset(j, 0, 18 * sizeof *j);
+				memset(mi, 0, 18 * sizeof *mi);
+				continue;
+			}
+			r[0] = x - centers[body][0];
+			r[1] = y - centers[body][1];
+			r[2] = z - centers[body][2];
+			for (int row = 0; row < 3; row++) {
+				const double *dd = d[row];
+				double rx[3] = {r[1] * dd[2] - r[2] * dd[1],
+						r[2] * dd[0] - r[0] * dd[2],
+						r[0] * dd[1] - r[1] * dd[0]};
+
+				for (int c = 0; c < 3; c++) {
+					j[row * 6 + c] = sign * dd[c];
+					j[row * 6 + 3 + c] = sign * rx[c];
+				}
+			}
+			/* M^-1 J^T: 6 x 3, unit mass, inertia 1/6 */
+			for (int dof = 0; dof < 6; dof++)
+				for (int row = 0; row < 3; row++)
+					mi[dof * 3 + row] = j[row * 6 + dof] *
+							    (dof < 3 ? 1.0 : inv_i);
+		}
+	}
+	cr_assert_eq(px_problem_create(NC, 3, fact, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_factorized(*fact, 2, ba, bb, jac, minv, NULL),
+		     PX_OK);
+	for (int k = 0; k < NC; k++) {
+		/* gravity over one step, and the top box sliding along x */
+		px_problem_b(*fact)[3 * k] = -0.0981 * (k < 4 ? 1.0 : 0.0);
+		px_problem_b(*fact)[3 * k + 1] = k < 4 ? 0.0 : 0.3;
+		px_problem_friction(*fact)[k].mu = 0.4;
+	}
+	/* The same A, assembled densely by blocks. */
+	dense = malloc(m * m * sizeof *dense);
+	blocks = malloc(NC * NC * 9 * sizeof *blocks);
+	cr_assert_eq(px_problem_to_dense(*fact, dense), PX_OK);
+	for (int i = 0; i < NC; i++) {
+		rowptr[i] = (size_t)i * NC;
+		for (int jb = 0; jb < NC; jb++) {
+			cols[i * NC + jb] = (uint32_t)jb;
+			for (int r = 0; r < 3; r++)
+				for (int c = 0; c < 3; c++)
+					blocks[(i * NC + jb) * 9 + r * 3 + c] =
+						dense[(3 * i + r) * m + 3 * jb + c];
+		}
+	}
+	rowptr[NC] = NC * NC;
+	cr_assert_eq(px_problem_create(NC, 3, asm_, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_assembled(*asm_, rowptr, cols, blocks, NULL),
+		     PX_OK);
+	memcpy(px_problem_b(*asm_), px_problem_b(*fact), m * sizeof(double));
+	memcpy(px_problem_friction(*asm_), px_problem_friction(*fact),
+	       NC * sizeof(struct px_friction_params));
+	free(dense);
+	free(blocks);
+}
+
+Test(solve, factorized_and_assembled_agree)
+{
+	struct px_problem *f, *a;
+	struct px_config *cfg = defaults();
+	struct px_report rf, ra;
+	double lf[24] = {0}, la[24] = {0};
+
+	build_stack(&f, &a);
+	/* the Delassus diagonal of a ground contact: n row = 1/m + (r x n)^2/I */
+	{
+		double d[9];
+
+		px_problem_diag_block(f, 0, d);
+		cr_assert_float_eq(d[0], 1.0 + 6.0 * 0.5, 1e-12);
+	}
+	cr_assert_eq(px_solve(f, cfg, lf, &rf, NULL), PX_OK);
+	cr_assert_eq(px_solve(a, cfg, la, &ra, NULL), PX_OK);
+	cr_assert(rf.converged && ra.converged);
+	cr_assert_lt(px_merit_fc3d(f, lf, NULL), 1e-8);
+	cr_assert_eq(check_contact_laws(f, lf, 1e-6), 0);
+	cr_assert_eq(rf.sweeps, ra.sweeps);
+	for (int i = 0; i < 24; i++)
+		cr_assert_float_eq(lf[i], la[i], 1e-10, "lambda[%d]: %g vs %g",
+				   i, lf[i], la[i]);
+	/* the whole stack's weight is carried: sum of ground normals = 2 m g dt */
+	cr_assert_float_eq(lf[0] + lf[3] + lf[6] + lf[9], 2 * 0.0981, 1e-9);
+	px_report_free(&rf);
+	px_report_free(&ra);
+	px_problem_destroy(f);
+	px_problem_destroy(a);
+	px_config_free(cfg);
+}
+
+Test(solve, warm_start_from_solution_is_immediate)
+{
+	char path[4096];
+	struct px_config *cfg = defaults();
+	struct px_problem *p;
+	struct px_report rep;
+	double *lambda;
+	size_t m;
+
+	cr_assert_eq(px_dat_read(shared_problem("NESpheres_10_1.dat", path,
+						sizeof path),
+				 &p, NULL),
+		     PX_OK);
+	m = px_problem_n_contacts(p) * 3;
+	lambda = calloc(m, sizeof *lambda);
+	cr_assert_eq(px_solve(p, cfg, lambda, &rep, NULL), PX_OK);
+	cr_assert(rep.converged);
+	cr_assert_gt(rep.sweeps, 5);
+	px_report_free(&rep);
+	cr_assert_eq(px_solve(p, cfg, lambda, &rep, NULL), PX_OK);
+	cr_assert(rep.converged);
+	cr_assert_eq(rep.sweeps, 1);
+	px_report_free(&rep);
+	free(lambda);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
+Test(solve, sweep_limit_and_history)
+{
+	char path[4096];
+	struct px_config *cfg = defaults();
+	struct px_problem *p;
+	struct px_report rep;
+	double lambda[27] = {0};
+
+	cr_assert_eq(px_dat_read(shared_problem("NESpheres_10_1.dat", path,
+						sizeof path),
+				 &p, NULL),
+		     PX_OK);
+	px_config_settings_mut(cfg)->max_sweeps = 3;
+	cr_assert_eq(px_solve(p, cfg, lambda, &rep, NULL), PX_OK);
+	cr_assert_not(rep.converged);
+	cr_assert_eq(rep.sweeps, 3);
+	cr_assert_eq(rep.n_history, 3);
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert(rep.history[i].accepted);
+		cr_assert_eq(rep.history[i].part, PX_PART_FULL);
+		cr_assert(i == 0 || rep.history[i].seconds >= rep.history[i - 1].seconds);
+		/* fc3d is the default merit: the history holds it */
+		cr_assert_gt(rep.history[i].merit, 1e-8);
+	}
+	cr_assert_eq(rep.residual, rep.history[2].residual);
+	px_report_free(&rep);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
+/* On Capsules the local strategy rejects sweeps: every rejected sweep had a
+ * larger residual than the last accepted one, the count matches, and the
+ * iterate after a rejection is the one before it (the next sweep's delta is
+ * measured from it). */
+Test(solve, backtracking_rejects_growing_sweeps)
+{
+	char path[4096];
+	struct px_config *cfg = defaults();
+	struct px_problem *p;
+	struct px_report rep;
+	double *lambda, last = HUGE_VAL;
+	uint64_t rejected = 0;
+
+	cr_assert_eq(px_dat_read(shared_problem("Capsules-i122-1617.dat", path,
+						sizeof path),
+				 &p, NULL),
+		     PX_OK);
+	lambda = calloc(px_problem_n_contacts(p) * 3, sizeof *lambda);
+	px_config_settings_mut(cfg)->max_sweeps = 4000;
+	cr_assert_eq(px_solve(p, cfg, lambda, &rep, NULL), PX_OK);
+	for (size_t i = 0; i < rep.n_history; i++) {
+		if (rep.history[i].accepted) {
+			cr_assert_leq(rep.history[i].residual, last);
+			last = rep.history[i].residual;
+		} else {
+			cr_assert_gt(rep.history[i].residual, last);
+			cr_assert(isnan(rep.history[i].merit));
+			rejected++;
+		}
+	}
+	cr_assert_gt(rejected, 0);
+	cr_assert_eq(rejected, rep.rejected);
+	px_report_free(&rep);
+	free(lambda);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
+Test(solve, refuses_non_finite_warm_start)
+{
+	char path[4096];
+	struct px_config *cfg = defaults();
+	struct px_problem *p;
+	struct px_report rep;
+	struct px_error err = {0};
+	double lambda[3] = {0, NAN, 0};
+
+	cr_assert_eq(px_dat_read(shared_problem("FrictionContact3D_1c.dat", path,
+						sizeof path),
+				 &p, NULL),
+		     PX_OK);
+	cr_assert_eq(px_solve(p, cfg, lambda, &rep, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "warm start lambda[1] is not finite");
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
