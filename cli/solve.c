@@ -86,7 +86,7 @@ static int run(const char *problem_path, const char *config_path,
 	if (px_solve(p, cfg, lambda, &rep, &err))
 		goto fail;
 	fc3d = px_merit_fc3d(p, lambda, &fabs_);
-	printf("result      %s after %llu sweeps (%llu rejected), residual %.3g\n",
+	printf("result      %s after %llu sweeps (%llu rejected), last delta %.3g\n",
 	       rep.converged ? "converged" : "NOT converged",
 	       (unsigned long long)rep.sweeps,
 	       (unsigned long long)rep.rejected, rep.residual);

@@ -20,6 +20,12 @@ int px_problem_create(size_t n_contacts, uint32_t bs, struct px_problem **out,
 	if (n_contacts == 0)
 		return px_error_set(err, PX_ERR_INVALID,
 				    "a problem needs at least one contact");
+	/* Contact indices are uint32; this also keeps every n * bs * bs * 12
+	 * size product far from overflowing a 64-bit size_t. */
+	if (n_contacts >= UINT32_MAX || SIZE_MAX / 64 / n_contacts < 64)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "%zu contacts are more than proxima supports",
+				    n_contacts);
 	p = calloc(1, sizeof *p);
 	if (!p)
 		goto nomem;
@@ -137,11 +143,23 @@ int px_problem_set_assembled(struct px_problem *p, const size_t *rowptr,
 	const size_t bb = (size_t)p->bs * p->bs;
 	size_t n = p->n, nnz = 0, at = 0, maxrow = 0;
 	struct col_block *tmp = NULL;
+	size_t *new_rowptr = NULL, *new_diag = NULL;
+	uint32_t *new_cols = NULL;
+	double *new_blocks = NULL;
+	int rc;
 
+	if (rowptr[0] != 0)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "row pointers must start at 0, found %zu",
+				    rowptr[0]);
 	for (size_t i = 0; i < n; i++) {
 		if (rowptr[i + 1] < rowptr[i])
 			return px_error_set(err, PX_ERR_INVALID,
 					    "block row %zu: row pointers decrease", i);
+		if (rowptr[i + 1] - rowptr[i] > n)
+			return px_error_set(err, PX_ERR_INVALID,
+					    "block row %zu: %zu blocks, more than %zu block columns",
+					    i, rowptr[i + 1] - rowptr[i], n);
 		if (rowptr[i + 1] - rowptr[i] > maxrow)
 			maxrow = rowptr[i + 1] - rowptr[i];
 	}
@@ -157,14 +175,18 @@ int px_problem_set_assembled(struct px_problem *p, const size_t *rowptr,
 		}
 		nnz += rowptr[i + 1] - rowptr[i] + !has_diag;
 	}
-	clear_form(p);
-	p->rowptr = malloc((n + 1) * sizeof *p->rowptr);
-	p->cols = malloc(nnz * sizeof *p->cols);
-	p->blocks = calloc(nnz * bb, sizeof *p->blocks);
-	p->diag_at = malloc(n * sizeof *p->diag_at);
+	/* Build the new A aside; the problem changes only on success. */
+	new_rowptr = malloc((n + 1) * sizeof *new_rowptr);
+	new_cols = malloc(nnz * sizeof *new_cols);
+	new_blocks = calloc(nnz * bb, sizeof *new_blocks);
+	new_diag = malloc(n * sizeof *new_diag);
 	tmp = malloc((maxrow + 1) * sizeof *tmp);
-	if (!p->rowptr || !p->cols || !p->blocks || !p->diag_at || !tmp)
-		goto nomem;
+	if (!new_rowptr || !new_cols || !new_blocks || !new_diag || !tmp) {
+		rc = px_error_set(err, PX_ERR_NOMEM,
+				  "out of memory for a block-sparse A of %zu blocks",
+				  nnz);
+		goto fail;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t len = 0;
 		int has_diag = 0;
@@ -179,35 +201,40 @@ int px_problem_set_assembled(struct px_problem *p, const size_t *rowptr,
 			tmp[len++].src = SIZE_MAX;
 		}
 		qsort(tmp, len, sizeof *tmp, cmp_col_block);
-		p->rowptr[i] = at;
+		new_rowptr[i] = at;
 		for (size_t q = 0; q < len; q++) {
 			if (q > 0 && tmp[q].col == tmp[q - 1].col) {
-				free(tmp);
-				clear_form(p);
-				return px_error_set(err, PX_ERR_INVALID,
-						    "block (%zu, %u) given twice",
-						    i, tmp[q].col);
+				rc = px_error_set(err, PX_ERR_INVALID,
+						  "block (%zu, %u) given twice", i,
+						  tmp[q].col);
+				goto fail;
 			}
 			if (tmp[q].col == i)
-				p->diag_at[i] = at;
-			p->cols[at] = tmp[q].col;
+				new_diag[i] = at;
+			new_cols[at] = tmp[q].col;
 			if (tmp[q].src != SIZE_MAX)
-				memcpy(p->blocks + at * bb,
+				memcpy(new_blocks + at * bb,
 				       blocks + tmp[q].src * bb,
 				       bb * sizeof *blocks);
 			at++;
 		}
 	}
-	p->rowptr[n] = at;
-	free(tmp);
-	p->form = PX_FORM_ASSEMBLED;
-	return PX_OK;
-nomem:
+	new_rowptr[n] = at;
 	free(tmp);
 	clear_form(p);
-	return px_error_set(err, PX_ERR_NOMEM,
-			    "out of memory for a block-sparse A of %zu blocks",
-			    nnz);
+	p->rowptr = new_rowptr;
+	p->cols = new_cols;
+	p->blocks = new_blocks;
+	p->diag_at = new_diag;
+	p->form = PX_FORM_ASSEMBLED;
+	return PX_OK;
+fail:
+	free(tmp);
+	free(new_rowptr);
+	free(new_cols);
+	free(new_blocks);
+	free(new_diag);
+	return rc;
 }
 
 int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
@@ -217,6 +244,10 @@ int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
 {
 	const size_t per = 2 * 6 * (size_t)p->bs, n = p->n;
 
+	if (n_bodies >= UINT32_MAX)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "%zu bodies are more than proxima supports",
+				    n_bodies);
 	for (size_t k = 0; k < n; k++) {
 		if ((body_a[k] != PX_STATIC && body_a[k] >= n_bodies) ||
 		    (body_b[k] != PX_STATIC && body_b[k] >= n_bodies))

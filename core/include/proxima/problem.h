@@ -63,7 +63,7 @@ const double *px_problem_frames(const struct px_problem *p);    /* or NULL */
 /* Assembled A: rowptr[n_contacts + 1], cols[rowptr[n]] block columns,
  * blocks[rowptr[n] * bs * bs]. Copied; block columns are sorted per row; a
  * repeated block or a column out of range is refused. Missing diagonal
- * blocks are stored as zero blocks. */
+ * blocks are stored as zero blocks. On error the problem is unchanged. */
 int px_problem_set_assembled(struct px_problem *p, const size_t *rowptr,
 			     const uint32_t *cols, const double *blocks,
 			     struct px_error *err);
@@ -77,7 +77,9 @@ int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
 			      const double *jac, const double *minv_jt,
 			      struct px_error *err);
 
-/* y = A x (+ b when add_b), vectors of n_contacts * bs. */
+/* y = A x (+ b when add_b), vectors of n_contacts * bs. For a factorized A
+ * it uses scratch space inside the problem: not for concurrent calls on the
+ * same problem. */
 void px_problem_apply(const struct px_problem *p, const double *x, double *y,
 		      int add_b);
 

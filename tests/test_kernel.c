@@ -1,0 +1,262 @@
+/* The problem's A and the relax kernel: assembled A validated and left
+ * unchanged on error; a part (normal or friction) changes only its rows; the
+ * Jacobi entry points (compute, store, refresh) agree with relax; the
+ * conflict graph links exactly the contacts that share a dynamic body or a
+ * non-zero block. The kernel is private, so its sources are compiled in. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include <proxima/proxima.h>
+
+#include "kernel.h"
+
+static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+
+Test(problem, refuses_bad_block_size_and_empty)
+{
+	struct px_problem *p = (void *)1;
+	struct px_error err = {0};
+
+	cr_assert_eq(px_problem_create(2, 5, &p, &err), PX_ERR_INVALID);
+	cr_assert_null(p);
+	cr_assert_str_eq(err.msg, "contact blocks of 5 rows are not supported (expected 3 or 4)");
+	cr_assert_eq(px_problem_create(0, 3, &p, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "a problem needs at least one contact");
+}
+
+Test(problem, assembled_sorts_columns_and_adds_missing_diagonal)
+{
+	/* row 0 lists (0,1) out of order; row 1 has no diagonal block */
+	const size_t rowptr[] = {0, 2, 3};
+	const uint32_t cols[] = {1, 0, 0};
+	double blocks[27], dense[36];
+	struct px_problem *p;
+
+	for (int b = 0; b < 3; b++)
+		for (int i = 0; i < 9; i++)
+			blocks[9 * b + i] = 10 * b + i + 1;
+	cr_assert_eq(px_problem_create(2, 3, &p, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, blocks, NULL), PX_OK);
+	cr_assert_eq(px_problem_to_dense(p, dense), PX_OK);
+	/* A[0][3] is block (0,1) = blocks[0..8], row 0, col 0 */
+	cr_assert_float_eq(dense[0 * 6 + 3], 1, 0);
+	cr_assert_float_eq(dense[0 * 6 + 0], 11, 0); /* block (0,0) = blocks[9..] */
+	cr_assert_float_eq(dense[3 * 6 + 0], 21, 0); /* block (1,0) */
+	cr_assert_float_eq(dense[3 * 6 + 3], 0, 0);  /* missing diagonal: zero */
+	px_problem_destroy(p);
+}
+
+Test(problem, assembled_errors_leave_the_problem_unchanged)
+{
+	const size_t good_ptr[] = {0, 1, 2}, dup_ptr[] = {0, 2, 3};
+	const uint32_t good_cols[] = {0, 1}, dup_cols[] = {0, 0, 1};
+	const uint32_t far_cols[] = {0, 5};
+	double blocks[27] = {0}, before[36], after[36];
+	struct px_problem *p;
+	struct px_error err = {0};
+
+	memcpy(blocks, I3, sizeof I3);
+	memcpy(blocks + 9, I3, sizeof I3);
+	memcpy(blocks + 18, I3, sizeof I3);
+	cr_assert_eq(px_problem_create(2, 3, &p, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_assembled(p, good_ptr, good_cols, blocks, NULL), PX_OK);
+	px_problem_to_dense(p, before);
+	cr_assert_eq(px_problem_set_assembled(p, dup_ptr, dup_cols, blocks, &err),
+		     PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "block (0, 0) given twice");
+	cr_assert_eq(px_problem_set_assembled(p, good_ptr, far_cols, blocks, &err),
+		     PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "block (1, 5) out of range (2 block columns)");
+	cr_assert_eq(px_problem_form(p), PX_FORM_ASSEMBLED);
+	px_problem_to_dense(p, after);
+	cr_assert_arr_eq(before, after, sizeof before);
+	px_problem_destroy(p);
+}
+
+/* Three bodies in a row on the ground: contacts 0-2 ground-body, 3 between
+ * bodies 0 and 1, 4 between 1 and 2. Jacobians are simple but coupled. */
+static struct px_problem *chain(void)
+{
+	const uint32_t ba[5] = {PX_STATIC, PX_STATIC, PX_STATIC, 0, 1};
+	const uint32_t bb[5] = {0, 1, 2, 1, 2};
+	double jac[5 * 36], minv[5 * 36];
+	struct px_problem *p;
+
+	for (int i = 0; i < 5 * 36; i++) {
+		jac[i] = 0.1 * ((i * 7) % 11) - 0.3;
+		minv[i] = 0;
+	}
+	/* M^-1 J^T with M = diag(2, 2, 2, 1, 1, 1): M^-1 = 0.5, 0.5, 0.5, 1, 1, 1 */
+	for (int k = 0; k < 5; k++)
+		for (int side = 0; side < 2; side++)
+			for (int r = 0; r < 3; r++)
+				for (int d = 0; d < 6; d++)
+					minv[k * 36 + side * 18 + d * 3 + r] =
+						(d < 3 ? 0.5 : 1.0) *
+						jac[k * 36 + side * 18 + r * 6 + d];
+	cr_assert_eq(px_problem_create(5, 3, &p, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_factorized(p, 3, ba, bb, jac, minv, NULL), PX_OK);
+	for (int i = 0; i < 15; i++)
+		px_problem_b(p)[i] = (i % 3 == 0) ? -1.0 : 0.2 * (i % 5) - 0.4;
+	for (int k = 0; k < 5; k++)
+		px_problem_friction(p)[k].mu = 0.3;
+	return p;
+}
+
+static void disc(const void *s, const struct px_friction_params *fp, double ln,
+		 double *z, uint32_t nf)
+{
+	double len = hypot(z[0], z[1]), rad = fp->mu * ln;
+
+	(void)s;
+	(void)nf;
+	if (len > rad) {
+		z[0] *= rad / len;
+		z[1] *= rad / len;
+	}
+}
+
+static const struct px_friction_ops disc_ops = {.project = disc};
+
+struct rig {
+	struct px_problem *p;
+	double lambda[15], w[18], r[15];
+	struct px_kernel_ctx c;
+	struct px_kernel k;
+};
+
+static void rig_init(struct rig *g)
+{
+	g->p = chain();
+	for (int i = 0; i < 15; i++) {
+		g->lambda[i] = 0.05 * (i % 4);
+		g->r[i] = 0.3;
+	}
+	memset(g->w, 0, sizeof g->w);
+	cr_assert_eq(px_kernel_init(&g->c, &g->k, g->p, g->lambda, g->w, g->r,
+				    PX_R_DIAGONAL, &disc_ops, NULL),
+		     PX_OK);
+	g->k.refresh(g->k.ctx, 0, 3);
+}
+
+static void rig_fini(struct rig *g)
+{
+	px_kernel_fini(&g->c);
+	px_problem_destroy(g->p);
+}
+
+Test(kernel, parts_change_only_their_rows)
+{
+	struct rig g;
+	double before[15];
+
+	rig_init(&g);
+	memcpy(before, g.lambda, sizeof before);
+	g.k.relax(g.k.ctx, 3, PX_PART_NORMAL);
+	cr_assert(g.lambda[9] != before[9], "the normal row moved");
+	cr_assert(g.lambda[10] == before[10] && g.lambda[11] == before[11]);
+	memcpy(before, g.lambda, sizeof before);
+	g.k.relax(g.k.ctx, 3, PX_PART_FRICTION);
+	cr_assert(g.lambda[9] == before[9]);
+	cr_assert(g.lambda[10] != before[10] || g.lambda[11] != before[11]);
+	for (int i = 0; i < 15; i++)
+		if (i < 9 || i > 11)
+			cr_assert(g.lambda[i] == before[i], "other contacts untouched");
+	rig_fini(&g);
+}
+
+/* After relax, w must equal M^-1 J^T lambda recomputed from scratch. */
+Test(kernel, relax_keeps_body_velocities_consistent)
+{
+	struct rig g;
+	double w[18];
+
+	rig_init(&g);
+	for (int sweep = 0; sweep < 3; sweep++)
+		for (uint32_t k = 0; k < 5; k++)
+			g.k.relax(g.k.ctx, k, PX_PART_FULL);
+	memcpy(w, g.w, sizeof w);
+	g.k.refresh(g.k.ctx, 0, 3);
+	for (int i = 0; i < 18; i++)
+		cr_assert_float_eq(w[i], g.w[i], 1e-13);
+	rig_fini(&g);
+}
+
+Test(kernel, compute_matches_relax_and_changes_nothing)
+{
+	struct rig g;
+	double out[3], before[15], wbefore[18];
+
+	rig_init(&g);
+	memcpy(before, g.lambda, sizeof before);
+	memcpy(wbefore, g.w, sizeof wbefore);
+	g.k.compute(g.k.ctx, 4, PX_PART_FULL, out);
+	cr_assert_arr_eq(before, g.lambda, sizeof before);
+	cr_assert_arr_eq(wbefore, g.w, sizeof wbefore);
+	g.k.relax(g.k.ctx, 4, PX_PART_FULL);
+	for (int i = 0; i < 3; i++)
+		cr_assert_float_eq(out[i], g.lambda[12 + i], 1e-15);
+	/* store + refresh reproduce relax's body velocities */
+	g.k.store(g.k.ctx, 4, out);
+	memcpy(wbefore, g.w, sizeof wbefore);
+	g.k.refresh(g.k.ctx, 0, 3);
+	for (int i = 0; i < 18; i++)
+		cr_assert_float_eq(wbefore[i], g.w[i], 1e-13);
+	rig_fini(&g);
+}
+
+Test(kernel, conflict_graph_of_shared_dynamic_bodies)
+{
+	/* 0:{0} 1:{1} 2:{2} 3:{0,1} 4:{1,2}; the ground does not conflict */
+	static const uint32_t want[5][3] = {
+		{3}, {3, 4}, {4}, {0, 1, 4}, {1, 2, 3}};
+	static const uint32_t deg[5] = {1, 2, 1, 3, 3};
+	const uint32_t *ptr, *adj;
+	struct rig g;
+
+	rig_init(&g);
+	cr_assert_eq(g.k.conflicts(g.k.ctx, &ptr, &adj), PX_OK);
+	for (int k = 0; k < 5; k++) {
+		cr_assert_eq(ptr[k + 1] - ptr[k], deg[k], "contact %d", k);
+		for (uint32_t d = 0; d < deg[k]; d++) {
+			int found = 0;
+
+			for (uint32_t q = ptr[k]; q < ptr[k + 1]; q++)
+				found |= adj[q] == want[k][d];
+			cr_assert(found, "contact %d misses %u", k, want[k][d]);
+		}
+	}
+	rig_fini(&g);
+}
+
+Test(kernel, conflict_graph_of_assembled_blocks_is_symmetric)
+{
+	/* blocks (0,0) (0,2) (1,1) (2,2) and a zero block (1,2): A is
+	 * non-symmetric, contacts 0 and 2 conflict, the zero block does not. */
+	const size_t rowptr[] = {0, 2, 4, 5};
+	const uint32_t cols[] = {0, 2, 1, 2, 2};
+	double blocks[45] = {0};
+	struct px_problem *p;
+	struct px_kernel_ctx c;
+	struct px_kernel k;
+	double lambda[9] = {0}, r[9] = {0};
+	const uint32_t *ptr, *adj;
+
+	for (int b = 0; b < 5; b++)
+		if (b != 3)
+			memcpy(blocks + 9 * b, I3, sizeof I3);
+	cr_assert_eq(px_problem_create(3, 3, &p, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, blocks, NULL), PX_OK);
+	cr_assert_eq(px_kernel_init(&c, &k, p, lambda, NULL, r, PX_R_DIAGONAL,
+				    &disc_ops, NULL),
+		     PX_OK);
+	cr_assert_eq(k.conflicts(k.ctx, &ptr, &adj), PX_OK);
+	cr_assert_eq(ptr[1] - ptr[0], 1);
+	cr_assert_eq(adj[ptr[0]], 2);
+	cr_assert_eq(ptr[2] - ptr[1], 0);
+	cr_assert_eq(ptr[3] - ptr[2], 1);
+	cr_assert_eq(adj[ptr[2]], 0);
+	px_kernel_fini(&c);
+	px_problem_destroy(p);
+}
