@@ -28,7 +28,11 @@ if [ -n "$missing" ]; then
 fi
 
 autoreconf -fi
-./configure --enable-werror
+# Out of tree: configure's link tests run "rm -f core", which complains when
+# the current directory holds our core/ source directory.
+mkdir -p build
+cd build
+../configure --enable-werror
 make -j"$(nproc)"
 
 if [ "$mode" = run ]; then

@@ -1,0 +1,70 @@
+/* Solver configuration from an INI file (DESIGN.md section 6), read with inih.
+ *
+ *   [solver]     max_sweeps, abs_tol, rel_tol, merit
+ *   [friction]   plugin = NAME and that plugin's declared keys
+ *   [ordering]   ditto
+ *   [rfactor]    ditto
+ *   [scheduler]  ditto
+ *
+ * Absent sections take the defaults below. An unknown section or key, a
+ * value of the wrong type or out of range, a missing plugin or a missing file
+ * is an error naming the file, section and key. */
+#ifndef PROXIMA_CONFIG_H
+#define PROXIMA_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <proxima/error.h>
+#include <proxima/loader.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+#define PX_DEFAULT_FRICTION "disc"
+#define PX_DEFAULT_ORDERING "identity"
+#define PX_DEFAULT_RFACTOR "local"
+#define PX_DEFAULT_SCHEDULER "sequential"
+#define PX_DEFAULT_MAX_SWEEPS 10000
+#define PX_DEFAULT_ABS_TOL 1e-10
+#define PX_DEFAULT_REL_TOL 1e-12
+#define PX_DEFAULT_MERIT "fc3d"
+
+enum px_merit {
+	PX_MERIT_DELTA = 0, /* ||lambda_{k+1} - lambda_k||_inf */
+	PX_MERIT_FC3D = 1,  /* Siconos's fc3d error, see px_merit_fc3d */
+};
+
+struct px_solver_settings {
+	uint64_t max_sweeps; /* sweeps, rejected ones included */
+	double abs_tol;      /* stop when the merit <= abs_tol ...          */
+	double rel_tol;      /* ... or (delta) delta <= rel_tol ||lambda||_inf */
+	int merit;           /* enum px_merit */
+};
+
+struct px_config;
+
+/* Read path (NULL: every section at its default) and load its plugins. */
+int px_config_read(const char *path, struct px_config **out,
+		   struct px_error *err);
+void px_config_free(struct px_config *cfg);
+
+const struct px_solver_settings *px_config_settings(const struct px_config *c);
+struct px_solver_settings *px_config_settings_mut(struct px_config *c);
+/* The declared keys of [solver], for documentation and `proxima plugins`. */
+const struct px_param_decl *px_config_solver_params(size_t *n);
+
+/* The plugin instance of a kind (enum px_kind). */
+const struct px_plugin *px_config_plugin(const struct px_config *c,
+					 unsigned kind);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
