@@ -24,10 +24,6 @@
 
 #include <proxima/io.h>
 
-#ifndef PX_API
-#define PX_API __attribute__((visibility("default")))
-#endif
-
 #define SHOW_MAX 40 /* characters of a bad token quoted in a message */
 
 /* What a token is supposed to be, formatted only when an error needs it. */
@@ -639,7 +635,7 @@ static int read_vectors(struct reader *rd, struct px_problem *p, size_t nc)
 	return PX_OK;
 }
 
-PX_API int px_dat_read(const char *path, struct px_problem **out,
+int px_dat_read(const char *path, struct px_problem **out,
 		       struct px_error *err)
 {
 	struct reader rd = { .path = path, .err = err };

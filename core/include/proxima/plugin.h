@@ -171,7 +171,8 @@ struct px_ordering_ops {
 	int (*prepare)(void *state, const struct px_problem_info *p,
 		       uint32_t *perm, char *err, size_t errlen);
 	/* Before every sweep: may rewrite perm (set *changed), returns the part
-	 * to visit (enum px_part). Hot path: no allocation, logging or failure. */
+	 * to visit (enum px_part). After a rejected sweep it is called again
+	 * with the same s->sweep. Hot path: no allocation, logging or failure. */
 	int (*next)(void *state, const struct px_sweep_state *s, uint32_t *perm,
 		    int *changed);
 };

@@ -4,12 +4,14 @@
  *   loop: part = ordering.next; scheduler.sweep (relax -> friction.project);
  *         delta = ||lambda_{k+1} - lambda_k||_inf;
  *         rfactor.adapt may reject the sweep (lambda and w rolled back, R shrunk);
- *         stop when delta <= abs_tol or delta <= rel_tol ||lambda||_inf,
- *         or after max_sweeps sweeps (rejected ones count).
+ *         stop when the merit is small enough, or after max_sweeps sweeps
+ *         (rejected ones count).
  *
- * A staggered sweep that visits only one part converges only when the other
- * part is also still; the driver stops only after a full sweep, or after a
- * normal and a friction sweep in a row, that met the tolerance. */
+ * Merits: fc3d (Siconos's error) <= abs_tol; or delta <= abs_tol or
+ * delta <= rel_tol ||lambda||_inf. With delta, a sweep that visits only one
+ * part (staggered orderings) stops the solve only when the latest sweep of
+ * the other part met the tolerance too. Back-tracking always compares
+ * deltas of the same part. */
 #ifndef PROXIMA_SOLVER_H
 #define PROXIMA_SOLVER_H
 
