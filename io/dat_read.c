@@ -636,7 +636,7 @@ static int read_vectors(struct reader *rd, struct px_problem *p, size_t nc)
 }
 
 int px_dat_read(const char *path, struct px_problem **out,
-		       struct px_error *err)
+		struct px_error *err)
 {
 	struct reader rd = { .path = path, .err = err };
 	struct bsr w = { NULL, NULL, NULL };
