@@ -3,6 +3,7 @@
  * create it. DESIGN.md section 5; the version rule (major equal, plugin minor
  * not newer than the host's) is the one Varnish VMODs and hwloc use. */
 #include <dirent.h>
+#include <stddef.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ static const char *const kind_names[] = {NULL, "friction", "ordering",
  * against the plugin's minor before use. */
 static const size_t min_ops_size[] = {
 	0,
-	sizeof(struct px_friction_ops),
+	offsetof(struct px_friction_ops, project_metric),
 	sizeof(struct px_ordering_ops),
 	sizeof(struct px_rfactor_ops),
 	sizeof(struct px_scheduler_ops),

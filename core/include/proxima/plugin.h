@@ -19,6 +19,9 @@
  * ABI changelog (bump MINOR when appending fields to the end of a struct or
  * adding a kind; bump MAJOR for any other change, and reset MINOR):
  *   1.0  first version: kinds friction, ordering, rfactor, scheduler.
+ *   1.1  friction ops gain project_metric (optional): the projection in the
+ *        metric of a block R, which rfactors of shape PX_R_BLOCK need.
+ *        Hosts read it only from plugins whose ops_size covers it.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -31,7 +34,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 0u
+#define PX_ABI_MINOR 1u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -154,6 +157,17 @@ struct px_friction_ops {
 	 * Hot path: never allocates, logs or fails. */
 	void (*project)(const void *state, const struct px_friction_params *fp,
 			double lambda_n, double *z, uint32_t nf);
+	/* ABI 1.1, may be NULL. The projection of z onto the same set in the
+	 * metric of g (nf x nf, symmetric positive definite, row-major):
+	 *     z <- argmin_{x in F(mu, lambda_n)} (x - z)^T g (x - z).
+	 * With R_f = g^-1 the fixed point lambda_f = proj_g(lambda_f - R_f v_f)
+	 * is the Coulomb law -v_f in N_F(lambda_f) for any such g, which a
+	 * Euclidean projection of lambda_f - R_f v_f is not unless R_f is a
+	 * multiple of I. Same hot-path rules as project. */
+	void (*project_metric)(const void *state,
+			       const struct px_friction_params *fp,
+			       double lambda_n, const double *g, double *z,
+			       uint32_t nf);
 };
 
 /* ---- ordering ------------------------------------------------------- */
