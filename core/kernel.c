@@ -7,7 +7,9 @@
  * for either form of A behind one interface (struct px_kernel in plugin.h).
  * In factorized form the contact velocity is J_a w_a + J_b w_b + b_k and an
  * update adds (M^-1 J^T)(lambda' - lambda) to the two bodies' w (003 Alg. 4).
- * A part (normal or friction only) computes and changes only its rows. */
+ * A part (normal or friction only) computes and changes only its rows.
+ * Inside a contact the rows are updated Gauss-Seidel style: normal first,
+ * then friction with the velocity the new normal impulse gives. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,48 +53,105 @@ static void velocity(const struct px_kernel_ctx *c, uint32_t k, uint32_t r0,
 	}
 }
 
-static void rows_of(int part, uint32_t bs, uint32_t *r0, uint32_t *r1)
+/* g = R_ff^-1 of a block R (its friction block symmetrized; the normal row
+ * is decoupled, plugin.h). Returns 0 if R_ff is not positive definite. */
+static int metric_of(const double *R, uint32_t bs, double *g)
 {
-	*r0 = part == PX_PART_FRICTION ? 1 : 0;
-	*r1 = part == PX_PART_NORMAL ? 1 : bs;
+	const uint32_t nf = bs - 1;
+	double a[9];
+
+	for (uint32_t i = 0; i < nf; i++)
+		for (uint32_t j = 0; j < nf; j++)
+			a[i * nf + j] = 0.5 * (R[(i + 1) * bs + j + 1] +
+					       R[(j + 1) * bs + i + 1]);
+	return px_spd_inverse(a, nf, g);
 }
 
+/* The friction rows of a block R: z_f = lambda_f - R_ff v_f, projected in
+ * the metric R_ff^-1, whose fixed point is the Coulomb law (plugin.h). */
+static void friction_block(const struct px_kernel_ctx *c, uint32_t k,
+			   const double *v, double *out)
+{
+	const uint32_t bs = c->p->bs, nf = bs - 1;
+	const double *R = c->r + (size_t)k * bs * bs;
+	double z[3], g[9];
+
+	for (uint32_t i = 1; i < bs; i++) {
+		double s = 0.0;
+
+		for (uint32_t j = 1; j < bs; j++)
+			s += R[i * bs + j] * v[j];
+		z[i - 1] = out[i] - s;
+	}
+	if (c->project_metric && metric_of(R, bs, g))
+		c->project_metric(c->fstate, &c->p->friction[k], out[0], g, z,
+				  nf);
+	else
+		c->project(c->fstate, &c->p->friction[k], out[0], z, nf);
+	memcpy(out + 1, z, nf * sizeof *z);
+}
+
+/* The friction rows with a diagonal R. A separable set takes them one at a
+ * time, each seeing the rows updated before it (scalar Gauss-Seidel, so
+ * that box + local is textbook PGS); otherwise they move together. */
+static void friction_diagonal(const struct px_kernel_ctx *c, uint32_t k,
+			      const double *D, double *v, double *out)
+{
+	const uint32_t bs = c->p->bs, nf = bs - 1;
+	const double *r = c->r + (size_t)k * bs;
+	const struct px_friction_params *fp = &c->p->friction[k];
+	double z[3];
+
+	if (!c->separable) {
+		for (uint32_t i = 1; i < bs; i++)
+			z[i - 1] = out[i] - r[i] * v[i];
+		c->project(c->fstate, fp, out[0], z, nf);
+		memcpy(out + 1, z, nf * sizeof *z);
+		return;
+	}
+	for (uint32_t i = 1; i < bs; i++) {
+		double d;
+
+		memcpy(z, out + 1, nf * sizeof *z);
+		z[i - 1] = out[i] - r[i] * v[i];
+		c->project(c->fstate, fp, out[0], z, nf);
+		d = z[i - 1] - out[i];
+		out[i] = z[i - 1];
+		for (uint32_t j = i + 1; j < bs; j++)
+			v[j] += D[j * bs + i] * d;
+	}
+}
+
+/* Contact k's new impulse from the current iterate, into out[bs]: first
+ * the normal row, then the friction rows with the velocity that the new
+ * normal impulse gives (v_f += A_fn dlambda_n, from the diagonal block). */
 static void solve_contact(const struct px_kernel_ctx *c, uint32_t k, int part,
 			  double *out)
 {
 	const uint32_t bs = c->p->bs;
 	const double *lam = c->lambda + (size_t)k * bs;
-	double v[4], z[4];
-	uint32_t r0, r1;
+	const double *D = c->diag + (size_t)k * bs * bs;
+	double v[4];
 
-	rows_of(part, bs, &r0, &r1);
 	memcpy(out, lam, bs * sizeof *out);
-	if (c->r_shape == PX_R_BLOCK) {
-		/* z = lambda - R v needs the whole v whatever the part. */
-		const double *R = c->r + (size_t)k * bs * bs;
+	velocity(c, k, part == PX_PART_FRICTION ? 1 : 0,
+		 part == PX_PART_NORMAL ? 1 : bs, v);
+	if (part != PX_PART_FRICTION) {
+		const double rn = c->r_shape == PX_R_BLOCK
+					  ? c->r[(size_t)k * bs * bs]
+					  : c->r[(size_t)k * bs];
+		const double zn = lam[0] - rn * v[0];
 
-		velocity(c, k, 0, bs, v);
-		for (uint32_t i = r0; i < r1; i++) {
-			double s = 0.0;
-
-			for (uint32_t j = 0; j < bs; j++)
-				s += R[i * bs + j] * v[j];
-			z[i] = lam[i] - s;
-		}
-	} else {
-		const double *r = c->r + (size_t)k * bs;
-
-		velocity(c, k, r0, r1, v);
-		for (uint32_t i = r0; i < r1; i++)
-			z[i] = lam[i] - r[i] * v[i];
+		out[0] = zn > 0.0 ? zn : 0.0;
+		if (part == PX_PART_NORMAL)
+			return;
+		for (uint32_t i = 1; i < bs; i++)
+			v[i] += D[i * bs] * (out[0] - lam[0]);
 	}
-	if (part != PX_PART_FRICTION)
-		out[0] = z[0] > 0.0 ? z[0] : 0.0;
-	if (part != PX_PART_NORMAL) {
-		c->project(c->fstate, &c->p->friction[k], out[0], z + 1,
-			   bs - 1);
-		memcpy(out + 1, z + 1, (bs - 1) * sizeof *out);
-	}
+	if (c->r_shape == PX_R_BLOCK)
+		friction_block(c, k, v, out);
+	else
+		friction_diagonal(c, k, D, v, out);
 }
 
 static void kernel_compute(void *ctx, uint32_t k, int part, double *out)
@@ -313,16 +372,19 @@ nomem:
 
 int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 		   const struct px_problem *p, double *lambda, double *w,
-		   const double *r, uint32_t r_shape,
+		   const double *diag, const double *r, uint32_t r_shape,
 		   const struct px_friction_ops *fops, const void *fstate)
 {
 	memset(c, 0, sizeof *c);
 	c->p = p;
 	c->lambda = lambda;
 	c->w = w;
+	c->diag = diag;
 	c->r = r;
 	c->r_shape = r_shape;
 	c->project = fops->project;
+	c->project_metric = px_friction_project_metric(fops);
+	c->separable = (fops->flags & PX_FRICTION_SEPARABLE) != 0;
 	c->fstate = fstate;
 	if (p->form == PX_FORM_FACTORIZED && build_incidence(c)) {
 		px_kernel_fini(c);

@@ -147,8 +147,16 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	}
 	for (size_t k = 0; k < n; k++)
 		px_problem_diag_block(p, k, wk.diag + k * bs * bs);
-	if (px_kernel_init(&wk.kctx, &kern, p, lambda, wk.w, wk.r, rf->shape,
-			   fr, px_plugin_state(pf))) {
+	if (rf->shape == PX_R_BLOCK && !px_friction_project_metric(fr)) {
+		const struct px_plugin_header *h = px_plugin_header(pr);
+
+		rc = px_error_set(err, PX_ERR_PLUGIN,
+				  "rfactor plugin '%s' gives a block R, which needs a projection in its metric: friction plugin '%s' has no project_metric (plugin ABI 1.1)",
+				  h->name, fr->h.name);
+		goto out;
+	}
+	if (px_kernel_init(&wk.kctx, &kern, p, lambda, wk.w, wk.diag, wk.r,
+			   rf->shape, fr, px_plugin_state(pf))) {
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
 	}

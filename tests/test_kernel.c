@@ -121,7 +121,7 @@ static const struct px_friction_ops disc_ops = {.project = disc};
 
 struct rig {
 	struct px_problem *p;
-	double lambda[15], w[18], r[15];
+	double lambda[15], w[18], r[15], diag[45];
 	struct px_kernel_ctx c;
 	struct px_kernel k;
 };
@@ -134,8 +134,11 @@ static void rig_init(struct rig *g)
 		g->r[i] = 0.3;
 	}
 	memset(g->w, 0, sizeof g->w);
-	cr_assert_eq(px_kernel_init(&g->c, &g->k, g->p, g->lambda, g->w, g->r,
-				    PX_R_DIAGONAL, &disc_ops, NULL),
+	for (size_t k = 0; k < 5; k++)
+		px_problem_diag_block(g->p, k, g->diag + 9 * k);
+	cr_assert_eq(px_kernel_init(&g->c, &g->k, g->p, g->lambda, g->w,
+				    g->diag, g->r, PX_R_DIAGONAL, &disc_ops,
+				    NULL),
 		     PX_OK);
 	g->k.refresh(g->k.ctx, 0, 3);
 }
@@ -251,8 +254,8 @@ Test(kernel, conflict_graph_of_assembled_blocks_is_symmetric)
 			memcpy(blocks + 9 * b, I3, sizeof I3);
 	cr_assert_eq(px_problem_create(3, 3, &p, NULL), PX_OK);
 	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, blocks, NULL), PX_OK);
-	cr_assert_eq(px_kernel_init(&c, &k, p, lambda, NULL, r, PX_R_DIAGONAL,
-				    &disc_ops, NULL),
+	cr_assert_eq(px_kernel_init(&c, &k, p, lambda, NULL, NULL, r,
+				    PX_R_DIAGONAL, &disc_ops, NULL),
 		     PX_OK);
 	cr_assert_eq(k.conflicts(k.ctx, &ptr, &adj), PX_OK);
 	cr_assert_eq(ptr[1] - ptr[0], 1);

@@ -1,6 +1,7 @@
 /* The plugin loader: a good plugin loads with its declared parameters; each
  * deliberately broken test-only plugin is refused with its exact message. */
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,22 @@ Test(loader, refuses_bad_values)
 		    "x.ini:7: [friction] colour: unknown key for friction plugin 'good' (known keys: count, scale, flag, mode, label)");
 }
 
+/* ABI 1.1 appended project_metric: a plugin built against 1.0 still loads. */
+Test(loader, loads_abi_1_0_friction_plugin)
+{
+	struct px_plugin *pl;
+	struct px_error err = {0};
+	const struct px_plugin_header *h;
+
+	use_test_plugins();
+	cr_assert_eq(px_plugin_load(PX_KIND_FRICTION, "abi10", NULL, 0, &pl, &err),
+		     PX_OK, "%s", err.msg);
+	h = px_plugin_header(pl);
+	cr_assert_eq(h->abi_minor, 0);
+	cr_assert_eq(h->ops_size, offsetof(struct px_friction_ops, project_metric));
+	px_plugin_unload(pl);
+}
+
 Test(loader, refuses_wrong_major)
 {
 	refused("badmajor", DIR "/friction_badmajor.so: ABI major version 2, expected 1");
@@ -128,7 +145,12 @@ Test(loader, refuses_wrong_major)
 
 Test(loader, refuses_newer_minor)
 {
-	refused("newminor", DIR "/friction_newminor.so: ABI minor version 1 is newer than the host's 0");
+	char msg[512];
+
+	snprintf(msg, sizeof msg,
+		 "%s/friction_newminor.so: ABI minor version %u is newer than the host's %u",
+		 DIR, PX_ABI_MINOR + 1, PX_ABI_MINOR);
+	refused("newminor", msg);
 }
 
 Test(loader, refuses_wrong_kind)
@@ -143,7 +165,7 @@ Test(loader, refuses_short_ops)
 	snprintf(msg, sizeof msg,
 		 "%s/friction_shortops.so: ops size %zu bytes, expected at least %zu for a friction plugin",
 		 DIR, sizeof(struct px_plugin_header),
-		 sizeof(struct px_friction_ops));
+		 offsetof(struct px_friction_ops, project_metric));
 	refused("shortops", msg);
 }
 

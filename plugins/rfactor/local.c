@@ -1,25 +1,29 @@
-/* R-factor strategy `local` (001 sec. 4.2, eq. 39): r_i = 1 / A_ii per row,
- * so that with the box set and no back-tracking the scheme is projected
- * Gauss-Seidel. On a non-separable friction set (disc, ellipsoid) the
- * friction rows of a contact share one r, 1 / max_i A_ii over them: a
- * Euclidean projection with different r per row does not have the Coulomb
- * solution as its fixed point. A sweep whose residual grew is rejected and
- * every r shrunk by nu (back-tracking, 001 uses nu = 0.9 for Local). */
+/* R-factor strategy `local` (001 sec. 4.2, eq. 39): r_i = gamma / A_ii per
+ * row. gamma = 1 is projected Gauss-Seidel's step, gamma > 1 over-relaxes
+ * (PSOR); with the box set and nu = 1 the scheme is textbook PGS/PSOR. On a
+ * non-separable friction set (disc, ellipsoid) the friction rows of a
+ * contact share one r, gamma / max_i A_ii over them: a Euclidean projection
+ * with different r per row does not have the Coulomb solution as its fixed
+ * point. A sweep whose residual grew is rejected and every r shrunk by nu
+ * (back-tracking, 001 uses nu = 0.9 for Local). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <proxima/plugin.h>
 
-enum { P_NU };
+enum { P_NU, P_GAMMA };
 
 static const struct px_param_decl local_params[] = {
 	[P_NU] = {"nu", PX_PARAM_REAL, "0.9",
 		  "back-tracking: r <- nu r when a sweep's residual grew (1: never reject)",
 		  1e-6, 1.0, NULL},
+	[P_GAMMA] = {"gamma", PX_PARAM_REAL, "1",
+		     "relaxation: r_i = gamma / A_ii (1: PGS, > 1: PSOR over-relaxation)",
+		     0.01, 1.99, NULL},
 };
 
 struct local {
-	double nu;
+	double nu, gamma;
 };
 
 static int local_create(const union px_value *v, void **state, char *err,
@@ -32,6 +36,7 @@ static int local_create(const union px_value *v, void **state, char *err,
 		return -1;
 	}
 	s->nu = v[P_NU].r;
+	s->gamma = v[P_GAMMA].r;
 	*state = s;
 	return 0;
 }
@@ -44,9 +49,9 @@ static void local_destroy(void *state)
 static int local_init(void *state, const struct px_problem_info *p,
 		      int separable, double *r, char *err, size_t errlen)
 {
+	const struct local *s = state;
 	const uint32_t bs = p->bs;
 
-	(void)state;
 	for (size_t k = 0; k < p->n_contacts; k++) {
 		const double *d = p->diag + k * bs * bs;
 		double fmax = 0.0;
@@ -60,13 +65,13 @@ static int local_init(void *state, const struct px_problem_info *p,
 					 k, i, i, aii);
 				return -1;
 			}
-			r[k * bs + i] = 1.0 / aii;
+			r[k * bs + i] = s->gamma / aii;
 			if (i > 0)
 				fmax = px_max(fmax, aii);
 		}
 		if (!separable)
 			for (uint32_t i = 1; i < bs; i++)
-				r[k * bs + i] = 1.0 / fmax;
+				r[k * bs + i] = s->gamma / fmax;
 	}
 	return 0;
 }
@@ -76,11 +81,7 @@ static int local_adapt(void *state, double residual_prev, double residual_new,
 {
 	const struct local *s = state;
 
-	if (s->nu >= 1.0 || !(residual_new > residual_prev))
-		return PX_SWEEP_ACCEPT;
-	for (size_t i = 0; i < n_r; i++)
-		r[i] *= s->nu;
-	return PX_SWEEP_REJECT;
+	return px_backtrack(s->nu, residual_prev, residual_new, r, n_r);
 }
 
 static const struct px_rfactor_ops local_ops = {
@@ -90,7 +91,7 @@ static const struct px_rfactor_ops local_ops = {
 		.kind = PX_KIND_RFACTOR,
 		.ops_size = sizeof(struct px_rfactor_ops),
 		.name = "local",
-		.summary = "r_i = 1/A_ii per row (friction rows share one r on non-separable sets), back-tracking by nu",
+		.summary = "r_i = gamma/A_ii per row (PGS, PSOR; friction rows share one r on non-separable sets), back-tracking by nu",
 		.params = local_params,
 		.n_params = sizeof local_params / sizeof *local_params,
 		.create = local_create,

@@ -1,6 +1,7 @@
 /* Test-only plugins, one variant per build flag, each broken in one way the
  * loader must refuse with an exact message (or, GOOD_PARAMS, a good plugin
  * declaring one parameter of every type). Never installed. */
+#include <stddef.h>
 #include <stdio.h>
 
 #include <proxima/plugin.h>
@@ -72,6 +73,8 @@ static const struct px_friction_ops ops = {
 #endif
 #ifdef NEW_MINOR
 		.abi_minor = PX_ABI_MINOR + 1,
+#elif defined ABI_1_0
+		.abi_minor = 0,
 #else
 		.abi_minor = PX_ABI_MINOR,
 #endif
@@ -82,6 +85,9 @@ static const struct px_friction_ops ops = {
 #endif
 #ifdef SHORT_OPS
 		.ops_size = sizeof(struct px_plugin_header),
+#elif defined ABI_1_0
+		/* a plugin built against ABI 1.0: its ops end before project_metric */
+		.ops_size = offsetof(struct px_friction_ops, project_metric),
 #else
 		.ops_size = sizeof(struct px_friction_ops),
 #endif

@@ -26,6 +26,7 @@
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -257,6 +258,65 @@ struct px_scheduler_ops {
 
 static inline double px_max(double a, double b) { return a > b ? a : b; }
 static inline double px_min(double a, double b) { return a < b ? a : b; }
+
+/* inv = a^-1 for a symmetric positive definite n x n matrix (n <= 4,
+ * row-major, lower triangle read), through its Cholesky factor. Returns 1,
+ * or 0 (inv untouched) if a is not numerically positive definite. */
+static inline int px_spd_inverse(const double *a, uint32_t n, double *inv)
+{
+	double l[16] = {0}, x[16];
+
+	for (uint32_t j = 0; j < n; j++) {
+		double d = a[j * n + j];
+
+		for (uint32_t k = 0; k < j; k++)
+			d -= l[j * 4 + k] * l[j * 4 + k];
+		if (!(d > 1e-15 * a[j * n + j]) || !(d < 1e308))
+			return 0;
+		l[j * 4 + j] = sqrt(d);
+		for (uint32_t i = j + 1; i < n; i++) {
+			double s = a[i * n + j];
+
+			for (uint32_t k = 0; k < j; k++)
+				s -= l[i * 4 + k] * l[j * 4 + k];
+			l[i * 4 + j] = s / l[j * 4 + j];
+		}
+	}
+	for (uint32_t c = 0; c < n; c++) { /* solve L L^T x = e_c */
+		double y[4];
+
+		for (uint32_t i = 0; i < n; i++) {
+			double s = i == c ? 1.0 : 0.0;
+
+			for (uint32_t k = 0; k < i; k++)
+				s -= l[i * 4 + k] * y[k];
+			y[i] = s / l[i * 4 + i];
+		}
+		for (uint32_t i = n; i-- > 0;) {
+			double s = y[i];
+
+			for (uint32_t k = i + 1; k < n; k++)
+				s -= l[k * 4 + i] * x[k * 4 + c];
+			x[i * 4 + c] = s / l[i * 4 + i];
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++)
+			inv[i * n + j] = 0.5 * (x[i * 4 + j] + x[j * 4 + i]);
+	return 1;
+}
+
+/* The back-tracking rule of 001 sec. 4.2 for rfactor adapt: a sweep whose
+ * residual grew is rejected and every r scaled by nu (nu >= 1: never). */
+static inline int px_backtrack(double nu, double residual_prev,
+			       double residual_new, double *r, size_t n_r)
+{
+	if (nu >= 1.0 || !(residual_new > residual_prev))
+		return PX_SWEEP_ACCEPT;
+	for (size_t i = 0; i < n_r; i++)
+		r[i] *= nu;
+	return PX_SWEEP_REJECT;
+}
 
 #ifdef __cplusplus
 }
