@@ -44,7 +44,8 @@ static void describe(const char *problem_path, const struct px_problem *p,
 		     const char *config_path, const struct px_config *cfg)
 {
 	const struct px_solver_settings *s = px_config_settings(cfg);
-	static const char *const merit[] = {"delta", "fc3d"};
+	static const char *const merit[] = {"delta", "fc3d", "natural",
+					    "minmap"};
 
 	printf("problem     %s: %zu contacts, %u rows each, %s A\n",
 	       problem_path, px_problem_n_contacts(p), px_problem_block_size(p),
@@ -56,9 +57,9 @@ static void describe(const char *problem_path, const struct px_problem *p,
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_ORDERING))->name,
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_RFACTOR))->name,
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_SCHEDULER))->name);
-	printf("            max_sweeps %llu, abs_tol %g, rel_tol %g, merit %s\n",
+	printf("            max_sweeps %llu, abs_tol %g, rel_tol %g, merit %s, max_backtracks %llu\n",
 	       (unsigned long long)s->max_sweeps, s->abs_tol, s->rel_tol,
-	       merit[s->merit]);
+	       merit[s->merit], (unsigned long long)s->max_backtracks);
 }
 
 /* Solve problem_path with config_path (NULL: defaults). */
@@ -92,6 +93,13 @@ static int run(const char *problem_path, const char *config_path,
 	       (unsigned long long)rep.rejected, rep.residual);
 	printf("fc3d error  %.3e (||F|| = %.3e; Siconos fc3d_compute_error)\n",
 	       fc3d, fabs_);
+	if (px_config_settings(cfg)->merit == PX_MERIT_NATURAL ||
+	    px_config_settings(cfg)->merit == PX_MERIT_MINMAP)
+		printf("merit       %s %.3e\n",
+		       px_config_settings(cfg)->merit == PX_MERIT_NATURAL
+			       ? "natural"
+			       : "minmap",
+		       rep.merit);
 	printf("time        %.6f s (%.3g us per sweep)\n", rep.seconds,
 	       rep.sweeps ? 1e6 * rep.seconds / (double)rep.sweeps : 0.0);
 	if (history && write_history(history, &rep)) {

@@ -32,11 +32,23 @@ static const struct px_param_decl solver_decl[] = {
 	 "merit delta only: also stop when delta <= rel_tol * ||lambda||_inf",
 	 0, 1, NULL},
 	{"merit", PX_PARAM_CHOICE, PX_DEFAULT_MERIT,
-	 "stop test: delta = ||lambda_k+1 - lambda_k||_inf, fc3d = Siconos's error",
-	 0, -1, "delta|fc3d"},
+	 "stop test: delta = ||lambda_k+1 - lambda_k||_inf, fc3d = Siconos's error, natural = 1/2||lambda - prox(lambda - natural_r v)||^2, minmap = 1/2 H^T H of the box model",
+	 0, -1, "delta|fc3d|natural|minmap"},
+	{"natural_r", PX_PARAM_REAL, STR(PX_DEFAULT_NATURAL_R),
+	 "the fixed r_c of the natural merit", 1e-300, 1e300, NULL},
+	{"max_backtracks", PX_PARAM_INT, STR(PX_DEFAULT_MAX_BACKTRACKS),
+	 "rejected sweeps allowed per solve; after that R stays and sweeps are accepted",
+	 0, 1e15, NULL},
 };
 
-enum { SOLVER_MAX_SWEEPS, SOLVER_ABS_TOL, SOLVER_REL_TOL, SOLVER_MERIT };
+enum {
+	SOLVER_MAX_SWEEPS,
+	SOLVER_ABS_TOL,
+	SOLVER_REL_TOL,
+	SOLVER_MERIT,
+	SOLVER_NATURAL_R,
+	SOLVER_MAX_BACKTRACKS,
+};
 
 struct entry {
 	int section; /* 0 = solver, else enum px_kind */
@@ -205,6 +217,8 @@ static int apply_solver(struct px_config *cfg, const struct reader *r,
 	cfg->settings.abs_tol = v[SOLVER_ABS_TOL].r;
 	cfg->settings.rel_tol = v[SOLVER_REL_TOL].r;
 	cfg->settings.merit = v[SOLVER_MERIT].choice;
+	cfg->settings.natural_r = v[SOLVER_NATURAL_R].r;
+	cfg->settings.max_backtracks = (uint64_t)v[SOLVER_MAX_BACKTRACKS].i;
 	return PX_OK;
 }
 

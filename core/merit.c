@@ -1,7 +1,11 @@
-/* Merit functions. fc3d is Siconos's fc3d_compute_error (problems README
- * sec. 3.2): the natural-map residual of De Saxce's formulation of Coulomb
- * friction with unit step, F_i = r_i - P_K(r_i - u_i - mu ||u_iT|| e_N),
- * relative to max(||q||, ||r||, ||W r + q||). */
+/* Merit functions.
+ *   fc3d     Siconos's fc3d_compute_error (problems README sec. 3.2): the
+ *            natural-map residual of De Saxce's formulation of Coulomb
+ *            friction with unit step, F_i = r_i - P_K(r_i - u_i - mu
+ *            ||u_iT|| e_N), relative to max(||q||, ||r||, ||W r + q||).
+ *   natural  004 eq. 3.32: 1/2 ||lambda - prox(lambda - r_c (A lambda + b))||^2
+ *            with a fixed r_c and the configured friction set.
+ *   minmap   000 eq. 22-23: 1/2 H^T H with H the min-map of the box model. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -76,4 +80,53 @@ double px_merit_fc3d(const struct px_problem *p, const double *lambda,
 	e = px_merit_fc3d_ws(p, lambda, u, abs_out);
 	free(u);
 	return e;
+}
+
+double px_merit_natural_ws(const struct px_problem *p, const double *lambda,
+			   double *u, double r_c, px_project_fn project,
+			   const void *fstate)
+{
+	const uint32_t bs = p->bs;
+	double sum = 0.0;
+
+	px_problem_apply(p, lambda, u, 1);
+	for (size_t k = 0; k < p->n; k++) {
+		const double *x = lambda + k * bs, *uk = u + k * bs;
+		double z[4];
+
+		for (uint32_t i = 0; i < bs; i++)
+			z[i] = x[i] - r_c * uk[i];
+		z[0] = px_max(z[0], 0.0);
+		project(fstate, &p->friction[k], z[0], z + 1, bs - 1);
+		for (uint32_t i = 0; i < bs; i++)
+			sum += (x[i] - z[i]) * (x[i] - z[i]);
+	}
+	return 0.5 * sum;
+}
+
+/* H_i = lambda_i - mid(lo_i, lambda_i - u_i, hi_i): the normal row in
+ * [0, inf), the s and t rows in [-mu lambda_n, mu lambda_n], the tau row in
+ * [-mu_tau lambda_n, mu_tau lambda_n] (the box model of 000 eq. 9-10). */
+double px_merit_minmap_ws(const struct px_problem *p, const double *lambda,
+			  double *u)
+{
+	const uint32_t bs = p->bs;
+	double sum = 0.0;
+
+	px_problem_apply(p, lambda, u, 1);
+	for (size_t k = 0; k < p->n; k++) {
+		const double *x = lambda + k * bs, *uk = u + k * bs;
+		const struct px_friction_params *fp = &p->friction[k];
+
+		for (uint32_t i = 0; i < bs; i++) {
+			double hi = i == 0   ? HUGE_VAL
+				    : i == 3 ? fp->mu_tau * x[0]
+					     : fp->mu * x[0];
+			double lo = i == 0 ? 0.0 : -hi;
+			double h = x[i] - px_max(lo, px_min(x[i] - uk[i], hi));
+
+			sum += h * h;
+		}
+	}
+	return 0.5 * sum;
 }

@@ -4,8 +4,15 @@
 
 #include <proxima/problem.h>
 
+#include "kernel.h"
+
 /* px_merit_fc3d with u (n * bs) as workspace; u holds A lambda + b after. */
 double px_merit_fc3d_ws(const struct px_problem *p, const double *lambda,
 			double *u, double *abs_out);
+double px_merit_natural_ws(const struct px_problem *p, const double *lambda,
+			   double *u, double r_c, px_project_fn project,
+			   const void *fstate);
+double px_merit_minmap_ws(const struct px_problem *p, const double *lambda,
+			  double *u);
 
 #endif

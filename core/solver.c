@@ -97,6 +97,23 @@ static int plugin_error(struct px_error *err, const struct px_plugin *pl,
 			    *msg ? msg : "(no message)");
 }
 
+/* The merit of the stop test, other than delta, at lambda. */
+static double merit(const struct px_problem *p,
+		    const struct px_solver_settings *set, const double *lambda,
+		    double *u, const struct px_friction_ops *fr,
+		    const void *fstate)
+{
+	switch (set->merit) {
+	case PX_MERIT_NATURAL:
+		return px_merit_natural_ws(p, lambda, u, set->natural_r,
+					   fr->project, fstate);
+	case PX_MERIT_MINMAP:
+		return px_merit_minmap_ws(p, lambda, u);
+	default:
+		return px_merit_fc3d_ws(p, lambda, u, NULL);
+	}
+}
+
 int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	     double *lambda, struct px_report *rep, struct px_error *err)
 {
@@ -124,6 +141,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 
 	memset(rep, 0, sizeof *rep);
 	rep->residual = HUGE_VAL;
+	rep->merit = NAN;
 	rc = px_problem_validate(p, err);
 	if (rc)
 		return rc;
@@ -204,8 +222,12 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		delta = part == PX_PART_NORMAL	 ? dn
 			: part == PX_PART_FRICTION ? df
 						   : px_max(dn, df);
-		verdict = rf->adapt(px_plugin_state(pr), last[part], delta, wk.r,
-				    nr);
+		/* After max_backtracks rejections R stays and sweeps are kept;
+		 * a non-finite sweep is always rolled back. */
+		verdict = rep->rejected < set->max_backtracks
+				  ? rf->adapt(px_plugin_state(pr), last[part],
+					      delta, wk.r, nr)
+				  : PX_SWEEP_ACCEPT;
 		rep->sweeps++;
 		rec = (struct px_sweep_record){delta, NAN, now() - t0, part,
 					       verdict == PX_SWEEP_ACCEPT};
@@ -222,11 +244,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 				ss.delta_normal = dn;
 			if (part != PX_PART_NORMAL)
 				ss.delta_friction = df;
-			if (set->merit == PX_MERIT_FC3D) {
-				rec.merit = px_merit_fc3d_ws(p, lambda, wk.u,
-							     NULL);
-				rep->converged = rec.merit <= set->abs_tol;
-			} else {
+			if (set->merit == PX_MERIT_DELTA) {
 				double tol = px_max(set->abs_tol,
 						    set->rel_tol *
 							    norm_inf(lambda, m));
@@ -238,7 +256,12 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 				if (part != PX_PART_NORMAL)
 					quiet_f = quiet;
 				rep->converged = quiet_n && quiet_f;
+			} else {
+				rec.merit = merit(p, set, lambda, wk.u, fr,
+						  px_plugin_state(pf));
+				rep->converged = rec.merit <= set->abs_tol;
 			}
+			rep->merit = rec.merit;
 		}
 		if (history_push(rep, &cap, &rec)) {
 			rc = px_error_set(err, PX_ERR_NOMEM,

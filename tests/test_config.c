@@ -138,7 +138,7 @@ Test(config, unknown_empty_section)
 Test(config, unknown_solver_key)
 {
 	refused("[solver]\ntolerance = 1e-8\n", PX_ERR_CONFIG,
-		"%s:2: [solver] tolerance: unknown key for the solver (known keys: max_sweeps, abs_tol, rel_tol, merit)");
+		"%s:2: [solver] tolerance: unknown key for the solver (known keys: max_sweeps, abs_tol, rel_tol, merit, natural_r, max_backtracks)");
 }
 
 Test(config, unknown_plugin_key)
@@ -152,7 +152,7 @@ Test(config, wrong_type)
 	refused("[solver]\nmax_sweeps = many\n", PX_ERR_CONFIG,
 		"%s:2: [solver] max_sweeps: 'many' is not an integer");
 	refused("[solver]\nmerit = best\n", PX_ERR_CONFIG,
-		"%s:2: [solver] merit: 'best' is not one of delta|fc3d");
+		"%s:2: [solver] merit: 'best' is not one of delta|fc3d|natural|minmap");
 }
 
 Test(config, out_of_range)

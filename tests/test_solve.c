@@ -330,6 +330,7 @@ Test(solve, backtracking_rejects_growing_sweeps)
 		     PX_OK);
 	lambda = calloc(px_problem_n_contacts(p) * 3, sizeof *lambda);
 	px_config_settings_mut(cfg)->max_sweeps = 4000;
+	px_config_settings_mut(cfg)->max_backtracks = 100000;
 	cr_assert_eq(px_solve(p, cfg, lambda, &rep, NULL), PX_OK);
 	for (size_t i = 0; i < rep.n_history; i++) {
 		if (rep.history[i].accepted) {
@@ -343,6 +344,40 @@ Test(solve, backtracking_rejects_growing_sweeps)
 	}
 	cr_assert_gt(rejected, 0);
 	cr_assert_eq(rejected, rep.rejected);
+	px_report_free(&rep);
+	free(lambda);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
+/* max_backtracks caps the rejections: after it, R stays and growing sweeps
+ * are kept. */
+Test(solve, backtracking_limit)
+{
+	char path[4096];
+	struct px_config *cfg = defaults();
+	struct px_problem *p;
+	struct px_report rep;
+	double *lambda;
+	size_t grew_and_kept = 0;
+
+	cr_assert_eq(px_dat_read(shared_problem("Capsules-i122-1617.dat", path,
+						sizeof path),
+				 &p, NULL),
+		     PX_OK);
+	lambda = calloc(px_problem_n_contacts(p) * 3, sizeof *lambda);
+	px_config_settings_mut(cfg)->max_sweeps = 4000;
+	px_config_settings_mut(cfg)->max_backtracks = 5;
+	cr_assert_eq(px_solve(p, cfg, lambda, &rep, NULL), PX_OK);
+	cr_assert_eq(rep.rejected, 5);
+	for (size_t i = 1, seen = 0; i < rep.n_history; i++) {
+		seen += !rep.history[i].accepted;
+		if (seen == 5 && rep.history[i].accepted &&
+		    rep.history[i].residual > rep.history[i - 1].residual) {
+			grew_and_kept++;
+		}
+	}
+	cr_assert_gt(grew_and_kept, 0, "no growing sweep was kept after the limit");
 	px_report_free(&rep);
 	free(lambda);
 	px_problem_destroy(p);

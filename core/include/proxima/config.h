@@ -1,6 +1,7 @@
 /* Solver configuration from an INI file (DESIGN.md section 6), read with inih.
  *
- *   [solver]     max_sweeps, abs_tol, rel_tol, merit
+ *   [solver]     max_sweeps, abs_tol, rel_tol, merit, natural_r,
+ *                max_backtracks
  *   [friction]   plugin = NAME and that plugin's declared keys
  *   [ordering]   ditto
  *   [rfactor]    ditto
@@ -32,10 +33,14 @@ extern "C" {
 #define PX_DEFAULT_ABS_TOL 1e-10
 #define PX_DEFAULT_REL_TOL 1e-12
 #define PX_DEFAULT_MERIT "fc3d"
+#define PX_DEFAULT_NATURAL_R 1
+#define PX_DEFAULT_MAX_BACKTRACKS 100
 
 enum px_merit {
 	PX_MERIT_DELTA = 0, /* ||lambda_{k+1} - lambda_k||_inf */
 	PX_MERIT_FC3D = 1,  /* Siconos's fc3d error, see px_merit_fc3d */
+	PX_MERIT_NATURAL = 2, /* 1/2 ||lambda - prox(lambda - r_c v)||^2, 004 eq. 3.32 */
+	PX_MERIT_MINMAP = 3,  /* 1/2 H^T H of the box model, 000 eq. 22-23 */
 };
 
 struct px_solver_settings {
@@ -43,6 +48,9 @@ struct px_solver_settings {
 	double abs_tol;      /* stop when the merit <= abs_tol ...          */
 	double rel_tol;      /* ... or (delta) delta <= rel_tol ||lambda||_inf */
 	int merit;           /* enum px_merit */
+	double natural_r;    /* r_c of the natural merit */
+	uint64_t max_backtracks; /* rejected sweeps allowed per solve; then R
+				    stays and every sweep is accepted */
 };
 
 struct px_config;

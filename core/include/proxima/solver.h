@@ -7,11 +7,13 @@
  *         stop when the merit is small enough, or after max_sweeps sweeps
  *         (rejected ones count).
  *
- * Merits: fc3d (Siconos's error) <= abs_tol; or delta <= abs_tol or
- * delta <= rel_tol ||lambda||_inf. With delta, a sweep that visits only one
- * part (staggered orderings) stops the solve only when the latest sweep of
- * the other part met the tolerance too. Back-tracking always compares
- * deltas of the same part. */
+ * Merits (config.h): fc3d, natural or minmap <= abs_tol; or, for delta,
+ * delta <= abs_tol or delta <= rel_tol ||lambda||_inf. With delta, a sweep
+ * that visits only one part (staggered orderings) stops the solve only when
+ * the latest sweep of the other part met the tolerance too. Back-tracking
+ * always compares deltas of the same part; after max_backtracks rejections
+ * R stays and sweeps are accepted (a non-finite sweep is still rolled
+ * back). */
 #ifndef PROXIMA_SOLVER_H
 #define PROXIMA_SOLVER_H
 
@@ -40,6 +42,7 @@ struct px_report {
 	uint64_t sweeps;   /* all sweeps run, rejected ones included */
 	uint64_t rejected; /* sweeps rolled back by the rfactor plugin */
 	double residual;   /* delta of the last accepted sweep */
+	double merit;      /* the stop test's merit after it (NAN if none) */
 	int converged;
 	double seconds;    /* wall time of the solve */
 	struct px_sweep_record *history; /* one per sweep; free with px_report_free */
