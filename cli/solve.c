@@ -91,6 +91,9 @@ static int run(const char *problem_path, const char *config_path,
 	       rep.converged ? "converged" : "NOT converged",
 	       (unsigned long long)rep.sweeps,
 	       (unsigned long long)rep.rejected, rep.residual);
+	if (rep.check_failed && !rep.converged)
+		printf("check       the stop test was met, but the residual %.3e > check_tol %g: not a solution\n",
+		       rep.check, px_config_settings(cfg)->check_tol);
 	printf("fc3d error  %.3e (||F|| = %.3e; Siconos fc3d_compute_error)\n",
 	       fc3d, fabs_);
 	if (px_config_settings(cfg)->merit == PX_MERIT_NATURAL ||

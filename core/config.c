@@ -39,6 +39,9 @@ static const struct px_param_decl solver_decl[] = {
 	{"max_backtracks", PX_PARAM_INT, STR(PX_DEFAULT_MAX_BACKTRACKS),
 	 "rejected sweeps allowed per solve; after that R stays and sweeps are accepted",
 	 0, 1e15, NULL},
+	{"check_tol", PX_PARAM_REAL, STR(PX_DEFAULT_CHECK_TOL),
+	 "merits other than fc3d: success only if ||lambda - prox(lambda - v)|| / max(||b||, ||lambda||, ||v||) <= check_tol",
+	 0, 1e300, NULL},
 };
 
 enum {
@@ -48,6 +51,7 @@ enum {
 	SOLVER_MERIT,
 	SOLVER_NATURAL_R,
 	SOLVER_MAX_BACKTRACKS,
+	SOLVER_CHECK_TOL,
 };
 
 struct entry {
@@ -219,6 +223,7 @@ static int apply_solver(struct px_config *cfg, const struct reader *r,
 	cfg->settings.merit = v[SOLVER_MERIT].choice;
 	cfg->settings.natural_r = v[SOLVER_NATURAL_R].r;
 	cfg->settings.max_backtracks = (uint64_t)v[SOLVER_MAX_BACKTRACKS].i;
+	cfg->settings.check_tol = v[SOLVER_CHECK_TOL].r;
 	return PX_OK;
 }
 

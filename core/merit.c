@@ -82,26 +82,52 @@ double px_merit_fc3d(const struct px_problem *p, const double *lambda,
 	return e;
 }
 
-double px_merit_natural_ws(const struct px_problem *p, const double *lambda,
-			   double *u, double r_c, px_project_fn project,
-			   const void *fstate)
+/* sum ||lambda_k - prox(lambda_k - r_c v_k)||^2 over contacts, with the
+ * squared norms of b, lambda and v in n2[3]. */
+static double natural_sum(const struct px_problem *p, const double *lambda,
+			  double *u, double r_c, px_project_fn project,
+			  const void *fstate, double n2[3])
 {
 	const uint32_t bs = p->bs;
 	double sum = 0.0;
 
+	n2[0] = n2[1] = n2[2] = 0.0;
 	px_problem_apply(p, lambda, u, 1);
 	for (size_t k = 0; k < p->n; k++) {
 		const double *x = lambda + k * bs, *uk = u + k * bs;
+		const double *q = p->b + k * bs;
 		double z[4];
 
 		for (uint32_t i = 0; i < bs; i++)
 			z[i] = x[i] - r_c * uk[i];
 		z[0] = px_max(z[0], 0.0);
 		project(fstate, &p->friction[k], z[0], z + 1, bs - 1);
-		for (uint32_t i = 0; i < bs; i++)
+		for (uint32_t i = 0; i < bs; i++) {
 			sum += (x[i] - z[i]) * (x[i] - z[i]);
+			n2[0] += q[i] * q[i];
+			n2[1] += x[i] * x[i];
+			n2[2] += uk[i] * uk[i];
+		}
 	}
-	return 0.5 * sum;
+	return sum;
+}
+
+double px_merit_natural_ws(const struct px_problem *p, const double *lambda,
+			   double *u, double r_c, px_project_fn project,
+			   const void *fstate)
+{
+	double n2[3];
+
+	return 0.5 * natural_sum(p, lambda, u, r_c, project, fstate, n2);
+}
+
+double px_merit_check_ws(const struct px_problem *p, const double *lambda,
+			 double *u, px_project_fn project, const void *fstate)
+{
+	double n2[3], f = sqrt(natural_sum(p, lambda, u, 1.0, project, fstate, n2));
+	double scale = sqrt(px_max(n2[0], px_max(n2[1], n2[2])));
+
+	return scale > 2.220446049250313e-16 ? f / scale : f;
 }
 
 /* H_i = lambda_i - mid(lo_i, lambda_i - u_i, hi_i): the normal row in

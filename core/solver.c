@@ -142,6 +142,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	memset(rep, 0, sizeof *rep);
 	rep->residual = HUGE_VAL;
 	rep->merit = NAN;
+	rep->check = NAN;
 	rc = px_problem_validate(p, err);
 	if (rc)
 		return rc;
@@ -262,6 +263,13 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 				rep->converged = rec.merit <= set->abs_tol;
 			}
 			rep->merit = rec.merit;
+			if (rep->converged && set->merit != PX_MERIT_FC3D) {
+				rep->check = px_merit_check_ws(
+					p, lambda, wk.u, fr->project,
+					px_plugin_state(pf));
+				rep->converged = rep->check <= set->check_tol;
+				rep->check_failed |= !rep->converged;
+			}
 		}
 		if (history_push(rep, &cap, &rec)) {
 			rc = px_error_set(err, PX_ERR_NOMEM,

@@ -162,7 +162,7 @@ Test(cli, plugins_lists_kinds_names_and_parameters)
 	cr_assert(strstr(out, "rfactor    local"), "%s", out);
 	cr_assert(strstr(out, "scheduler  sequential"), "%s", out);
 	cr_assert(strstr(out, "    nu           real   default 0.9"), "%s", out);
-	cr_assert(strstr(out, "    merit        choice default fc3d"), "%s", out);
+	cr_assert(strstr(out, "    merit        choice default delta"), "%s", out);
 }
 
 Test(cli, default_job_solves_the_bundled_problem)

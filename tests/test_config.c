@@ -56,7 +56,7 @@ Test(config, defaults_without_a_file)
 	cr_assert_eq(s->max_sweeps, PX_DEFAULT_MAX_SWEEPS);
 	cr_assert_float_eq(s->abs_tol, 1e-10, 0);
 	cr_assert_float_eq(s->rel_tol, 1e-12, 0);
-	cr_assert_eq(s->merit, PX_MERIT_FC3D);
+	cr_assert_eq(s->merit, PX_MERIT_DELTA);
 	cr_assert_str_eq(plugin_name(c, PX_KIND_FRICTION), "disc");
 	cr_assert_str_eq(plugin_name(c, PX_KIND_ORDERING), "identity");
 	cr_assert_str_eq(plugin_name(c, PX_KIND_RFACTOR), "local");
@@ -138,7 +138,7 @@ Test(config, unknown_empty_section)
 Test(config, unknown_solver_key)
 {
 	refused("[solver]\ntolerance = 1e-8\n", PX_ERR_CONFIG,
-		"%s:2: [solver] tolerance: unknown key for the solver (known keys: max_sweeps, abs_tol, rel_tol, merit, natural_r, max_backtracks)");
+		"%s:2: [solver] tolerance: unknown key for the solver (known keys: max_sweeps, abs_tol, rel_tol, merit, natural_r, max_backtracks, check_tol)");
 }
 
 Test(config, unknown_plugin_key)

@@ -237,7 +237,7 @@ Test(solve, factorized_and_assembled_agree)
 	}
 	cr_assert_eq(px_solve(f, cfg, lf, &rf, NULL), PX_OK);
 	cr_assert_eq(px_solve(a, cfg, la, &ra, NULL), PX_OK);
-	cr_assert(rf.converged && ra.converged);
+	cr_assert(rf.converged && ra.converged, "%d %d: sweeps %llu, check %g, merit %g", rf.converged, ra.converged, (unsigned long long)rf.sweeps, rf.check, rf.merit);
 	cr_assert_lt(px_merit_fc3d(f, lf, NULL), 1e-8);
 	cr_assert_eq(check_contact_laws(f, lf, 1e-6), 0);
 	cr_assert_eq(rf.sweeps, ra.sweeps);

@@ -1,7 +1,7 @@
 /* Solver configuration from an INI file (DESIGN.md section 6), read with inih.
  *
  *   [solver]     max_sweeps, abs_tol, rel_tol, merit, natural_r,
- *                max_backtracks
+ *                max_backtracks, check_tol
  *   [friction]   plugin = NAME and that plugin's declared keys
  *   [ordering]   ditto
  *   [rfactor]    ditto
@@ -32,7 +32,8 @@ extern "C" {
 #define PX_DEFAULT_MAX_SWEEPS 10000
 #define PX_DEFAULT_ABS_TOL 1e-10
 #define PX_DEFAULT_REL_TOL 1e-12
-#define PX_DEFAULT_MERIT "fc3d"
+#define PX_DEFAULT_MERIT "delta"
+#define PX_DEFAULT_CHECK_TOL 1e-9
 #define PX_DEFAULT_NATURAL_R 1
 #define PX_DEFAULT_MAX_BACKTRACKS 100
 
@@ -51,6 +52,9 @@ struct px_solver_settings {
 	double natural_r;    /* r_c of the natural merit */
 	uint64_t max_backtracks; /* rejected sweeps allowed per solve; then R
 				    stays and every sweep is accepted */
+	double check_tol;    /* a stop test other than fc3d is a success only
+				if the relative natural residual (unit r) is
+				at most check_tol, see px_solve */
 };
 
 struct px_config;

@@ -13,7 +13,15 @@
  * the latest sweep of the other part met the tolerance too. Back-tracking
  * always compares deltas of the same part; after max_backtracks rejections
  * R stays and sweeps are accepted (a non-finite sweep is still rolled
- * back). */
+ * back).
+ *
+ * Certificate: a small delta (or natural, minmap) does not prove a solution:
+ * after back-tracking shrank R, delta is small anywhere. When such a stop
+ * test passes, the driver computes the fixed-point residual of the
+ * configured friction set with unit r, ||lambda - prox(lambda - v)||_2 /
+ * max(||b||, ||lambda||, ||v||), and reports convergence only if it is at
+ * most check_tol; otherwise it stops with check_failed set. fc3d is itself
+ * such a residual and needs no certificate. */
 #ifndef PROXIMA_SOLVER_H
 #define PROXIMA_SOLVER_H
 
@@ -43,6 +51,10 @@ struct px_report {
 	uint64_t rejected; /* sweeps rolled back by the rfactor plugin */
 	double residual;   /* delta of the last accepted sweep */
 	double merit;      /* the stop test's merit after it (NAN if none) */
+	double check;      /* the certificate when the stop test passed with a
+			      merit other than fc3d (NAN otherwise) */
+	int check_failed;  /* the stop test passed at least once while the
+			      certificate did not */
 	int converged;
 	double seconds;    /* wall time of the solve */
 	struct px_sweep_record *history; /* one per sweep; free with px_report_free */
