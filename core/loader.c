@@ -95,7 +95,10 @@ static int open_checked(const char *path, unsigned expect_kind,
 	void *dl;
 
 	dlerror();
-	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	/* RTLD_NODELETE: a plugin that uses OpenMP leaves libgomp's worker
+	 * threads parked in libgomp's code; unmapping it on dlclose would
+	 * pull the code from under them. Plugins stay mapped until exit. */
+	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!dl)
 		return px_error_set(err, PX_ERR_PLUGIN, "%s: cannot load: %s",
 				    path, dlerror());

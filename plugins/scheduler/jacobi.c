@@ -18,16 +18,20 @@
 
 #include <proxima/plugin.h>
 
-enum { P_THREADS };
+enum { P_THREADS, P_SERIAL_BELOW };
 
 static const struct px_param_decl jacobi_params[] = {
 	[P_THREADS] = {"threads", PX_PARAM_INT, "0",
 		       "OpenMP threads (0: OpenMP's default, OMP_NUM_THREADS)",
 		       0, 4096, NULL},
+	[P_SERIAL_BELOW] = {"serial_below", PX_PARAM_INT, "1024",
+			    "problems with fewer rows run on one thread (waking the team costs more)",
+			    0, 1e15, NULL},
 };
 
 struct jacobi {
 	int threads;
+	long serial_below;
 	double *out; /* n_contacts * bs */
 	size_t cap;
 };
@@ -42,6 +46,7 @@ static int jacobi_create(const union px_value *v, void **state, char *err,
 		return -1;
 	}
 	s->threads = (int)v[P_THREADS].i;
+	s->serial_below = v[P_SERIAL_BELOW].i;
 #ifdef _OPENMP
 	if (s->threads == 0)
 		s->threads = omp_get_max_threads();
@@ -90,7 +95,7 @@ static void jacobi_sweep(void *state, const struct px_kernel *kern,
 
 	(void)perm;
 	(void)perm_changed;
-#pragma omp parallel num_threads(s->threads)
+#pragma omp parallel num_threads(s->threads) if (n * bs >= s->serial_below)
 	{
 #pragma omp for schedule(static)
 		for (long k = 0; k < n; k++)
