@@ -30,9 +30,11 @@
 
 #define TOL 1e-8
 #define SICONOS_MAX_SWEEPS 100000
-/* Two fc3d errors agree when they differ by at most this, relative ... */
+/* Two fc3d errors agree when they differ by at most this, relative, or by
+ * AGREE_ABS: F_i = r_i - P(r_i - u_i - ...) cancels, so the two codes'
+ * rounding, about eps * max(||q||, ||r||, ||u||), i.e. eps in the error's
+ * units, can be 1e-7 of a 2e-10 error (FrictionContact3D_1c). */
 #define AGREE_REL 1e-10
-/* ... or by a rounding-level amount (errors are relative numbers). */
 #define AGREE_ABS (64 * DBL_EPSILON)
 
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 2 };
