@@ -142,8 +142,7 @@ static int proxima_solve(const struct solver *s, const struct problem *p,
 	}
 	o->sweeps = rep.sweeps;
 	o->converged = rep.converged;
-	o->reported = rep.n_history ? rep.history[rep.n_history - 1].merit
-				    : NAN;
+	o->reported = rep.merit;
 	px_report_free(&rep);
 	return 0;
 }
