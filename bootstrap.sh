@@ -1,21 +1,26 @@
 #!/bin/sh
-# Set up proxima on a fresh Debian 12 machine (as root) and either run the
-# default job or the test suite:
+# Set up proxima on a fresh Debian 12 machine (as root) and run the default
+# job, the test suite or the comparison with Siconos:
 #
 #   ./bootstrap.sh run     install packages, build, install, run `proxima`
 #   ./bootstrap.sh check   install packages, build, run `make check` and
 #                          `make distcheck`
+#   ./bootstrap.sh bench [ARG...]
+#                          install packages and Siconos numerics, build, run
+#                          bench/siconos.sh ARG... (every problem in
+#                          ../shared/problems, proxima against Siconos NSGS)
 set -eu
 
 mode=${1:-}
 case "$mode" in
-run|check) ;;
-*) echo "usage: $0 run|check" >&2; exit 2 ;;
+run|check|bench) shift ;;
+*) echo "usage: $0 run|check|bench [ARG...]" >&2; exit 2 ;;
 esac
 
 cd "$(dirname "$0")"
 
 packages="build-essential autoconf automake libtool pkg-config libinih-dev libcriterion-dev"
+[ "$mode" = bench ] && packages="$packages libsiconos-numerics-dev"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -39,6 +44,9 @@ if [ "$mode" = run ]; then
 	make install
 	ldconfig
 	proxima
+elif [ "$mode" = bench ]; then
+	cd ..
+	bench/siconos.sh "$@"
 else
 	make -j"$(nproc)" check
 	make -j"$(nproc)" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror
