@@ -128,7 +128,12 @@ Test(loader, refuses_wrong_major)
 
 Test(loader, refuses_newer_minor)
 {
-	refused("newminor", DIR "/friction_newminor.so: ABI minor version 1 is newer than the host's 0");
+	char msg[512];
+
+	snprintf(msg, sizeof msg,
+		 "%s/friction_newminor.so: ABI minor version %u is newer than the host's %u",
+		 DIR, PX_ABI_MINOR + 1u, PX_ABI_MINOR);
+	refused("newminor", msg);
 }
 
 Test(loader, refuses_wrong_kind)
@@ -136,6 +141,7 @@ Test(loader, refuses_wrong_kind)
 	refused("wrongkind", DIR "/friction_wrongkind.so: kind 'ordering', expected 'friction'");
 }
 
+/* The host accepts friction ops as small as ABI 1.0's (no project_metric). */
 Test(loader, refuses_short_ops)
 {
 	char msg[512];
@@ -143,7 +149,7 @@ Test(loader, refuses_short_ops)
 	snprintf(msg, sizeof msg,
 		 "%s/friction_shortops.so: ops size %zu bytes, expected at least %zu for a friction plugin",
 		 DIR, sizeof(struct px_plugin_header),
-		 sizeof(struct px_friction_ops));
+		 offsetof(struct px_friction_ops, project_metric));
 	refused("shortops", msg);
 }
 
