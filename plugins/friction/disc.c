@@ -18,11 +18,11 @@ static void disc_project(const void *state, const struct px_friction_params *fp,
 	const double len = hypot(z[0], z[1]);
 
 	(void)state;
-	if (len > radius) {
-		const double scale = len > 0.0 ? radius / len : 0.0;
-
-		z[0] *= scale;
-		z[1] *= scale;
+	if (len > radius && len > 0.0) {
+		/* z / len first: radius / len can be subnormal (a tiny
+		 * radius, a huge z) and lose the rim */
+		z[0] = z[0] / len * radius;
+		z[1] = z[1] / len * radius;
 	}
 	if (nf > 2)
 		z[2] = 0.0;
