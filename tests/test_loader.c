@@ -197,7 +197,7 @@ Test(loader, search_path_order_first_wins)
 }
 
 struct seen {
-	int good, disc, refused;
+	int good, disc, box, ellipsoid, refused;
 };
 
 static void on_plugin(const struct px_plugin_header *h, const char *path,
@@ -208,6 +208,8 @@ static void on_plugin(const struct px_plugin_header *h, const char *path,
 	(void)path;
 	s->good += strcmp(h->name, "good") == 0;
 	s->disc += strcmp(h->name, "disc") == 0;
+	s->box += strcmp(h->name, "box") == 0;
+	s->ellipsoid += strcmp(h->name, "ellipsoid") == 0;
 }
 
 static void on_refused(const char *path, const char *msg, void *user)
@@ -228,6 +230,8 @@ Test(loader, foreach_lists_good_and_reports_refused)
 	cr_assert_eq(px_plugin_foreach(on_plugin, on_refused, &s, NULL), PX_OK);
 	cr_assert_eq(s.good, 1);
 	cr_assert_eq(s.disc, 1);
+	cr_assert_eq(s.box, 1);
+	cr_assert_eq(s.ellipsoid, 1);
 	/* badmajor, newminor, wrongkind, shortops, misnamed, nosymbol; a
 	 * plugin whose create fails is still listable */
 	cr_assert_eq(s.refused, 6);
