@@ -158,6 +158,11 @@ Test(cli, plugins_lists_kinds_names_and_parameters)
 {
 	cr_assert_eq(run("plugins"), 0, "%s", err);
 	cr_assert(strstr(out, "friction   disc"), "%s", out);
+	cr_assert(strstr(out, "friction   box"), "%s", out);
+	cr_assert(strstr(out, "friction   ellipsoid"), "%s", out);
+	cr_assert(strstr(out, "    bound        choice default proportional"),
+		  "%s", out);
+	cr_assert(strstr(out, "    mu_tau       real   default 0 "), "%s", out);
 	cr_assert(strstr(out, "ordering   identity"), "%s", out);
 	cr_assert(strstr(out, "rfactor    local"), "%s", out);
 	cr_assert(strstr(out, "scheduler  sequential"), "%s", out);

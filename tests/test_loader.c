@@ -158,6 +158,7 @@ Test(loader, refuses_wrong_kind)
 	refused("wrongkind", DIR "/friction_wrongkind.so: kind 'ordering', expected 'friction'");
 }
 
+/* The host accepts friction ops as small as ABI 1.0's (no project_metric). */
 Test(loader, refuses_short_ops)
 {
 	char msg[512];
@@ -213,7 +214,7 @@ Test(loader, search_path_order_first_wins)
 }
 
 struct seen {
-	int good, disc, refused;
+	int good, disc, box, ellipsoid, refused;
 };
 
 static void on_plugin(const struct px_plugin_header *h, const char *path,
@@ -224,6 +225,8 @@ static void on_plugin(const struct px_plugin_header *h, const char *path,
 	(void)path;
 	s->good += strcmp(h->name, "good") == 0;
 	s->disc += strcmp(h->name, "disc") == 0;
+	s->box += strcmp(h->name, "box") == 0;
+	s->ellipsoid += strcmp(h->name, "ellipsoid") == 0;
 }
 
 static void on_refused(const char *path, const char *msg, void *user)
@@ -244,6 +247,8 @@ Test(loader, foreach_lists_good_and_reports_refused)
 	cr_assert_eq(px_plugin_foreach(on_plugin, on_refused, &s, NULL), PX_OK);
 	cr_assert_eq(s.good, 1);
 	cr_assert_eq(s.disc, 1);
+	cr_assert_eq(s.box, 1);
+	cr_assert_eq(s.ellipsoid, 1);
 	/* badmajor, newminor, wrongkind, shortops, misnamed, nosymbol; a
 	 * plugin whose create fails is still listable */
 	cr_assert_eq(s.refused, 6);

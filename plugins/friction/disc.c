@@ -2,10 +2,14 @@
  * impulse (s, t) is projected onto the disc of radius mu * lambda_n: kept
  * when inside, scaled onto the rim otherwise. On 4-row contacts the disc
  * carries no torsional friction: the tau row is projected to 0 (use the
- * ellipsoid set for spin friction). */
+ * ellipsoid set for spin friction).
+ *
+ * In the metric of a block g (project_metric) the disc is the ellipse of
+ * equal semi-axes: px_metric_ellipsoid (common.c) with the tau row pinned
+ * at 0, which moves (s, t) by g_rr^-1 g_r,tau tau before projecting. */
 #include <math.h>
 
-#include <proxima/plugin.h>
+#include "common.h"
 
 static void disc_project(const void *state, const struct px_friction_params *fp,
 			 double lambda_n, double *z, uint32_t nf)
@@ -14,14 +18,30 @@ static void disc_project(const void *state, const struct px_friction_params *fp,
 	const double len = hypot(z[0], z[1]);
 
 	(void)state;
-	if (len > radius) {
-		const double scale = len > 0.0 ? radius / len : 0.0;
-
-		z[0] *= scale;
-		z[1] *= scale;
+	if (len > radius && len > 0.0) {
+		/* z / len first: radius / len can be subnormal (a tiny
+		 * radius, a huge z) and lose the rim */
+		z[0] = z[0] / len * radius;
+		z[1] = z[1] / len * radius;
 	}
 	if (nf > 2)
 		z[2] = 0.0;
+}
+
+static void disc_project_metric(const void *state,
+				const struct px_friction_params *fp,
+				double lambda_n, const double *g, double *z,
+				uint32_t nf)
+{
+	const double radius = fp->mu * lambda_n;
+	const double a[3] = {radius, radius, 0.0};
+	double m[9];
+
+	if (px_metric_is_scalar(g, nf) || px_metric_load(g, nf, m)) {
+		disc_project(state, fp, lambda_n, z, nf);
+		return;
+	}
+	px_metric_ellipsoid(m, nf, a, z);
 }
 
 static const struct px_friction_ops disc_ops = {
@@ -35,6 +55,7 @@ static const struct px_friction_ops disc_ops = {
 	},
 	.flags = 0, /* not separable: s and t share one r */
 	.project = disc_project,
+	.project_metric = disc_project_metric,
 };
 
 PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);
