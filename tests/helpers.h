@@ -23,6 +23,26 @@ static inline const char *shared_problem(const char *name, char *buf,
 	return buf;
 }
 
+/* A config from INI text (through a temporary file), or fail the test. */
+static inline struct px_config *config_from_text(const char *text)
+{
+	char path[] = "/tmp/px_test_ini_XXXXXX";
+	struct px_config *cfg;
+	struct px_error err = {0};
+	int fd = mkstemp(path);
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	cr_assert_eq(px_config_read(path, &cfg, &err), PX_OK, "%s\n%s", err.msg,
+		     text);
+	unlink(path);
+	return cfg;
+}
+
 /* Coulomb's law with separate normal complementarity, contact by contact,
  * to tolerance tol relative to the problem's scales:
  *   lambda_n >= 0, u_n >= 0, lambda_n u_n = 0, ||lambda_f|| <= mu lambda_n,
