@@ -47,38 +47,11 @@ double px_bisect_mid(double lo, double hi)
 
 int px_sym_solve(const double *s, uint32_t k, const double *r, double *x)
 {
-	double l[9], y[3];
+	double l[16];
 
-	/* Cholesky s = L L^T, then L y = r and L^T x = y */
-	for (uint32_t i = 0; i < k; i++) {
-		for (uint32_t j = 0; j <= i; j++) {
-			double v = s[i * 3 + j];
-
-			for (uint32_t p = 0; p < j; p++)
-				v -= l[i * 3 + p] * l[j * 3 + p];
-			if (i == j) {
-				if (!(v > 0.0) || !isfinite(v))
-					return -1;
-				l[i * 3 + i] = sqrt(v);
-			} else {
-				l[i * 3 + j] = v / l[j * 3 + j];
-			}
-		}
-	}
-	for (uint32_t i = 0; i < k; i++) {
-		double v = r[i];
-
-		for (uint32_t p = 0; p < i; p++)
-			v -= l[i * 3 + p] * y[p];
-		y[i] = v / l[i * 3 + i];
-	}
-	for (uint32_t i = k; i-- > 0;) {
-		double v = y[i];
-
-		for (uint32_t p = i + 1; p < k; p++)
-			v -= l[p * 3 + i] * x[p];
-		x[i] = v / l[i * 3 + i];
-	}
+	if (!px_cholesky(s, k, 3, 0.0, 0.0, HUGE_VAL, l))
+		return -1;
+	px_cholesky_solve(l, k, r, x);
 	return 0;
 }
 
@@ -95,7 +68,7 @@ int px_metric_is_scalar(const double *g, uint32_t nf)
 
 int px_metric_load(const double *g, uint32_t nf, double *m)
 {
-	double big = 0.0, l[9];
+	double big = 0.0, l[16];
 	int e;
 
 	if (nf == 0 || nf > PX_NF_MAX)
@@ -119,21 +92,8 @@ int px_metric_load(const double *g, uint32_t nf, double *m)
 			m[i * 3 + j] = ldexp(m[i * 3 + j], -e);
 	/* entries now below 1, the largest at least 1/2: absolute pivot
 	 * threshold = relative to the largest entry */
-	for (uint32_t i = 0; i < nf; i++) {
-		for (uint32_t j = 0; j <= i; j++) {
-			double v = m[i * 3 + j];
-
-			for (uint32_t p = 0; p < j; p++)
-				v -= l[i * 3 + p] * l[j * 3 + p];
-			if (i == j) {
-				if (!(v > 1e-13))
-					return -1;
-				l[i * 3 + i] = sqrt(v);
-			} else {
-				l[i * 3 + j] = v / l[j * 3 + j];
-			}
-		}
-	}
+	if (!px_cholesky(m, nf, 3, 1e-13, 0.0, HUGE_VAL, l))
+		return -1;
 	return 0;
 }
 

@@ -38,7 +38,7 @@ void px_friction_bounds(const struct px_friction_params *fp,
 double px_bisect_mid(double lo, double hi);
 
 /* Solve s x = r for a k x k (k <= 3) symmetric matrix s stored with row
- * stride 3, by Cholesky. Returns 0, or -1 when a pivot is not positive
+ * stride 3, by Cholesky (plugin.h's px_cholesky). Returns 0, or -1 when a pivot is not positive
  * (s is not numerically positive definite); x is then unspecified. */
 int px_sym_solve(const double *s, uint32_t k, const double *r, double *x);
 

@@ -259,6 +259,55 @@ struct px_scheduler_ops {
 static inline double px_max(double a, double b) { return a > b ? a : b; }
 static inline double px_min(double a, double b) { return a < b ? a : b; }
 
+/* The Cholesky factor l (lower, row stride 4) of the symmetric n x n
+ * matrix a (n <= 4, row stride `stride`, lower triangle read). Returns 1, or
+ * 0 when a pivot is not in (pivot_min + rel * its diagonal entry, max): a is
+ * then not numerically positive definite (or overflows) and l is
+ * unspecified. */
+static inline int px_cholesky(const double *a, uint32_t n, uint32_t stride,
+			      double pivot_min, double rel, double max, double *l)
+{
+	for (uint32_t j = 0; j < n; j++) {
+		double d = a[j * stride + j];
+
+		for (uint32_t k = 0; k < j; k++)
+			d -= l[j * 4 + k] * l[j * 4 + k];
+		if (!(d > pivot_min + rel * a[j * stride + j]) || !(d < max))
+			return 0;
+		l[j * 4 + j] = sqrt(d);
+		for (uint32_t i = j + 1; i < n; i++) {
+			double s = a[i * stride + j];
+
+			for (uint32_t k = 0; k < j; k++)
+				s -= l[i * 4 + k] * l[j * 4 + k];
+			l[i * 4 + j] = s / l[j * 4 + j];
+		}
+	}
+	return 1;
+}
+
+/* x = (l l^T)^-1 r for a factor from px_cholesky: l y = r, then l^T x = y. */
+static inline void px_cholesky_solve(const double *l, uint32_t n,
+				     const double *r, double *x)
+{
+	double y[4];
+
+	for (uint32_t i = 0; i < n; i++) {
+		double s = r[i];
+
+		for (uint32_t k = 0; k < i; k++)
+			s -= l[i * 4 + k] * y[k];
+		y[i] = s / l[i * 4 + i];
+	}
+	for (uint32_t i = n; i-- > 0;) {
+		double s = y[i];
+
+		for (uint32_t k = i + 1; k < n; k++)
+			s -= l[k * 4 + i] * x[k];
+		x[i] = s / l[i * 4 + i];
+	}
+}
+
 /* inv = a^-1 for a symmetric positive definite n x n matrix (n <= 4,
  * row-major, lower triangle read), through its Cholesky factor. Returns 1,
  * or 0 (inv untouched) if a is not numerically positive definite. */
@@ -266,39 +315,15 @@ static inline int px_spd_inverse(const double *a, uint32_t n, double *inv)
 {
 	double l[16] = {0}, x[16];
 
-	for (uint32_t j = 0; j < n; j++) {
-		double d = a[j * n + j];
+	if (!px_cholesky(a, n, n, 0.0, 1e-15, 1e308, l))
+		return 0;
+	for (uint32_t c = 0; c < n; c++) { /* column c of a^-1 */
+		double e[4] = {0}, col[4];
 
-		for (uint32_t k = 0; k < j; k++)
-			d -= l[j * 4 + k] * l[j * 4 + k];
-		if (!(d > 1e-15 * a[j * n + j]) || !(d < 1e308))
-			return 0;
-		l[j * 4 + j] = sqrt(d);
-		for (uint32_t i = j + 1; i < n; i++) {
-			double s = a[i * n + j];
-
-			for (uint32_t k = 0; k < j; k++)
-				s -= l[i * 4 + k] * l[j * 4 + k];
-			l[i * 4 + j] = s / l[j * 4 + j];
-		}
-	}
-	for (uint32_t c = 0; c < n; c++) { /* solve L L^T x = e_c */
-		double y[4];
-
-		for (uint32_t i = 0; i < n; i++) {
-			double s = i == c ? 1.0 : 0.0;
-
-			for (uint32_t k = 0; k < i; k++)
-				s -= l[i * 4 + k] * y[k];
-			y[i] = s / l[i * 4 + i];
-		}
-		for (uint32_t i = n; i-- > 0;) {
-			double s = y[i];
-
-			for (uint32_t k = i + 1; k < n; k++)
-				s -= l[k * 4 + i] * x[k * 4 + c];
-			x[i * 4 + c] = s / l[i * 4 + i];
-		}
+		e[c] = 1.0;
+		px_cholesky_solve(l, n, e, col);
+		for (uint32_t i = 0; i < n; i++)
+			x[i * 4 + c] = col[i];
 	}
 	for (uint32_t i = 0; i < n; i++)
 		for (uint32_t j = 0; j < n; j++)
