@@ -23,20 +23,30 @@ static inline const char *shared_problem(const char *name, char *buf,
 	return buf;
 }
 
-/* A config from INI text (through a temporary file), or fail the test. */
-static inline struct px_config *config_from_text(const char *text)
+/* Write text to a fresh temporary file whose name goes into path (at least
+ * 24 bytes); the caller unlinks it. */
+static inline void write_temp_ini(const char *text, char *path, size_t len)
 {
-	char path[] = "/tmp/px_test_ini_XXXXXX";
-	struct px_config *cfg;
-	struct px_error err = {0};
-	int fd = mkstemp(path);
+	int fd;
 	FILE *f;
 
+	snprintf(path, len, "/tmp/px_test_ini_XXXXXX");
+	fd = mkstemp(path);
 	cr_assert_geq(fd, 0);
 	f = fdopen(fd, "w");
 	cr_assert_not_null(f);
 	fputs(text, f);
 	fclose(f);
+}
+
+/* A config from INI text (through a temporary file), or fail the test. */
+static inline struct px_config *config_from_text(const char *text)
+{
+	char path[32];
+	struct px_config *cfg;
+	struct px_error err = {0};
+
+	write_temp_ini(text, path, sizeof path);
 	cr_assert_eq(px_config_read(path, &cfg, &err), PX_OK, "%s\n%s", err.msg,
 		     text);
 	unlink(path);

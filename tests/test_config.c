@@ -8,21 +8,14 @@
 
 #include <proxima/proxima.h>
 
+#include "helpers.h"
+
 static char path[64];
 
 /* Write text to a fresh temporary file; its name is in `path`. */
 static void write_ini(const char *text)
 {
-	int fd;
-	FILE *f;
-
-	snprintf(path, sizeof path, "/tmp/px_config_XXXXXX");
-	fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	f = fdopen(fd, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
+	write_temp_ini(text, path, sizeof path);
 }
 
 /* Expect reading text to fail with code and the message fmt % path. */

@@ -311,18 +311,14 @@ Test(solve, sweep_limit_and_history)
 	px_config_free(cfg);
 }
 
-/* On Capsules the local strategy rejects sweeps: every rejected sweep had a
- * larger residual than the last accepted one, the count matches, and the
- * iterate after a rejection is the one before it (the next sweep's delta is
- * measured from it). */
-Test(solve, backtracking_rejects_growing_sweeps)
+/* 4000 sweeps on Capsules with the defaults and max_backtracks; the caller
+ * frees rep. */
+static void solve_capsules(uint64_t max_backtracks, struct px_report *rep)
 {
 	char path[4096];
 	struct px_config *cfg = defaults();
 	struct px_problem *p;
-	struct px_report rep;
-	double *lambda, last = HUGE_VAL;
-	uint64_t rejected = 0;
+	double *lambda;
 
 	cr_assert_eq(px_dat_read(shared_problem("Capsules-i122-1617.dat", path,
 						sizeof path),
@@ -330,8 +326,24 @@ Test(solve, backtracking_rejects_growing_sweeps)
 		     PX_OK);
 	lambda = calloc(px_problem_n_contacts(p) * 3, sizeof *lambda);
 	px_config_settings_mut(cfg)->max_sweeps = 4000;
-	px_config_settings_mut(cfg)->max_backtracks = 100000;
-	cr_assert_eq(px_solve(p, cfg, lambda, &rep, NULL), PX_OK);
+	px_config_settings_mut(cfg)->max_backtracks = max_backtracks;
+	cr_assert_eq(px_solve(p, cfg, lambda, rep, NULL), PX_OK);
+	free(lambda);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
+/* On Capsules the local strategy rejects sweeps: every rejected sweep had a
+ * larger residual than the last accepted one, the count matches, and the
+ * iterate after a rejection is the one before it (the next sweep's delta is
+ * measured from it). */
+Test(solve, backtracking_rejects_growing_sweeps)
+{
+	struct px_report rep;
+	double last = HUGE_VAL;
+	uint64_t rejected = 0;
+
+	solve_capsules(100000, &rep);
 	for (size_t i = 0; i < rep.n_history; i++) {
 		if (rep.history[i].accepted) {
 			cr_assert_leq(rep.history[i].residual, last);
@@ -345,30 +357,16 @@ Test(solve, backtracking_rejects_growing_sweeps)
 	cr_assert_gt(rejected, 0);
 	cr_assert_eq(rejected, rep.rejected);
 	px_report_free(&rep);
-	free(lambda);
-	px_problem_destroy(p);
-	px_config_free(cfg);
 }
 
 /* max_backtracks caps the rejections: after it, R stays and growing sweeps
  * are kept. */
 Test(solve, backtracking_limit)
 {
-	char path[4096];
-	struct px_config *cfg = defaults();
-	struct px_problem *p;
 	struct px_report rep;
-	double *lambda;
 	size_t grew_and_kept = 0;
 
-	cr_assert_eq(px_dat_read(shared_problem("Capsules-i122-1617.dat", path,
-						sizeof path),
-				 &p, NULL),
-		     PX_OK);
-	lambda = calloc(px_problem_n_contacts(p) * 3, sizeof *lambda);
-	px_config_settings_mut(cfg)->max_sweeps = 4000;
-	px_config_settings_mut(cfg)->max_backtracks = 5;
-	cr_assert_eq(px_solve(p, cfg, lambda, &rep, NULL), PX_OK);
+	solve_capsules(5, &rep);
 	cr_assert_eq(rep.rejected, 5);
 	for (size_t i = 1, seen = 0; i < rep.n_history; i++) {
 		seen += !rep.history[i].accepted;
@@ -379,9 +377,6 @@ Test(solve, backtracking_limit)
 	}
 	cr_assert_gt(grew_and_kept, 0, "no growing sweep was kept after the limit");
 	px_report_free(&rep);
-	free(lambda);
-	px_problem_destroy(p);
-	px_config_free(cfg);
 }
 
 Test(solve, refuses_non_finite_warm_start)
