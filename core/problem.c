@@ -311,10 +311,10 @@ void px_problem_apply(const struct px_problem *p, const double *x, double *y,
 
 			if (p->body_a[k] != PX_STATIC)
 				px_body_add(w + 6 * (size_t)p->body_a[k], m,
-					    x + k * bs, bs);
+					    x + k * bs, bs, 0, bs);
 			if (p->body_b[k] != PX_STATIC)
 				px_body_add(w + 6 * (size_t)p->body_b[k],
-					    m + per, x + k * bs, bs);
+					    m + per, x + k * bs, bs, 0, bs);
 		}
 		for (size_t k = 0; k < n; k++) {
 			const double *j = p->jac + 2 * per * k;

@@ -28,14 +28,15 @@ struct px_problem {
 	double *scratch; /* n_bodies * 6, for px_problem_apply */
 };
 
-/* Row-major 6-vector w += (M^-1 J^T)_blk * d, blk is 6 x bs. */
+/* w += (M^-1 J^T)_blk[:, c0..c1) d[c0..c1), blk is 6 x bs row-major: the
+ * body velocity change of the impulse rows [c0, c1) of one contact. */
 static inline void px_body_add(double *w, const double *blk, const double *d,
-			       uint32_t bs)
+			       uint32_t bs, uint32_t c0, uint32_t c1)
 {
 	for (int r = 0; r < 6; r++) {
 		double s = 0.0;
 
-		for (uint32_t c = 0; c < bs; c++)
+		for (uint32_t c = c0; c < c1; c++)
 			s += blk[r * bs + c] * d[c];
 		w[r] += s;
 	}
