@@ -262,6 +262,10 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 						  px_plugin_state(pf));
 				rep->converged = rec.merit <= set->abs_tol;
 			}
+			/* A normal-only sweep leaves the friction impulses
+			 * outside the set of the new normal impulses: only a
+			 * sweep that projected them may end the solve. */
+			rep->converged &= part != PX_PART_NORMAL;
 			rep->merit = rec.merit;
 			if (rep->converged && set->merit != PX_MERIT_FC3D) {
 				rep->check = px_merit_check_ws(

@@ -10,7 +10,10 @@
  * Merits (config.h): fc3d, natural or minmap <= abs_tol; or, for delta,
  * delta <= abs_tol or delta <= rel_tol ||lambda||_inf. With delta, a sweep
  * that visits only one part (staggered orderings) stops the solve only when
- * the latest sweep of the other part met the tolerance too. Back-tracking
+ * the latest sweep of the other part met the tolerance too. Whatever the
+ * merit, a normal-only sweep never ends a solve: it leaves the friction
+ * impulses outside the friction set of the new normal impulses, so the
+ * solve goes on to the next sweep that projects them. Back-tracking
  * always compares deltas of the same part; after max_backtracks rejections
  * R stays and sweeps are accepted (a non-finite sweep is still rolled
  * back).
