@@ -84,8 +84,11 @@ static int run(const char *problem_path, const char *config_path,
 		goto fail;
 	}
 	describe(problem_path, p, config_path, cfg);
-	if (px_solve(p, cfg, lambda, &rep, &err))
-		goto fail;
+	if (px_solve(p, cfg, lambda, &rep, &err)) {
+		/* the plugins' refusals concern this problem: name it */
+		fprintf(stderr, "proxima: %s: %s\n", problem_path, err.msg);
+		goto done;
+	}
 	fc3d = px_merit_fc3d(p, lambda, &fabs_);
 	printf("result      %s after %llu sweeps (%llu rejected), last delta %.3g\n",
 	       rep.converged ? "converged" : "NOT converged",

@@ -143,6 +143,20 @@ Test(cli, solves_writes_history_and_solution)
 	px_problem_destroy(p);
 }
 
+Test(cli, coordinate_ordering_on_a_file_without_positions)
+{
+	char cfg[256], args[1024], want[1024];
+
+	run("--version");
+	write_file("coord.ini", "[ordering]\nplugin = coordinate\n", cfg, sizeof cfg);
+	snprintf(args, sizeof args, "solve -c %s %s", cfg, TWO_BOXES);
+	cr_assert_eq(run(args), 2);
+	snprintf(want, sizeof want,
+		 "proxima: %s: ordering plugin 'coordinate': prepare: the problem has no contact positions (problems read from Siconos or FCLib files carry none): sorting along an axis needs them\n",
+		 TWO_BOXES);
+	cr_assert_str_eq(err, want);
+}
+
 Test(cli, not_converged_exits_1)
 {
 	char cfg[256], args[1024];
