@@ -38,6 +38,10 @@ done
 set -- "$@" "$problems"/*.dat
 
 make -s -C "$build" bench >&2
+[ -x "$build/bench/siconos_compare" ] || {
+	echo "$0: bench/siconos_compare was not built: install libsiconos-numerics-dev and rerun configure" >&2
+	exit 2
+}
 
 PROXIMA_PLUGIN_PATH="$build/plugins/.libs${PROXIMA_PLUGIN_PATH:+:$PROXIMA_PLUGIN_PATH}"
 export PROXIMA_PLUGIN_PATH
