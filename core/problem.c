@@ -108,6 +108,16 @@ int px_problem_set_geometry(struct px_problem *p, size_t k,
 		return px_error_set(err, PX_ERR_INVALID,
 				    "contact %zu out of range (%zu contacts)", k,
 				    p->n);
+	for (int i = 0; i < 3; i++)
+		if (!isfinite(position[i]))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "contact %zu: position[%d] is not finite",
+					    k, i);
+	for (int i = 0; i < 9; i++)
+		if (!isfinite(frame[i]))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "contact %zu: frame[%d] is not finite",
+					    k, i);
 	if (!p->position) {
 		p->position = calloc(p->n * 3, sizeof *p->position);
 		p->frame = calloc(p->n * 9, sizeof *p->frame);

@@ -25,6 +25,29 @@ Test(problem, refuses_bad_block_size_and_empty)
 	cr_assert_str_eq(err.msg, "a problem needs at least one contact");
 }
 
+Test(problem, geometry_must_be_finite)
+{
+	const double at[3] = {1, 2, 3}, nan_at[3] = {1, NAN, 3};
+	double frame[9];
+	struct px_problem *p;
+	struct px_error err = {0};
+
+	memcpy(frame, I3, sizeof frame);
+	cr_assert_eq(px_problem_create(2, 3, &p, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_geometry(p, 1, nan_at, frame, &err),
+		     PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "contact 1: position[1] is not finite");
+	cr_assert_null(px_problem_positions(p), "geometry kept after an error");
+	frame[8] = INFINITY;
+	cr_assert_eq(px_problem_set_geometry(p, 0, at, frame, &err),
+		     PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "contact 0: frame[8] is not finite");
+	frame[8] = 1.0;
+	cr_assert_eq(px_problem_set_geometry(p, 0, at, frame, &err), PX_OK);
+	cr_assert_float_eq(px_problem_positions(p)[2], 3.0, 0);
+	px_problem_destroy(p);
+}
+
 Test(problem, assembled_sorts_columns_and_adds_missing_diagonal)
 {
 	/* row 0 lists (0,1) out of order; row 1 has no diagonal block */
@@ -188,6 +211,12 @@ Test(kernel, relax_keeps_body_velocities_consistent)
 	for (int sweep = 0; sweep < 3; sweep++)
 		for (uint32_t k = 0; k < 5; k++)
 			g.k.relax(g.k.ctx, k, PX_PART_FULL);
+	assert_w_consistent(&g);
+	/* part sweeps add to w through their own rows only */
+	for (int sweep = 0; sweep < 4; sweep++)
+		for (uint32_t k = 0; k < 5; k++)
+			g.k.relax(g.k.ctx, k,
+				  sweep % 2 ? PX_PART_FRICTION : PX_PART_NORMAL);
 	assert_w_consistent(&g);
 	rig_fini(&g);
 }

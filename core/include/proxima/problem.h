@@ -53,7 +53,7 @@ px_problem_friction_const(const struct px_problem *p);
 double *px_problem_restitution(struct px_problem *p);
 
 /* Position (3) and frame (3x3 row-major, rows n, s, t) of contact k. Until the
- * first call the problem has no geometry. */
+ * first call the problem has no geometry. A non-finite number is refused. */
 int px_problem_set_geometry(struct px_problem *p, size_t k,
 			    const double position[3], const double frame[9],
 			    struct px_error *err);
