@@ -1,0 +1,257 @@
+/* The factorized contact problem of a scene (scene.h), 001 Appendix A and
+ * 003 sec. 4: for contact point p between body a and body b with frame rows
+ * d = n, s, t, the rows of J_a are (d, r_a x d) with r_a = p - c_a, those of
+ * J_b are -(d, r_b x d); the columns of M^-1 J^T are (d / m, I^-1 (r x d)).
+ * Then the SCENES.md scenes built on it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene.h"
+
+static void cross(const double a[3], const double b[3], double out[3])
+{
+	out[0] = a[1] * b[2] - a[2] * b[1];
+	out[1] = a[2] * b[0] - a[0] * b[2];
+	out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void frame_of(const double n[3], double f[9])
+{
+	const double e[3] = {fabs(n[1]) < 0.9 ? 0.0 : 1.0,
+			     fabs(n[1]) < 0.9 ? 1.0 : 0.0, 0.0};
+	double len;
+
+	memcpy(f, n, 3 * sizeof *f);
+	cross(e, n, f + 3);
+	len = sqrt(f[3] * f[3] + f[4] * f[4] + f[5] * f[5]);
+	for (int i = 3; i < 6; i++)
+		f[i] /= len;
+	cross(n, f + 3, f + 6);
+}
+
+/* J (3 x 6) and M^-1 J^T (6 x 3) of one side; b_row += J (v + dt g). */
+static void side(const struct scene_body *body, const double frame[9],
+		 const double p[3], double sign, double dt, const double g[3],
+		 double *jac, double *mjt, double *b)
+{
+	const double r[3] = {p[0] - body->x[0], p[1] - body->x[1],
+			     p[2] - body->x[2]};
+
+	for (int row = 0; row < 3; row++) {
+		const double *d = frame + 3 * row;
+		double rd[3];
+
+		cross(r, d, rd);
+		for (int i = 0; i < 3; i++) {
+			jac[row * 6 + i] = sign * d[i];
+			jac[row * 6 + 3 + i] = sign * rd[i];
+			mjt[i * 3 + row] = sign * d[i] * body->inv_mass;
+			mjt[(3 + i) * 3 + row] =
+				sign * rd[i] * body->inv_inertia[i];
+			b[row] += sign * d[i] * (body->v[i] + dt * g[i]);
+		}
+	}
+}
+
+int scene_problem_create(const struct scene_body *bodies, size_t n_bodies,
+			 const struct scene_contact *contacts,
+			 size_t n_contacts, double dt, const double g[3],
+			 struct px_problem **out, struct px_error *err)
+{
+	uint32_t *ba = malloc(n_contacts * sizeof *ba);
+	uint32_t *bb = malloc(n_contacts * sizeof *bb);
+	double *jac = calloc(n_contacts * 36, sizeof *jac);
+	double *mjt = calloc(n_contacts * 36, sizeof *mjt);
+	struct px_problem *p = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!ba || !bb || !jac || !mjt) {
+		rc = px_error_set(err, PX_ERR_NOMEM,
+				  "out of memory for %zu contacts", n_contacts);
+		goto out;
+	}
+	rc = px_problem_create(n_contacts, 3, &p, err);
+	for (size_t k = 0; k < n_contacts && !rc; k++) {
+		const struct scene_contact *c = &contacts[k];
+		double frame[9], *b = px_problem_b(p) + 3 * k;
+
+		frame_of(c->normal, frame);
+		ba[k] = c->a;
+		bb[k] = c->b;
+		side(&bodies[c->a], frame, c->point, 1.0, dt, g, jac + 36 * k,
+		     mjt + 36 * k, b);
+		if (c->b != PX_STATIC)
+			side(&bodies[c->b], frame, c->point, -1.0, dt, g,
+			     jac + 36 * k + 18, mjt + 36 * k + 18, b);
+		px_problem_friction(p)[k] =
+			(struct px_friction_params){c->mu, c->mu, c->mu, 0.0};
+		rc = px_problem_set_geometry(p, k, c->point, frame, err);
+	}
+	if (!rc)
+		rc = px_problem_set_factorized(p, n_bodies, ba, bb, jac, mjt,
+					       err);
+out:
+	free(ba);
+	free(bb);
+	free(jac);
+	free(mjt);
+	if (rc)
+		px_problem_destroy(p);
+	else
+		*out = p;
+	return rc;
+}
+
+/* ---- the SCENES.md sphere scenes -------------------------------------- */
+
+#define MU 0.5
+#define DT 0.01
+static const double gravity[3] = {0.0, 0.0, -9.81};
+
+static struct scene_body unit_sphere(double x, double y, double z)
+{
+	/* r = 1 m, m = 1 kg: I = 2/5 m r^2 */
+	return (struct scene_body){{x, y, z}, {0, 0, 0}, 1.0, {2.5, 2.5, 2.5}};
+}
+
+/* Contact of sphere a with sphere b (or the ground below a when b is
+ * PX_STATIC): the point halfway, the normal from b to a. */
+static struct scene_contact touch(const struct scene_body *s, uint32_t a,
+				  uint32_t b)
+{
+	struct scene_contact c = {a, b, {0}, {0, 0, 1}, MU};
+
+	if (b == PX_STATIC) {
+		memcpy(c.point, s[a].x, sizeof c.point);
+		c.point[2] -= 1.0;
+		return c;
+	}
+	for (int i = 0; i < 3; i++) {
+		c.normal[i] = s[a].x[i] - s[b].x[i];
+		c.point[i] = 0.5 * (s[a].x[i] + s[b].x[i]);
+	}
+	{
+		const double len = sqrt(c.normal[0] * c.normal[0] +
+					c.normal[1] * c.normal[1] +
+					c.normal[2] * c.normal[2]);
+
+		for (int i = 0; i < 3; i++)
+			c.normal[i] /= len;
+	}
+	return c;
+}
+
+static int build(struct scene_body *s, size_t nb, struct scene_contact *c,
+		 size_t nc, struct px_problem **out, struct px_error *err)
+{
+	int rc = scene_problem_create(s, nb, c, nc, DT, gravity, out, err);
+
+	free(s);
+	free(c);
+	return rc;
+}
+
+int scene_ballgrid(size_t n, struct px_problem **out, struct px_error *err)
+{
+	const size_t nb = n * n * n, nc = 3 * n * n * (n - 1) + n * n;
+	struct scene_body *s = malloc(nb * sizeof *s);
+	struct scene_contact *c = malloc(nc * sizeof *c);
+	size_t k = 0;
+
+	*out = NULL;
+	if (!s || !c) {
+		free(s);
+		free(c);
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
+	for (size_t z = 0; z < n; z++)
+		for (size_t y = 0; y < n; y++)
+			for (size_t x = 0; x < n; x++) {
+				const uint32_t i = (uint32_t)((z * n + y) * n + x);
+
+				s[i] = unit_sphere(2.0 * (double)x, 2.0 * (double)y,
+						   1.0 + 2.0 * (double)z);
+				if (z == 0)
+					c[k++] = touch(s, i, PX_STATIC);
+				if (x > 0)
+					c[k++] = touch(s, i, i - 1);
+				if (y > 0)
+					c[k++] = touch(s, i, (uint32_t)(i - n));
+				if (z > 0)
+					c[k++] = touch(s, i, (uint32_t)(i - n * n));
+			}
+	return build(s, nb, c, k, out, err);
+}
+
+/* SCENES.md's generator: 64-bit LCG, (s >> 11) * 2^-53 after each step. */
+static double draw(uint64_t *state)
+{
+	*state = *state * 6364136223846793005u + 1442695040888963407u;
+	return (double)(*state >> 11) * 0x1p-53;
+}
+
+/* Gaps of one row of a plane: X[i] = X[i-1] + 2 + g, g = 0 with
+ * probability 0.375 (the second draw only when the first is >= 0.375). */
+static void row_positions(uint64_t *state, double *pos, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		const double gap = draw(state) < 0.375 ? 0.0
+						       : 0.05 + 0.4 * draw(state);
+
+		pos[i] = pos[i - 1] + 2.0 + gap;
+	}
+}
+
+int scene_ballpile(size_t n, struct px_problem **out, struct px_error *err)
+{
+	const size_t nb = n * n * n, cap = 2 * n * n * (n - 1) + n * n;
+	struct scene_body *s = malloc(nb * sizeof *s);
+	struct scene_contact *c = malloc(cap * sizeof *c);
+	double *xs = malloc(n * n * sizeof *xs), *ys = malloc(n * n * sizeof *ys);
+	uint64_t state = 12345;
+	size_t k = 0;
+
+	*out = NULL;
+	if (!s || !c || !xs || !ys) {
+		free(s);
+		free(c);
+		free(xs);
+		free(ys);
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
+	for (size_t z = 0; z < n; z++) {
+		xs[z * n] = draw(&state);
+		ys[z * n] = draw(&state);
+		row_positions(&state, xs + z * n, n);
+		row_positions(&state, ys + z * n, n);
+	}
+	for (size_t z = 0; z < n; z++)
+		for (size_t y = 0; y < n; y++)
+			for (size_t x = 0; x < n; x++) {
+				const uint32_t i = (uint32_t)((z * n + y) * n + x);
+
+				s[i] = unit_sphere(xs[z * n + x], ys[z * n + y],
+						   1.0 + 2.0 * (double)z);
+				for (int d = 0; d < 3; d++)
+					s[i].v[d] = draw(&state) - 0.5;
+			}
+	/* in-plane neighbours that touch (gap 0: distance 2 up to
+	 * rounding), and the bottom plane on the ground */
+	for (size_t z = 0; z < n; z++)
+		for (size_t y = 0; y < n; y++)
+			for (size_t x = 0; x < n; x++) {
+				const uint32_t i = (uint32_t)((z * n + y) * n + x);
+
+				if (z == 0)
+					c[k++] = touch(s, i, PX_STATIC);
+				if (x > 0 && xs[z * n + x] - xs[z * n + x - 1] <= 2.0 + 1e-9)
+					c[k++] = touch(s, i, i - 1);
+				if (y > 0 && ys[z * n + y] - ys[z * n + y - 1] <= 2.0 + 1e-9)
+					c[k++] = touch(s, i, (uint32_t)(i - n));
+			}
+	free(xs);
+	free(ys);
+	return build(s, nb, c, k, out, err);
+}

@@ -1,0 +1,48 @@
+/* Contact problems of simple scenes built in code (SCENES.md), for the
+ * benchmarks and tests until the rigid-body world builds scenes itself:
+ * bodies with identity orientation, contacts given by point and normal,
+ * turned into a factorized problem for the first time step. */
+#ifndef PX_BENCH_SCENE_H
+#define PX_BENCH_SCENE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <proxima/proxima.h>
+
+/* A dynamic body: centre, velocity (angular velocity is zero), inverse
+ * mass and the diagonal of its inverse inertia (identity orientation). */
+struct scene_body {
+	double x[3], v[3];
+	double inv_mass, inv_inertia[3];
+};
+
+/* A contact between dynamic body a and body b (an index or PX_STATIC, the
+ * static world) at `point`, with the unit normal pointing from b to a. */
+struct scene_contact {
+	uint32_t a, b;
+	double point[3], normal[3];
+	double mu;
+};
+
+/* The problem of the first step of length dt under gravity g (m/s^2):
+ * A = J M^-1 J^T, b = J (v + dt g), frame (n, s, t) per contact with s =
+ * y x n normalized (x x n when n is along y), so n = z gives s = x, t = y.
+ * Positions and frames are set. Returns PX_OK or an error. */
+int scene_problem_create(const struct scene_body *bodies, size_t n_bodies,
+			 const struct scene_contact *contacts,
+			 size_t n_contacts, double dt, const double g[3],
+			 struct px_problem **out, struct px_error *err);
+
+/* SCENES.md's scenes at their first step (mu 0.5, g = (0, 0, -9.81)):
+ *   ballgrid-N: N^3 unit spheres of 1 kg touching in a cubic lattice and
+ *     the ground, dt 0.01; contacts per sphere in creation order: ground
+ *     (bottom layer), then its -x, -y and -z neighbours;
+ *   ballpile-N: N planes of N^2 spheres with the specified random gaps and
+ *     velocities (its 64-bit LCG, seed 12345), dt 0.01; contacts between
+ *     in-plane neighbours that touch (within 1e-9 m) and with the ground;
+ *   boxstack: stack.h. */
+int scene_ballgrid(size_t n, struct px_problem **out, struct px_error *err);
+int scene_ballpile(size_t n, struct px_problem **out, struct px_error *err);
+
+#endif

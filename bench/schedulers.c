@@ -1,0 +1,252 @@
+/* bench/schedulers: the scheduler plugins on the thesis's scenes (004 sec.
+ * 3.8, Tables 3.2-3.5), generated in code (scene.h): ball grids and ball
+ * piles of N^3 unit spheres at their first time step.
+ *
+ * Method (004 sec. 3.8): sequential Gauss-Seidel runs 50 sweeps and its
+ * quality gamma (004 eq. 3.32: the natural merit with constant r = 100) is
+ * the target; every scheduler and thread count then runs until it reaches
+ * that quality (gamma evaluated after every sweep), and exactly that many
+ * sweeps are timed again with no merit evaluation, repeated until
+ * --min-time. The other plugins are the default config's (disc, identity,
+ * local with gamma 1 and nu 1). Per run it prints the sweeps, the time to
+ * the target quality, the time per sweep and per contact-sweep, the bytes
+ * of problem and solver state per contact, and the speedup over
+ * sequential (time to quality). */
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <proxima/proxima.h>
+
+#include "scene.h"
+
+struct scheduler {
+	const char *label;
+	const char *ini; /* the [scheduler] section's lines, %d = threads */
+	int threaded;
+};
+
+static const struct scheduler schedulers[] = {
+	{"sequential", "plugin = sequential\n", 0},
+	{"jacobi", "plugin = jacobi\nthreads = %d\nserial_below = 0\n", 1},
+	{"colored greedy", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\n", 1},
+	{"colored balanced", "plugin = colored\ncoloring = balanced\nthreads = %d\nmerge_below = 0\n", 1},
+	{"colored merged", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 64\n", 1},
+	{"naive", "plugin = naive\nthreads = %d\n", 1},
+};
+enum { N_SCHEDULERS = sizeof schedulers / sizeof *schedulers };
+
+struct options {
+	int quality_sweeps;
+	uint64_t max_sweeps;
+	double min_time;
+	int max_threads;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: schedulers [--min-time S] [--max-sweeps N] [--threads T]\n"
+		"                  [--quality-sweeps Q] SCENE...\n"
+		"SCENE is grid-N or pile-N (SCENES.md's ballgrid-N, ballpile-N), e.g.\n"
+		"grid-24 pile-24. Every scheduler with 1..T threads (default 2) runs to\n"
+		"the quality of Q (default 50) sequential sweeps.\n");
+}
+
+/* A config: the default plugins, `sched` with `threads`, and [solver]
+ * set to reach quality `target` (target < 0: run `sweeps` sweeps with no
+ * merit evaluation). */
+static int make_config(const struct scheduler *sched, int threads,
+		       double target, uint64_t sweeps, struct px_config **cfg,
+		       struct px_error *err)
+{
+	char path[] = "/tmp/px_bench_schedulers_XXXXXX";
+	int fd = mkstemp(path), rc;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f) {
+		perror("schedulers: temporary config");
+		return -1;
+	}
+	if (target < 0)
+		fprintf(f, "[solver]\nmerit = delta\nabs_tol = 0\nrel_tol = 0\nmax_sweeps = %llu\n",
+			(unsigned long long)sweeps);
+	else /* gamma of 004 eq. 3.32; no certificate: a quality race */
+		fprintf(f, "[solver]\nmerit = natural\nnatural_r = 100\nabs_tol = %.17g\ncheck_tol = 1e300\nmax_sweeps = %llu\n",
+			target, (unsigned long long)sweeps);
+	fprintf(f, "[friction]\nplugin = disc\n[rfactor]\nplugin = local\ngamma = 1\nnu = 1\n[scheduler]\n");
+	fprintf(f, sched->ini, threads);
+	fclose(f);
+	rc = px_config_read(path, cfg, err);
+	unlink(path);
+	return rc;
+}
+
+static int solve(const struct px_problem *p, const struct px_config *cfg,
+		 double *lambda, struct px_report *rep)
+{
+	struct px_error err = {0};
+
+	memset(lambda, 0,
+	       px_problem_n_contacts(p) * px_problem_block_size(p) *
+		       sizeof *lambda);
+	if (px_solve(p, cfg, lambda, rep, &err)) {
+		fprintf(stderr, "schedulers: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* One scheduler and thread count: sweeps to the target, mean time of that
+ * many sweeps. Returns 1 if the plugin is absent, -1 on error. */
+static int run(const struct options *o, const struct px_problem *p,
+	       const struct scheduler *s, int threads, double target,
+	       double *lambda, struct px_report *count, double *seconds)
+{
+	struct px_config *cfg = NULL;
+	struct px_error err = {0};
+	struct px_report rep;
+	double total = 0.0;
+	int runs = 0;
+
+	if (make_config(s, threads, target, o->max_sweeps, &cfg, &err)) {
+		if (strstr(err.msg, "not found"))
+			return 1;
+		fprintf(stderr, "schedulers: %s\n", err.msg);
+		return -1;
+	}
+	if (solve(p, cfg, lambda, count))
+		goto fail;
+	px_config_free(cfg);
+	if (make_config(s, threads, -1.0, count->sweeps, &cfg, &err))
+		goto fail;
+	do {
+		if (solve(p, cfg, lambda, &rep))
+			goto fail;
+		total += rep.seconds;
+		px_report_free(&rep);
+		runs++;
+	} while (total < o->min_time);
+	*seconds = total / runs;
+	px_config_free(cfg);
+	return 0;
+fail:
+	if (err.msg[0])
+		fprintf(stderr, "schedulers: %s\n", err.msg);
+	px_config_free(cfg);
+	return -1;
+}
+
+static int bench_scene(const struct options *o, const char *name,
+		       const struct px_problem *p)
+{
+	const size_t n = px_problem_n_contacts(p);
+	double *lambda = malloc(n * 3 * sizeof *lambda);
+	double target, base = NAN;
+	struct px_config *cfg = NULL;
+	struct px_error err = {0};
+	struct px_report rep;
+	int rc = -1;
+
+	if (!lambda)
+		return -1;
+	/* the target: gamma after Q sequential sweeps */
+	if (make_config(&schedulers[0], 1, 0.0, (uint64_t)o->quality_sweeps,
+			&cfg, &err) ||
+	    solve(p, cfg, lambda, &rep)) {
+		fprintf(stderr, "schedulers: %s\n", err.msg);
+		goto out;
+	}
+	target = rep.merit;
+	px_report_free(&rep);
+	printf("\n%s: %zu contacts, %zu bodies; target gamma %.3e (%d sequential sweeps)\n",
+	       name, n, px_problem_n_bodies(p), target, o->quality_sweeps);
+	printf("%-17s %3s %7s %4s %10s %10s %9s %8s\n", "scheduler", "thr",
+	       "sweeps", "ok", "time(ms)", "ms/sweep", "ns/c-sw", "speedup");
+	for (int i = 0; i < N_SCHEDULERS; i++) {
+		const struct scheduler *s = &schedulers[i];
+
+		for (int t = 1; t <= (s->threaded ? o->max_threads : 1); t++) {
+			struct px_report count;
+			double sec;
+			int r = run(o, p, s, t, target, lambda, &count, &sec);
+
+			if (r < 0)
+				goto out;
+			if (r > 0) {
+				printf("%-17s %3d   (n/a: the plugin is not installed)\n",
+				       s->label, t);
+				break;
+			}
+			if (i == 0)
+				base = sec;
+			printf("%-17s %3d %7llu %4s %10.2f %10.3f %9.1f %8.2f\n",
+			       s->label, t, (unsigned long long)count.sweeps,
+			       count.converged ? "yes" : "NO", 1e3 * sec,
+			       1e3 * sec / (double)count.sweeps,
+			       1e9 * sec / (double)count.sweeps / (double)n,
+			       base / sec);
+			px_report_free(&count);
+			fflush(stdout);
+		}
+	}
+	rc = 0;
+out:
+	px_config_free(cfg);
+	free(lambda);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"min-time", required_argument, NULL, 'm'},
+		{"max-sweeps", required_argument, NULL, 'n'},
+		{"threads", required_argument, NULL, 't'},
+		{"quality-sweeps", required_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct options o = {50, 5000, 0.5, 2};
+	int c, rc = 0;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm': o.min_time = strtod(optarg, NULL); break;
+		case 'n': o.max_sweeps = strtoull(optarg, NULL, 10); break;
+		case 't': o.max_threads = atoi(optarg); break;
+		case 'q': o.quality_sweeps = atoi(optarg); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind == argc || o.max_threads < 1 || o.quality_sweeps < 1 ||
+	    !o.max_sweeps || !(o.min_time >= 0)) {
+		usage(stderr);
+		return 2;
+	}
+	for (int i = optind; i < argc; i++) {
+		struct px_problem *p = NULL;
+		struct px_error err = {0};
+		unsigned long n = 0;
+		char kind[8];
+
+		if (sscanf(argv[i], "%4[a-z]-%lu", kind, &n) != 2 || n < 2 ||
+		    (strcmp(kind, "grid") && strcmp(kind, "pile"))) {
+			fprintf(stderr, "schedulers: bad scene '%s' (expected grid-N or pile-N, N >= 2)\n",
+				argv[i]);
+			return 2;
+		}
+		if ((kind[0] == 'g' ? scene_ballgrid : scene_ballpile)(n, &p, &err)) {
+			fprintf(stderr, "schedulers: %s: %s\n", argv[i], err.msg);
+			return 1;
+		}
+		rc |= bench_scene(&o, argv[i], p);
+		px_problem_destroy(p);
+	}
+	return rc ? 1 : 0;
+}
