@@ -137,7 +137,8 @@ struct px_problem_info {
 	const double *position;          /* 3 per contact, or NULL if unknown */
 	const double *frame;             /* 3x3 per contact (rows n, s, t), or NULL */
 	/* y = A x + (add_b ? b : 0), for whole vectors of n_contacts * bs.
-	 * Allowed at init/prepare time (e.g. power iteration), never per contact. */
+	 * Allowed at init/prepare time (e.g. power iteration) and in an
+	 * ordering's next between sweeps (ipp's re-sort); never per contact. */
 	void (*apply)(const void *ctx, const double *x, double *y, int add_b);
 	const void *ctx;
 };
