@@ -163,8 +163,14 @@ static int bench_scene(const struct options *o, const char *name,
 	}
 	target = rep.merit;
 	px_report_free(&rep);
+	px_config_free(cfg);
+	cfg = NULL;
 	printf("\n%s: %zu contacts, %zu bodies; target gamma %.3e (%d sequential sweeps)\n",
 	       name, n, px_problem_n_bodies(p), target, o->quality_sweeps);
+	printf("memory: %.0f bytes per contact (problem %.0f, solver %.0f, lambda %d)\n",
+	       (double)(px_problem_bytes(p) + rep.work_bytes) / (double)n + 24.0,
+	       (double)px_problem_bytes(p) / (double)n,
+	       (double)rep.work_bytes / (double)n, 24);
 	printf("%-17s %3s %7s %4s %10s %10s %9s %8s\n", "scheduler", "thr",
 	       "sweeps", "ok", "time(ms)", "ms/sweep", "ns/c-sw", "speedup");
 	for (int i = 0; i < N_SCHEDULERS; i++) {

@@ -407,6 +407,23 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	return PX_OK;
 }
 
+size_t px_kernel_bytes(const struct px_kernel_ctx *c)
+{
+	const struct px_problem *p = c->p;
+	size_t bytes = 0;
+
+	if (c->inc_ptr)
+		bytes += (p->n_bodies + 1) * sizeof *c->inc_ptr +
+			 (2 * p->n + 1) * sizeof *c->inc;
+	if (c->tr_ptr)
+		bytes += (p->n + 1) * sizeof *c->tr_ptr +
+			 (p->rowptr[p->n] + 1) * sizeof *c->tr;
+	if (c->conf_ptr)
+		bytes += (p->n + 1) * sizeof *c->conf_ptr +
+			 (c->conf_ptr[p->n] + 1) * sizeof *c->conf;
+	return bytes;
+}
+
 void px_kernel_fini(struct px_kernel_ctx *c)
 {
 	free(c->inc_ptr);

@@ -53,5 +53,7 @@ px_friction_project_metric(const struct px_friction_ops *f)
 							    : NULL;
 }
 void px_kernel_fini(struct px_kernel_ctx *c);
+/* Bytes of the kernel's own arrays (incidence, conflict graph if built). */
+size_t px_kernel_bytes(const struct px_kernel_ctx *c);
 
 #endif

@@ -89,6 +89,23 @@ double *px_problem_restitution(struct px_problem *p) { return p->restitution; }
 const double *px_problem_positions(const struct px_problem *p) { return p->position; }
 const double *px_problem_frames(const struct px_problem *p) { return p->frame; }
 
+size_t px_problem_bytes(const struct px_problem *p)
+{
+	const size_t n = p->n, bs = p->bs, per = 6 * bs * sizeof(double);
+	size_t bytes = sizeof *p + n * (bs * sizeof *p->b + sizeof *p->friction +
+					sizeof *p->restitution);
+
+	if (p->position)
+		bytes += n * 12 * sizeof *p->position;
+	if (p->form == PX_FORM_ASSEMBLED)
+		bytes += (2 * n + 1) * sizeof *p->rowptr +
+			 p->rowptr[n] * (sizeof *p->cols + bs * bs * sizeof *p->blocks);
+	else if (p->form == PX_FORM_FACTORIZED)
+		bytes += n * (2 * sizeof *p->body_a + 4 * per) +
+			 p->n_bodies * 6 * sizeof *p->scratch;
+	return bytes;
+}
+
 struct px_friction_params *px_problem_friction(struct px_problem *p)
 {
 	return p->friction;

@@ -283,6 +283,10 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		if (rep->converged)
 			break;
 	}
+	rep->work_bytes = n * sizeof *wk.perm +
+			  (nr + 3 * m + n * bs * bs) * sizeof(double) +
+			  2 * (nb * 6 + 1) * sizeof *wk.w +
+			  px_kernel_bytes(&wk.kctx);
 	rc = PX_OK;
 out:
 	rep->seconds = now() - t0;

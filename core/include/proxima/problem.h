@@ -89,6 +89,9 @@ void px_problem_diag_block(const struct px_problem *p, size_t k, double *out);
 /* A as a dense row-major (n*bs) x (n*bs) matrix, for tests and small tools. */
 int px_problem_to_dense(const struct px_problem *p, double *out);
 
+/* Bytes the problem holds (its struct and every array it owns). */
+size_t px_problem_bytes(const struct px_problem *p);
+
 /* Check every number is finite, mu >= 0, A given. */
 int px_problem_validate(const struct px_problem *p, struct px_error *err);
 

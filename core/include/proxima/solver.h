@@ -60,6 +60,8 @@ struct px_report {
 			      certificate did not */
 	int converged;
 	double seconds;    /* wall time of the solve */
+	size_t work_bytes; /* the driver's and kernel's working memory (lambda,
+			      the problem and the plugins' buffers excluded) */
 	struct px_sweep_record *history; /* one per sweep; free with px_report_free */
 	size_t n_history;
 };
