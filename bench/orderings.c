@@ -251,7 +251,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (stack_problem_create(o.boxes, 0.5, 0.1, &p, &err)) {
+	if (stack_problem_create(o.boxes, 0.5, 0.1, PX_FORM_FACTORIZED, &p,
+				 &err)) {
 		fprintf(stderr, "orderings: %s\n", err.msg);
 		return 1;
 	}

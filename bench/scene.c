@@ -54,10 +54,48 @@ static void side(const struct scene_body *body, const double frame[9],
 	}
 }
 
+/* The rigid form's body and lever arrays from the same scene. */
+static int set_rigid(struct px_problem *p, const struct scene_body *bodies,
+		     size_t n_bodies, const struct scene_contact *contacts,
+		     const uint32_t *ba, const uint32_t *bb,
+		     struct px_error *err)
+{
+	const size_t n = px_problem_n_contacts(p);
+	double *im = malloc((n_bodies + 1) * sizeof *im);
+	double *ii = calloc(9 * (n_bodies + 1), sizeof *ii);
+	double *lever = calloc(6 * n, sizeof *lever);
+	int rc;
+
+	if (!im || !ii || !lever) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t b = 0; b < n_bodies; b++) {
+		im[b] = bodies[b].inv_mass;
+		for (int i = 0; i < 3; i++)
+			ii[9 * b + 4 * i] = bodies[b].inv_inertia[i];
+	}
+	for (size_t k = 0; k < n; k++)
+		for (int side = 0; side < 2; side++) {
+			const uint32_t b = side ? bb[k] : ba[k];
+
+			for (int i = 0; b != PX_STATIC && i < 3; i++)
+				lever[6 * k + 3 * side + i] =
+					contacts[k].point[i] - bodies[b].x[i];
+		}
+	rc = px_problem_set_rigid(p, n_bodies, im, ii, ba, bb, lever, err);
+out:
+	free(im);
+	free(ii);
+	free(lever);
+	return rc;
+}
+
 int scene_problem_create(const struct scene_body *bodies, size_t n_bodies,
 			 const struct scene_contact *contacts,
 			 size_t n_contacts, double dt, const double g[3],
-			 struct px_problem **out, struct px_error *err)
+			 enum px_form form, struct px_problem **out,
+			 struct px_error *err)
 {
 	uint32_t *ba = malloc(n_contacts * sizeof *ba);
 	uint32_t *bb = malloc(n_contacts * sizeof *bb);
@@ -89,7 +127,9 @@ int scene_problem_create(const struct scene_body *bodies, size_t n_bodies,
 			(struct px_friction_params){c->mu, c->mu, c->mu, 0.0};
 		rc = px_problem_set_geometry(p, k, c->point, frame, err);
 	}
-	if (!rc)
+	if (!rc && form == PX_FORM_RIGID)
+		rc = set_rigid(p, bodies, n_bodies, contacts, ba, bb, err);
+	else if (!rc)
 		rc = px_problem_set_factorized(p, n_bodies, ba, bb, jac, mjt,
 					       err);
 out:
@@ -144,16 +184,19 @@ static struct scene_contact touch(const struct scene_body *s, uint32_t a,
 }
 
 static int build(struct scene_body *s, size_t nb, struct scene_contact *c,
-		 size_t nc, struct px_problem **out, struct px_error *err)
+		 size_t nc, enum px_form form, struct px_problem **out,
+		 struct px_error *err)
 {
-	int rc = scene_problem_create(s, nb, c, nc, DT, gravity, out, err);
+	int rc = scene_problem_create(s, nb, c, nc, DT, gravity, form, out,
+				      err);
 
 	free(s);
 	free(c);
 	return rc;
 }
 
-int scene_ballgrid(size_t n, struct px_problem **out, struct px_error *err)
+int scene_ballgrid(size_t n, enum px_form form, struct px_problem **out,
+		   struct px_error *err)
 {
 	const size_t nb = n * n * n, nc = 3 * n * n * (n - 1) + n * n;
 	struct scene_body *s = malloc(nb * sizeof *s);
@@ -182,7 +225,7 @@ int scene_ballgrid(size_t n, struct px_problem **out, struct px_error *err)
 				if (z > 0)
 					c[k++] = touch(s, i, (uint32_t)(i - n * n));
 			}
-	return build(s, nb, c, k, out, err);
+	return build(s, nb, c, k, form, out, err);
 }
 
 /* SCENES.md's generator: 64-bit LCG, (s >> 11) * 2^-53 after each step. */
@@ -204,7 +247,8 @@ static void row_positions(uint64_t *state, double *pos, size_t n)
 	}
 }
 
-int scene_ballpile(size_t n, struct px_problem **out, struct px_error *err)
+int scene_ballpile(size_t n, enum px_form form, struct px_problem **out,
+		   struct px_error *err)
 {
 	const size_t nb = n * n * n, cap = 2 * n * n * (n - 1) + n * n;
 	struct scene_body *s = malloc(nb * sizeof *s);
@@ -253,5 +297,5 @@ int scene_ballpile(size_t n, struct px_problem **out, struct px_error *err)
 			}
 	free(xs);
 	free(ys);
-	return build(s, nb, c, k, out, err);
+	return build(s, nb, c, k, form, out, err);
 }

@@ -28,11 +28,13 @@ struct scene_contact {
 /* The problem of the first step of length dt under gravity g (m/s^2):
  * A = J M^-1 J^T, b = J (v + dt g), frame (n, s, t) per contact with s =
  * y x n normalized (x x n when n is along y), so n = z gives s = x, t = y.
- * Positions and frames are set. Returns PX_OK or an error. */
+ * Positions and frames are set; A in form PX_FORM_FACTORIZED or
+ * PX_FORM_RIGID (the same operator). Returns PX_OK or an error. */
 int scene_problem_create(const struct scene_body *bodies, size_t n_bodies,
 			 const struct scene_contact *contacts,
 			 size_t n_contacts, double dt, const double g[3],
-			 struct px_problem **out, struct px_error *err);
+			 enum px_form form, struct px_problem **out,
+			 struct px_error *err);
 
 /* SCENES.md's scenes at their first step (mu 0.5, g = (0, 0, -9.81)):
  *   ballgrid-N: N^3 unit spheres of 1 kg touching in a cubic lattice and
@@ -42,7 +44,9 @@ int scene_problem_create(const struct scene_body *bodies, size_t n_bodies,
  *     velocities (its 64-bit LCG, seed 12345), dt 0.01; contacts between
  *     in-plane neighbours that touch (within 1e-9 m) and with the ground;
  *   boxstack: stack.h. */
-int scene_ballgrid(size_t n, struct px_problem **out, struct px_error *err);
-int scene_ballpile(size_t n, struct px_problem **out, struct px_error *err);
+int scene_ballgrid(size_t n, enum px_form form, struct px_problem **out,
+		   struct px_error *err);
+int scene_ballpile(size_t n, enum px_form form, struct px_problem **out,
+		   struct px_error *err);
 
 #endif

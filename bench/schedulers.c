@@ -41,6 +41,7 @@ static const struct scheduler schedulers[] = {
 enum { N_SCHEDULERS = sizeof schedulers / sizeof *schedulers };
 
 struct options {
+	enum px_form form;
 	int quality_sweeps;
 	uint64_t max_sweeps;
 	double min_time;
@@ -51,10 +52,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: schedulers [--min-time S] [--max-sweeps N] [--threads T]\n"
-		"                  [--quality-sweeps Q] SCENE...\n"
+		"                  [--quality-sweeps Q] [--factorized] SCENE...\n"
 		"SCENE is grid-N or pile-N (SCENES.md's ballgrid-N, ballpile-N), e.g.\n"
 		"grid-24 pile-24. Every scheduler with 1..T threads (default 2) runs to\n"
-		"the quality of Q (default 50) sequential sweeps.\n");
+		"the quality of Q (default 50) sequential sweeps. A is in the rigid\n"
+		"form (per body masses, per contact lever arms), or --factorized.\n");
 }
 
 /* A config: the default plugins, `sched` with `threads`, and [solver]
@@ -165,8 +167,9 @@ static int bench_scene(const struct options *o, const char *name,
 	px_report_free(&rep);
 	px_config_free(cfg);
 	cfg = NULL;
-	printf("\n%s: %zu contacts, %zu bodies; target gamma %.3e (%d sequential sweeps)\n",
-	       name, n, px_problem_n_bodies(p), target, o->quality_sweeps);
+	printf("\n%s (%s A): %zu contacts, %zu bodies; target gamma %.3e (%d sequential sweeps)\n",
+	       name, o->form == PX_FORM_RIGID ? "rigid" : "factorized", n,
+	       px_problem_n_bodies(p), target, o->quality_sweeps);
 	printf("memory: %.0f bytes per contact (problem %.0f, solver %.0f, lambda %d)\n",
 	       (double)(px_problem_bytes(p) + rep.work_bytes) / (double)n + 24.0,
 	       (double)px_problem_bytes(p) / (double)n,
@@ -214,10 +217,11 @@ int main(int argc, char **argv)
 		{"max-sweeps", required_argument, NULL, 'n'},
 		{"threads", required_argument, NULL, 't'},
 		{"quality-sweeps", required_argument, NULL, 'q'},
+		{"factorized", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct options o = {50, 5000, 0.5, 2};
+	struct options o = {PX_FORM_RIGID, 50, 5000, 0.5, 2};
 	int c, rc = 0;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -226,6 +230,7 @@ int main(int argc, char **argv)
 		case 'n': o.max_sweeps = strtoull(optarg, NULL, 10); break;
 		case 't': o.max_threads = atoi(optarg); break;
 		case 'q': o.quality_sweeps = atoi(optarg); break;
+		case 'f': o.form = PX_FORM_FACTORIZED; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -247,7 +252,8 @@ int main(int argc, char **argv)
 				argv[i]);
 			return 2;
 		}
-		if ((kind[0] == 'g' ? scene_ballgrid : scene_ballpile)(n, &p, &err)) {
+		if ((kind[0] == 'g' ? scene_ballgrid : scene_ballpile)(n, o.form, &p,
+								       &err)) {
 			fprintf(stderr, "schedulers: %s: %s\n", argv[i], err.msg);
 			return 1;
 		}

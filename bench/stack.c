@@ -10,7 +10,8 @@
 #define MASS 110.0
 
 int stack_problem_create(size_t boxes, double mu, double slide,
-			 struct px_problem **out, struct px_error *err)
+			 enum px_form form, struct px_problem **out,
+			 struct px_error *err)
 {
 	static const double corner[4][2] = {
 		{-HX, -HY}, {HX, -HY}, {-HX, HY}, {HX, HY}};
@@ -46,8 +47,8 @@ int stack_problem_create(size_t boxes, double mu, double slide,
 				mu,
 			};
 	}
-	rc = scene_problem_create(b, boxes, c, 4 * boxes, 1.0 / 60.0, g, out,
-				  err);
+	rc = scene_problem_create(b, boxes, c, 4 * boxes, 1.0 / 60.0, g, form,
+				  out, err);
 	free(b);
 	free(c);
 	return rc;

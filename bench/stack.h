@@ -14,9 +14,11 @@
  * except that box k starts sliding at (-1)^k slide m/s along x so that
  * friction has work to do. Four contacts per face, at its corners, frame
  * (n, s, t) = (z, x, y); the contacts of the ground face come first, then
- * face by face upwards, corners in the same order. mu for every contact.
+ * face by face upwards, corners in the same order. mu for every contact;
+ * A in the factorized or the rigid form (scene.h).
  * Returns PX_OK or an error (out of memory). */
 int stack_problem_create(size_t boxes, double mu, double slide,
-			 struct px_problem **out, struct px_error *err);
+			 enum px_form form, struct px_problem **out,
+			 struct px_error *err);
 
 #endif

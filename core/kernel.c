@@ -6,7 +6,9 @@
  *
  * for either form of A behind one interface (struct px_kernel in plugin.h).
  * In factorized form the contact velocity is J_a w_a + J_b w_b + b_k and an
- * update adds (M^-1 J^T)(lambda' - lambda) to the two bodies' w (003 Alg. 4).
+ * update adds (M^-1 J^T)(lambda' - lambda) to the two bodies' w (003 Alg. 4);
+ * the rigid form computes the same from the bodies' inverse masses and
+ * inertias and the contact's lever arms and frame (problem_impl.h).
  * A part (normal or friction only) reads, computes and changes only its
  * rows, and the body velocities only through them: it costs less than a
  * full update (000 eq. 19-21).
@@ -42,6 +44,8 @@ static void velocity(const struct px_kernel_ctx *c, uint32_t k, uint32_t r0,
 				v[r] += s;
 			}
 		}
+	} else if (p->form == PX_FORM_RIGID) {
+		px_rigid_velocity(p, k, c->w, r0, r1, v);
 	} else {
 		const size_t per = 6 * (size_t)bs;
 		const double *jac = p->jac + 2 * per * k;
@@ -180,7 +184,11 @@ static void kernel_relax(void *ctx, uint32_t k, int part)
 	double out[4], d[4];
 
 	solve_contact(c, k, part, out);
-	if (p->form == PX_FORM_FACTORIZED) {
+	if (p->form == PX_FORM_RIGID) {
+		for (uint32_t i = r0; i < r1; i++)
+			d[i] = out[i] - lam[i];
+		px_rigid_add(p, k, c->w, d, r0, r1);
+	} else if (p->form == PX_FORM_FACTORIZED) {
 		const size_t per = 6 * (size_t)bs;
 		const double *m = p->minv_jt + 2 * per * k;
 
@@ -196,6 +204,22 @@ static void kernel_relax(void *ctx, uint32_t k, int part)
 	memcpy(lam + r0, out + r0, (r1 - r0) * sizeof *out);
 }
 
+/* w += the velocity that side `side` of rigid contact k gets from its
+ * impulse lam (one body only: the gather of kernel_refresh). */
+static void rigid_gather(const struct px_problem *p, uint32_t k,
+			 uint32_t side, const double *lam, double *w)
+{
+	const double *f = p->frame + 9 * (size_t)k;
+	const uint32_t b = side ? p->body_b[k] : p->body_a[k];
+	double P[3];
+
+	for (int i = 0; i < 3; i++)
+		P[i] = f[i] * lam[0] + f[3 + i] * lam[1] + f[6 + i] * lam[2];
+	px_body_impulse(w, p->inv_mass[b], p->inv_inertia + 6 * (size_t)b,
+			p->lever + 6 * (size_t)k + 3 * side, P,
+			side ? -1.0 : 1.0);
+}
+
 static void kernel_refresh(void *ctx, size_t begin, size_t end)
 {
 	struct px_kernel_ctx *c = ctx;
@@ -203,7 +227,7 @@ static void kernel_refresh(void *ctx, size_t begin, size_t end)
 	const uint32_t bs = p->bs;
 	const size_t per = 6 * (size_t)bs;
 
-	if (p->form != PX_FORM_FACTORIZED)
+	if (p->form == PX_FORM_ASSEMBLED)
 		return;
 	for (size_t body = begin; body < end; body++) {
 		double *w = c->w + 6 * body;
@@ -211,9 +235,14 @@ static void kernel_refresh(void *ctx, size_t begin, size_t end)
 		memset(w, 0, 6 * sizeof *w);
 		for (size_t q = c->inc_ptr[body]; q < c->inc_ptr[body + 1]; q++) {
 			const uint32_t k = c->inc[q] >> 1, side = c->inc[q] & 1;
+			const double *lam = c->lambda + (size_t)k * bs;
 
-			px_body_add(w, p->minv_jt + 2 * per * k + side * per,
-				    c->lambda + (size_t)k * bs, bs, 0, bs);
+			if (p->form == PX_FORM_RIGID)
+				rigid_gather(p, k, side, lam, w);
+			else
+				px_body_add(w, p->minv_jt + 2 * per * k +
+						       side * per,
+					    lam, bs, 0, bs);
 		}
 	}
 }
@@ -391,7 +420,7 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	c->project_metric = px_friction_project_metric(fops);
 	c->separable = (fops->flags & PX_FRICTION_SEPARABLE) != 0;
 	c->fstate = fstate;
-	if (p->form == PX_FORM_FACTORIZED && build_incidence(c)) {
+	if (p->form != PX_FORM_ASSEMBLED && build_incidence(c)) {
 		px_kernel_fini(c);
 		return PX_ERR_NOMEM;
 	}

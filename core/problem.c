@@ -56,6 +56,10 @@ static void clear_form(struct px_problem *p)
 	free(p->jac);
 	free(p->minv_jt);
 	free(p->scratch);
+	free(p->inv_mass);
+	free(p->inv_inertia);
+	free(p->lever);
+	p->inv_mass = p->inv_inertia = p->lever = NULL;
 	p->rowptr = NULL;
 	p->cols = NULL;
 	p->blocks = NULL;
@@ -103,6 +107,9 @@ size_t px_problem_bytes(const struct px_problem *p)
 	else if (p->form == PX_FORM_FACTORIZED)
 		bytes += n * (2 * sizeof *p->body_a + 4 * per) +
 			 p->n_bodies * 6 * sizeof *p->scratch;
+	else if (p->form == PX_FORM_RIGID)
+		bytes += n * (2 * sizeof *p->body_a + 6 * sizeof *p->lever) +
+			 p->n_bodies * 13 * sizeof *p->scratch;
 	return bytes;
 }
 
@@ -264,13 +271,20 @@ fail:
 	return rc;
 }
 
-int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
-			      const uint32_t *body_a, const uint32_t *body_b,
-			      const double *jac, const double *minv_jt,
-			      struct px_error *err)
+static int all_finite(const double *x, size_t n, size_t *bad)
 {
-	const size_t per = 2 * 6 * (size_t)p->bs, n = p->n;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i])) {
+			*bad = i;
+			return 0;
+		}
+	return 1;
+}
 
+/* Body indices in range, the two sides of a contact different. */
+static int check_bodies(size_t n, size_t n_bodies, const uint32_t *body_a,
+			const uint32_t *body_b, struct px_error *err)
+{
 	if (n_bodies >= UINT32_MAX)
 		return px_error_set(err, PX_ERR_INVALID,
 				    "%zu bodies are more than proxima supports",
@@ -286,6 +300,20 @@ int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
 					    "contact %zu: both sides are the same body",
 					    k);
 	}
+	return PX_OK;
+}
+
+int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
+			      const uint32_t *body_a, const uint32_t *body_b,
+			      const double *jac, const double *minv_jt,
+			      struct px_error *err)
+{
+	const size_t per = 2 * 6 * (size_t)p->bs, n = p->n;
+
+	int rc = check_bodies(p->n, n_bodies, body_a, body_b, err);
+
+	if (rc)
+		return rc;
 	clear_form(p);
 	p->body_a = malloc(n * sizeof *p->body_a);
 	p->body_b = malloc(n * sizeof *p->body_b);
@@ -304,6 +332,89 @@ int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
 	memcpy(p->minv_jt, minv_jt, n * per * sizeof *minv_jt);
 	p->n_bodies = n_bodies;
 	p->form = PX_FORM_FACTORIZED;
+	return PX_OK;
+}
+
+/* Is frame f (rows n, s, t) orthonormal to 1e-9? */
+static int orthonormal(const double *f)
+{
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			const double d = f[3 * i] * f[3 * j] +
+					 f[3 * i + 1] * f[3 * j + 1] +
+					 f[3 * i + 2] * f[3 * j + 2];
+
+			if (!(fabs(d - (i == j)) <= 1e-9))
+				return 0;
+		}
+	return 1;
+}
+
+int px_problem_set_rigid(struct px_problem *p, size_t n_bodies,
+			 const double *inv_mass, const double *inv_inertia,
+			 const uint32_t *body_a, const uint32_t *body_b,
+			 const double *lever, struct px_error *err)
+{
+	const size_t n = p->n;
+	size_t bad;
+	int rc;
+
+	if (p->bs != 3)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "the rigid form has 3-row contacts, not %u",
+				    p->bs);
+	rc = check_bodies(n, n_bodies, body_a, body_b, err);
+	if (rc)
+		return rc;
+	for (size_t k = 0; k < n; k++)
+		if (!p->frame || !orthonormal(p->frame + 9 * k))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "contact %zu: no orthonormal frame (set its geometry first)",
+					    k);
+	for (size_t b = 0; b < n_bodies; b++) {
+		const double *ii = inv_inertia + 9 * b;
+
+		if (!(inv_mass[b] >= 0.0) || !isfinite(inv_mass[b]))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "body %zu: inverse mass %g is not finite and >= 0",
+					    b, inv_mass[b]);
+		if (!all_finite(ii, 9, &bad) || ii[1] != ii[3] ||
+		    ii[2] != ii[6] || ii[5] != ii[7])
+			return px_error_set(err, PX_ERR_INVALID,
+					    "body %zu: the inverse inertia is not finite and symmetric",
+					    b);
+	}
+	if (!all_finite(lever, 6 * n, &bad))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "contact %zu: a lever arm is not finite",
+				    bad / 6);
+	clear_form(p);
+	p->body_a = malloc(n * sizeof *p->body_a);
+	p->body_b = malloc(n * sizeof *p->body_b);
+	p->lever = malloc(6 * n * sizeof *p->lever);
+	p->inv_mass = malloc((n_bodies ? n_bodies : 1) * sizeof *p->inv_mass);
+	p->inv_inertia = malloc((n_bodies ? n_bodies : 1) * 6 *
+				sizeof *p->inv_inertia);
+	p->scratch = malloc((n_bodies ? n_bodies : 1) * 6 * sizeof *p->scratch);
+	if (!p->body_a || !p->body_b || !p->lever || !p->inv_mass ||
+	    !p->inv_inertia || !p->scratch) {
+		clear_form(p);
+		return px_error_set(err, PX_ERR_NOMEM,
+				    "out of memory for a rigid A of %zu contacts",
+				    n);
+	}
+	memcpy(p->body_a, body_a, n * sizeof *body_a);
+	memcpy(p->body_b, body_b, n * sizeof *body_b);
+	memcpy(p->lever, lever, 6 * n * sizeof *lever);
+	for (size_t b = 0; b < n_bodies; b++) {
+		static const int upper[6] = {0, 1, 2, 4, 5, 8};
+
+		p->inv_mass[b] = inv_mass[b];
+		for (int i = 0; i < 6; i++)
+			p->inv_inertia[6 * b + i] = inv_inertia[9 * b + upper[i]];
+	}
+	p->n_bodies = n_bodies;
+	p->form = PX_FORM_RIGID;
 	return PX_OK;
 }
 
@@ -328,6 +439,14 @@ void px_problem_apply(const struct px_problem *p, const double *x, double *y,
 						yi[r] += blk[r * bs + c] * xj[c];
 			}
 		}
+	} else if (p->form == PX_FORM_RIGID) {
+		double *w = p->scratch;
+
+		memset(w, 0, p->n_bodies * 6 * sizeof *w);
+		for (size_t k = 0; k < n; k++)
+			px_rigid_add(p, k, w, x + 3 * k, 0, 3);
+		for (size_t k = 0; k < n; k++)
+			px_rigid_velocity(p, k, w, 0, 3, y + 3 * k);
 	} else if (p->form == PX_FORM_FACTORIZED) {
 		const size_t per = 6 * (size_t)bs;
 		double *w = p->scratch;
@@ -356,6 +475,38 @@ void px_problem_apply(const struct px_problem *p, const double *x, double *y,
 	}
 }
 
+/* Column j of contact k's diagonal block: d_i . (the relative velocity of
+ * the contact point after a unit impulse along d_j), through the same
+ * helpers as the kernel. */
+static void rigid_diag_block(const struct px_problem *p, size_t k,
+			     double *out)
+{
+	for (uint32_t j = 0; j < 3; j++) {
+		double w[12] = {0}, du[3] = {0};
+		const double *f = p->frame + 9 * k, *lev = p->lever + 6 * k;
+
+		for (int side = 0; side < 2; side++) {
+			const uint32_t b = side ? p->body_b[k] : p->body_a[k];
+			const double sign = side ? -1.0 : 1.0;
+			double P[3];
+
+			if (b == PX_STATIC)
+				continue;
+			for (int i = 0; i < 3; i++)
+				P[i] = f[3 * j + i];
+			px_body_impulse(w + 6 * side, p->inv_mass[b],
+					p->inv_inertia + 6 * (size_t)b,
+					lev + 3 * side, P, sign);
+			px_point_velocity(w + 6 * side, lev + 3 * side, sign,
+					  du);
+		}
+		for (uint32_t i = 0; i < 3; i++)
+			out[i * 3 + j] = f[3 * i] * du[0] +
+					 f[3 * i + 1] * du[1] +
+					 f[3 * i + 2] * du[2];
+	}
+}
+
 void px_problem_diag_block(const struct px_problem *p, size_t k, double *out)
 {
 	const uint32_t bs = p->bs;
@@ -366,6 +517,10 @@ void px_problem_diag_block(const struct px_problem *p, size_t k, double *out)
 		return;
 	}
 	memset(out, 0, bb * sizeof *out);
+	if (p->form == PX_FORM_RIGID) {
+		rigid_diag_block(p, k, out);
+		return;
+	}
 	if (p->form != PX_FORM_FACTORIZED)
 		return;
 	for (int side = 0; side < 2; side++) {
@@ -403,16 +558,6 @@ int px_problem_to_dense(const struct px_problem *p, double *out)
 	free(e);
 	free(col);
 	return PX_OK;
-}
-
-static int all_finite(const double *x, size_t n, size_t *bad)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!isfinite(x[i])) {
-			*bad = i;
-			return 0;
-		}
-	return 1;
 }
 
 int px_problem_validate(const struct px_problem *p, struct px_error *err)

@@ -26,6 +26,11 @@ struct px_problem {
 	double *jac;     /* per contact: J_a, J_b, bs x 6 row-major each */
 	double *minv_jt; /* per contact: (M^-1 J^T)_a, _b, 6 x bs row-major each */
 	double *scratch; /* n_bodies * 6, for px_problem_apply */
+
+	/* rigid (also body_a, body_b, scratch; frames in `frame`) */
+	double *inv_mass;    /* n_bodies */
+	double *inv_inertia; /* 6 per body: xx xy xz yy yz zz */
+	double *lever;       /* 6 per contact: r_a, r_b */
 };
 
 /* w += (M^-1 J^T)_blk[:, c0..c1) d[c0..c1), blk is 6 x bs row-major: the
@@ -52,6 +57,83 @@ static inline void px_jac_mul(double *v, const double *jblk, const double *w,
 		v[r] += j[0] * w[0] + j[1] * w[1] + j[2] * w[2] + j[3] * w[3] +
 			j[4] * w[4] + j[5] * w[5];
 	}
+}
+
+/* ---- the rigid form: a body's w is (linear, angular) velocity ---- */
+
+static inline void px_cross(const double *a, const double *b, double *out)
+{
+	out[0] = a[1] * b[2] - a[2] * b[1];
+	out[1] = a[2] * b[0] - a[0] * b[2];
+	out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* u -= or += (sign) the velocity of the point at lever r on body w. */
+static inline void px_point_velocity(const double *w, const double *r,
+				     double sign, double *u)
+{
+	double wr[3];
+
+	px_cross(w + 3, r, wr);
+	for (int i = 0; i < 3; i++)
+		u[i] += sign * (w[i] + wr[i]);
+}
+
+/* Body w receives the impulse sign * P at lever r: its linear velocity
+ * changes by sign P / m, its angular by sign I^-1 (r x P). */
+static inline void px_body_impulse(double *w, double inv_mass,
+				   const double *ii, const double *r,
+				   const double *P, double sign)
+{
+	double t[3];
+
+	px_cross(r, P, t);
+	for (int i = 0; i < 3; i++)
+		w[i] += sign * inv_mass * P[i];
+	w[3] += sign * (ii[0] * t[0] + ii[1] * t[1] + ii[2] * t[2]);
+	w[4] += sign * (ii[1] * t[0] + ii[3] * t[1] + ii[4] * t[2]);
+	w[5] += sign * (ii[2] * t[0] + ii[4] * t[1] + ii[5] * t[2]);
+}
+
+/* Rigid contact k: v[r0..r1) += frame rows . (u_a - u_b), the relative
+ * velocity of the contact point from the body velocities w. */
+static inline void px_rigid_velocity(const struct px_problem *p, size_t k,
+				     const double *w, uint32_t r0, uint32_t r1,
+				     double *v)
+{
+	const double *f = p->frame + 9 * k, *lev = p->lever + 6 * k;
+	double du[3] = {0.0, 0.0, 0.0};
+
+	if (p->body_a[k] != PX_STATIC)
+		px_point_velocity(w + 6 * (size_t)p->body_a[k], lev, 1.0, du);
+	if (p->body_b[k] != PX_STATIC)
+		px_point_velocity(w + 6 * (size_t)p->body_b[k], lev + 3, -1.0,
+				  du);
+	for (uint32_t r = r0; r < r1; r++)
+		v[r] += f[3 * r] * du[0] + f[3 * r + 1] * du[1] +
+			f[3 * r + 2] * du[2];
+}
+
+/* Rigid contact k: the bodies' w receive the impulse of d[r0..r1) (in the
+ * contact frame). */
+static inline void px_rigid_add(const struct px_problem *p, size_t k,
+				double *w, const double *d, uint32_t r0,
+				uint32_t r1)
+{
+	const double *f = p->frame + 9 * k, *lev = p->lever + 6 * k;
+	double P[3] = {0.0, 0.0, 0.0};
+	uint32_t a = p->body_a[k], b = p->body_b[k];
+
+	for (uint32_t r = r0; r < r1; r++)
+		for (int i = 0; i < 3; i++)
+			P[i] += f[3 * r + i] * d[r];
+	if (a != PX_STATIC)
+		px_body_impulse(w + 6 * (size_t)a, p->inv_mass[a],
+				p->inv_inertia + 6 * (size_t)a, lev, P, 1.0);
+	if (b != PX_STATIC)
+		px_body_impulse(w + 6 * (size_t)b, p->inv_mass[b],
+				p->inv_inertia + 6 * (size_t)b, lev + 3, P,
+				-1.0);
 }
 
 #endif

@@ -449,18 +449,26 @@ static void staggered_visits_one_part(const struct px_problem *p,
 Test(orderings, staggered_sweeps_visit_only_their_part)
 {
 	char path[4096];
-	struct px_problem *stack, *file;
+	struct px_problem *stack, *rigid, *file;
 
-	cr_assert_eq(stack_problem_create(5, 0.5, 0.1, &stack, NULL), PX_OK);
+	cr_assert_eq(stack_problem_create(5, 0.5, 0.1, PX_FORM_FACTORIZED,
+					  &stack, NULL),
+		     PX_OK);
+	cr_assert_eq(stack_problem_create(5, 0.5, 0.1, PX_FORM_RIGID, &rigid,
+					  NULL),
+		     PX_OK);
 	cr_assert_eq(px_dat_read(shared_problem("KaplasTower-i1061-4.hdf5.dat",
 						path, sizeof path),
 				 &file, NULL),
 		     PX_OK);
 	staggered_visits_one_part(stack, "sequential"); /* factorized */
 	staggered_visits_one_part(stack, "jacobi");
+	staggered_visits_one_part(rigid, "sequential");
+	staggered_visits_one_part(rigid, "jacobi");
 	staggered_visits_one_part(file, "sequential"); /* assembled */
 	staggered_visits_one_part(file, "jacobi");
 	px_problem_destroy(stack);
+	px_problem_destroy(rigid);
 	px_problem_destroy(file);
 }
 
@@ -469,7 +477,9 @@ Test(orderings, jacobi_ignores_the_permutation)
 	struct px_problem *p;
 	double x0[3 * 20] = {0}, a[3 * 20], b[3 * 20];
 
-	cr_assert_eq(stack_problem_create(5, 0.5, 0.1, &p, NULL), PX_OK);
+	cr_assert_eq(stack_problem_create(5, 0.5, 0.1, PX_FORM_FACTORIZED, &p,
+					  NULL),
+		     PX_OK);
 	sweep_from(p, "[scheduler]\nplugin = jacobi\n", x0, 7, a);
 	sweep_from(p, "[ordering]\nplugin = random\nreshuffle = every\n[scheduler]\nplugin = jacobi\n",
 		   x0, 7, b);
@@ -566,7 +576,8 @@ Test(orderings, every_ordering_reaches_the_contact_laws)
 	};
 	struct px_problem *p;
 
-	cr_assert_eq(stack_problem_create(10, 0.5, 0.1, &p, NULL), PX_OK);
+	cr_assert_eq(stack_problem_create(10, 0.5, 0.1, PX_FORM_RIGID, &p, NULL),
+		     PX_OK);
 	solves_to_the_contact_laws(p, "box column of 10");
 	px_problem_destroy(p);
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {

@@ -8,7 +8,14 @@
  *               from problem files; A may be non-symmetric;
  *   factorized: per contact the Jacobian blocks J_a, J_b (bs x 6) and the
  *               columns M^-1 J^T of its two bodies (6 x bs); body velocities
- *               w = M^-1 J^T lambda are kept by the solver.
+ *               w = M^-1 J^T lambda are kept by the solver;
+ *   rigid:      the factorized form of rigid bodies in contact, compact:
+ *               per body its inverse mass and inverse inertia, per contact
+ *               the lever arms r_a, r_b from the bodies' centres to the
+ *               contact point and its frame; J_a's rows are (d, r_a x d)
+ *               and J_b's -(d, r_b x d) for d = n, s, t. The fast form:
+ *               a contact holds 6 numbers of its own instead of 72.
+ *               Three-row contacts only (no torsional row).
  * The contact velocity is v = A lambda + b with b the free velocity. */
 #ifndef PROXIMA_PROBLEM_H
 #define PROXIMA_PROBLEM_H
@@ -29,6 +36,7 @@ enum px_form {
 	PX_FORM_NONE = 0, /* A not given yet */
 	PX_FORM_ASSEMBLED = 1,
 	PX_FORM_FACTORIZED = 2,
+	PX_FORM_RIGID = 3,
 };
 
 struct px_problem;
@@ -77,6 +85,17 @@ int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
 			      const double *jac, const double *minv_jt,
 			      struct px_error *err);
 
+/* Rigid A (see above): inv_mass[n_bodies] (>= 0), inv_inertia[9 n_bodies]
+ * (the world-frame inverse inertia, symmetric positive semi-definite,
+ * row-major), body_a/body_b as for the factorized form, lever[6 n_contacts]
+ * (r_a then r_b per contact, ignored for the static world), and the frames
+ * that px_problem_set_geometry gave every contact (orthonormal, rows n, s,
+ * t). Copied. Refused: bs != 3, a missing or non-orthonormal frame, a
+ * non-finite number, a negative mass, an asymmetric inertia. */
+int px_problem_set_rigid(struct px_problem *p, size_t n_bodies,
+			 const double *inv_mass, const double *inv_inertia,
+			 const uint32_t *body_a, const uint32_t *body_b,
+			 const double *lever, struct px_error *err);
 /* y = A x (+ b when add_b), vectors of n_contacts * bs. For a factorized A
  * it uses scratch space inside the problem: not for concurrent calls on the
  * same problem. */
