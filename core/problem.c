@@ -237,6 +237,17 @@ fail:
 	return rc;
 }
 
+int px_problem_assembled(const struct px_problem *p, const size_t **rowptr,
+			 const uint32_t **cols, const double **blocks)
+{
+	if (p->form != PX_FORM_ASSEMBLED)
+		return PX_ERR_INVALID;
+	*rowptr = p->rowptr;
+	*cols = p->cols;
+	*blocks = p->blocks;
+	return PX_OK;
+}
+
 int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
 			      const uint32_t *body_a, const uint32_t *body_b,
 			      const double *jac, const double *minv_jt,
