@@ -12,6 +12,8 @@
 #include <proxima/io.h>
 #include <proxima/problem.h>
 
+#include "helpers.h"
+
 #ifndef PX_SHARED_PROBLEMS
 #define PX_SHARED_PROBLEMS "../shared/problems"
 #endif
@@ -195,6 +197,51 @@ Test(dat, readme_example_dense)
 	struct px_problem *p = read_ok(put("ex_dense.dat", EX_DENSE));
 
 	check_example(p);
+	px_problem_destroy(p);
+}
+
+/* px_dat_write then px_dat_read: the same problem bit for bit, with reals
+ * that need all 17 digits, subnormals, the largest double and -0. */
+Test(dat, write_read_round_trip_bit_for_bit)
+{
+	const size_t rowptr[3] = { 0, 2, 3 };
+	const uint32_t cols[3] = { 1, 0, 1 };
+	double blocks[27];
+	struct px_problem *p, *back;
+	struct px_error err = { 0, "" };
+	const char *path = put("written.dat", "");
+	double *b;
+
+	for (int k = 0; k < 27; k++)
+		blocks[k] = (k + 1) / 7.0 * (k % 2 ? -1 : 1);
+	blocks[4] = -0.0;
+	blocks[5] = 4.9406564584124654e-324;
+	blocks[13] = 1.7976931348623157e308;
+	cr_assert_eq(px_problem_create(2, 3, &p, &err), PX_OK);
+	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, blocks, &err),
+		     PX_OK, "%s", err.msg);
+	b = px_problem_b(p);
+	for (int i = 0; i < 6; i++)
+		b[i] = 0.1 * (i - 3) + 1.0 / 3;
+	b[2] = -0.0;
+	b[5] = -2.2250738585072014e-308;
+	px_problem_friction(p)[0].mu = 2.0 / 3;
+	px_problem_friction(p)[1].mu = 0.7;
+	cr_assert_eq(px_dat_write(path, p, &err), PX_OK, "%s", err.msg);
+	back = read_ok(path);
+	assert_same_problem(p, back);
+	cr_assert_eq(px_problem_friction_const(back)[1].mu_s, 0.7);
+	px_problem_destroy(back);
+	px_problem_destroy(p);
+}
+
+Test(dat, write_errors)
+{
+	struct px_problem *p = read_ok(put("ex_sbm.dat", EX_SBM));
+	struct px_error err = { 0, "" };
+
+	cr_assert_eq(px_dat_write("/nonexistent/x.dat", p, &err), PX_ERR_IO);
+	cr_assert_str_eq(err.msg, "/nonexistent/x.dat: cannot create: No such file or directory");
 	px_problem_destroy(p);
 }
 
