@@ -111,6 +111,17 @@ Test(cli, bad_config_names_file_line_section_key)
 	cr_assert_str_eq(err, want);
 }
 
+/* The sweeps of "result      converged after N sweeps", or fail. */
+static int converged_sweeps(void)
+{
+	const char *at = strstr(out, "result      converged after ");
+	int sweeps;
+
+	cr_assert_not_null(at, "%s", out);
+	cr_assert_eq(sscanf(at + 28, "%d", &sweeps), 1);
+	return sweeps;
+}
+
 Test(cli, solves_writes_history_and_solution)
 {
 	char hist[256], sol[256], args[1024], buf[65536];
@@ -126,9 +137,8 @@ Test(cli, solves_writes_history_and_solution)
 		 hist, sol);
 	cr_assert_eq(run(args), 0, "%s", err);
 	cr_assert_str_eq(err, "");
-	cr_assert(strstr(out, "result      converged after "), "%s", out);
+	sweeps = converged_sweeps();
 	cr_assert(strstr(out, "fc3d error  "), "%s", out);
-	cr_assert_eq(sscanf(strstr(out, "converged after ") + 16, "%d", &sweeps), 1);
 	read_all(hist, buf, sizeof buf);
 	rows = count_lines(buf);
 	cr_assert_eq(rows, sweeps + 1, "history has %d lines for %d sweeps", rows, sweeps);
@@ -179,17 +189,6 @@ Test(cli, default_job_solves_the_bundled_problem)
 	cr_assert(strstr(out, "two-boxes.dat: 8 contacts, 3 rows each"), "%s", out);
 	cr_assert(strstr(out, "conf/default.ini: friction disc"), "%s", out);
 	cr_assert(strstr(out, "result      converged"), "%s", out);
-}
-
-/* The sweeps of "result      converged after N sweeps", or fail. */
-static int converged_sweeps(void)
-{
-	const char *at = strstr(out, "result      converged after ");
-	int sweeps;
-
-	cr_assert_not_null(at, "%s", out);
-	cr_assert_eq(sscanf(at + 28, "%d", &sweeps), 1);
-	return sweeps;
 }
 
 static struct px_problem *read_problem(const char *path)
