@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assemble.h"
 #include "fclib_io.h"
 
 /* The problem in libfclib's form, local or global. */
@@ -123,7 +124,7 @@ static int build(const char *path, const struct source *src,
 	if ((rc = check_vectors(path, src, err)))
 		return rc;
 	if ((rc = px_problem_create(nc, 3, &p, &sub)))
-		goto core_error;
+		return io_core_error(path, rc, &sub, err);
 	if (src->local) {
 		if ((rc = fc_rows_from_fclib(path, "/fclib_local/W",
 					     src->local->W, &w_rows, err)) ||
@@ -139,18 +140,11 @@ static int build(const char *path, const struct source *src,
 		fr[k].mu = fr[k].mu_s = fr[k].mu_t = mu[k];
 		fr[k].mu_tau = 0.0;
 	}
-	if ((rc = px_problem_set_assembled(p, w.rowptr, w.cols, w.blocks,
-					   &sub)) ||
-	    (rc = px_problem_validate(p, &sub)))
-		goto core_error;
+	/* a condensed W that overflowed is caught here */
+	if ((rc = io_assemble(path, p, w.rowptr, w.cols, w.blocks, err)))
+		goto out;
 	*out = p;
 	p = NULL;
-	goto out;
-core_error:
-	/* Past our checks only running out of memory (or a condensed W
-	 * that overflowed) is expected; either way name the file. */
-	rc = px_error_set(err, rc == PX_ERR_NOMEM ? rc : PX_ERR_FORMAT, "%s: %s",
-			  path, sub.msg);
 out:
 	px_problem_destroy(p);
 	fc_rows_free(&w_rows);
