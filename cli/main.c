@@ -9,9 +9,9 @@
 #include "config.h"
 
 #ifdef HAVE_FCLIB
-#define HAVE_FCLIB_TEXT "supported (libfclib)"
+#define FCLIB_STATUS "supported (libfclib)"
 #else
-#define HAVE_FCLIB_TEXT "not supported by this build (libfclib-dev, libhdf5-dev)"
+#define FCLIB_STATUS "not supported by this build (libfclib-dev, libhdf5-dev)"
 #endif
 
 static void usage(FILE *f)
@@ -46,7 +46,7 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 converged, 1 did not converge, 2 bad input or usage.\n",
 		px_plugin_dir(), PX_DATADIR,
-		HAVE_FCLIB_TEXT);
+		FCLIB_STATUS);
 }
 
 const char *px_cli_datadir(void)

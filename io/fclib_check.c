@@ -105,9 +105,8 @@ static int class_ok(hid_t type, enum kind k)
 	}
 }
 
-/* Dataset name holds `count` values of kind k (count < 0: any number, for
- * the caller to check); a 1-value dataset's value goes into *ival when k is
- * K_INT and ival is not NULL. why says where count comes from. */
+/* Dataset name holds `count` values of kind k (why says where count comes
+ * from); with ival not NULL, its one integer goes into *ival. */
 static int dataset(const struct chk *c, const char *name, enum kind k,
 		   long long count, const char *why, int *ival)
 {
@@ -124,7 +123,7 @@ static int dataset(const struct chk *c, const char *name, enum kind k,
 		rc = fail(c, "%s: expected %s", name, kind_name[k]);
 	else if (got < 0 || H5Sget_simple_extent_ndims(space) > 1)
 		rc = fail(c, "%s: expected a 1-D dataset", name);
-	else if (count >= 0 && got != count)
+	else if (got != count)
 		rc = fail(c, "%s: %lld values, expected %lld (%s)", name,
 			  (long long)got, count, why);
 	else if (ival && H5Dread(id, H5T_NATIVE_INT, H5S_ALL, H5S_ALL,
@@ -158,7 +157,7 @@ static int matrix(const struct chk *c, const char *grp, struct dims *d)
 	char name[128];
 	long long np, ni;
 	const char *why;
-	int rc, rank;
+	int rc;
 
 	if ((rc = group(c, grp)) ||
 	    (rc = scalar_int(c, member(name, sizeof name, grp, "nzmax"),
@@ -200,7 +199,8 @@ static int matrix(const struct chk *c, const char *grp, struct dims *d)
 		if ((rc = dataset(c, member(name, sizeof name, grp, info_real[k]),
 				  K_REAL, 1, "a scalar", NULL)))
 			return rc;
-	if ((rc = scalar_int(c, member(name, sizeof name, grp, "rank"), &rank)))
+	if ((rc = dataset(c, member(name, sizeof name, grp, "rank"), K_INT, 1,
+			  "a scalar", NULL)))
 		return rc;
 	if (exists(c, member(name, sizeof name, grp, "comment")))
 		return dataset(c, name, K_STRING, 1, "one string", NULL);

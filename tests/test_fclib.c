@@ -733,7 +733,7 @@ Test(fclib, no_guess_or_solution)
 		    "no solution (missing group /solution)");
 }
 
-Test(fclib, write_refuses_what_fclib_cannot_hold)
+Test(fclib, write_into_a_missing_directory)
 {
 	struct px_problem *p = example_from_dat();
 	struct px_error err = {0, ""};
