@@ -67,6 +67,19 @@ static const char *scratch_hdf5(void)
 	return path;
 }
 
+static void copy_file(const char *from, const char *to)
+{
+	char bytes[65536];
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	size_t got;
+
+	cr_assert(in && out, "cannot copy %s to %s", from, to);
+	while ((got = fread(bytes, 1, sizeof bytes, in)) > 0)
+		cr_assert_eq(fwrite(bytes, 1, got, out), got);
+	fclose(in);
+	cr_assert_eq(fclose(out), 0);
+}
+
 /* ---- editing a written file ------------------------------------------ */
 
 static hid_t open_rw(const char *path)
@@ -267,12 +280,14 @@ Test(fclib, csr_csc_and_triplet_read_as_the_dat_example)
 Test(fclib, format_by_content_and_by_name)
 {
 	const char *h5 = write_example(CSR), *dat = scratch(".dat");
-	const char *text_h5 = scratch(".hdf5");
+	const char *text_h5 = scratch(".hdf5"), *h5_dat = scratch(".dat");
 	FILE *f = fopen(text_h5, "w");
 
 	fputs(EX_SBM, f);
 	fclose(f);
+	copy_file(h5, h5_dat);
 	cr_assert_eq(px_file_format_of_file(h5), PX_FILE_FCLIB);
+	cr_assert_eq(px_file_format_of_file(h5_dat), PX_FILE_FCLIB);
 	cr_assert_eq(px_file_format_of_file(dat), PX_FILE_DAT);
 	cr_assert_eq(px_file_format_of_file(text_h5), PX_FILE_FCLIB);
 	cr_assert_eq(px_file_format_of_name("a.dat"), PX_FILE_DAT);
@@ -358,22 +373,16 @@ Test(fclib, capsules_solves_and_round_trips)
  * reader on a copy: fclib_read_guesses opens its file read-write). */
 Test(fclib, capsules_first_guess)
 {
-	char buf[PATH_MAX], bytes[65536];
+	char buf[PATH_MAX];
 	const char *path =
 		shared_problem("Capsules-i125-1213.hdf5", buf, sizeof buf);
 	const char *copy = scratch(".hdf5");
-	FILE *in = fopen(path, "rb"), *out = fopen(copy, "wb");
 	struct px_problem *p;
 	struct fclib_solution *g;
-	size_t got;
 	double *r;
 	int n = 0;
 
-	cr_assert(in && out);
-	while ((got = fread(bytes, 1, sizeof bytes, in)) > 0)
-		cr_assert_eq(fwrite(bytes, 1, got, out), got);
-	fclose(in);
-	cr_assert_eq(fclose(out), 0);
+	copy_file(path, copy);
 	g = fclib_read_guesses(copy, &n);
 	cr_assert_eq(n, 1);
 	p = read_ok(path, PX_FCLIB_R_GUESS, &r);
