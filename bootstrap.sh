@@ -19,7 +19,7 @@ esac
 
 cd "$(dirname "$0")"
 
-packages="build-essential autoconf automake libtool pkg-config libinih-dev libcriterion-dev"
+packages="build-essential autoconf automake libtool pkg-config libinih-dev libcriterion-dev libfclib-dev libhdf5-dev"
 [ "$mode" = bench ] && packages="$packages libsiconos-numerics-dev"
 missing=""
 for p in $packages; do

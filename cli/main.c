@@ -8,6 +8,12 @@
 #include "cli.h"
 #include "config.h"
 
+#ifdef HAVE_FCLIB
+#define FCLIB_STATUS "supported (libfclib)"
+#else
+#define FCLIB_STATUS "not supported by this build (libfclib-dev, libhdf5-dev)"
+#endif
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -17,7 +23,14 @@ static void usage(FILE *f)
 		"Commands:\n"
 		"  (none)                 solve the bundled problem with the default config\n"
 		"  solve [-c CONFIG] PROBLEM [--history FILE.csv] [--out FILE]\n"
-		"                         solve a problem file (Siconos .dat)\n"
+		"        [--warm-start zero|guess|solution] [--save-fclib OUT.hdf5]\n"
+		"                         solve a problem file (Siconos .dat or FCLib\n"
+		"                         .hdf5, told apart by content), from zero or\n"
+		"                         from the FCLib file's first guess or solution;\n"
+		"                         --save-fclib writes the problem and the\n"
+		"                         solution found as an FCLib file\n"
+		"  convert IN OUT         convert a problem between .dat and FCLib\n"
+		"                         (OUT's format by its name: .dat, .hdf5, .h5)\n"
 		"  plugins                list the plugins found, with their parameters\n"
 		"\n"
 		"Options:\n"
@@ -29,8 +42,11 @@ static void usage(FILE *f)
 		"                         before %s\n"
 		"  PROXIMA_DATA_DIR       bundled problems and configs (default %s)\n"
 		"\n"
+		"FCLib files: %s\n"
+		"\n"
 		"Exit status: 0 converged, 1 did not converge, 2 bad input or usage.\n",
-		px_plugin_dir(), PX_DATADIR);
+		px_plugin_dir(), PX_DATADIR,
+		FCLIB_STATUS);
 }
 
 const char *px_cli_datadir(void)
@@ -55,6 +71,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "solve") == 0)
 		return px_cli_solve(argc - 1, argv + 1);
+	if (strcmp(argv[1], "convert") == 0)
+		return px_cli_convert(argc - 1, argv + 1);
 	if (strcmp(argv[1], "plugins") == 0)
 		return px_cli_plugins(argc - 1, argv + 1);
 	fprintf(stderr, "proxima: unknown command '%s' (try 'proxima --help')\n",

@@ -1,6 +1,8 @@
-/* `proxima solve`: read a problem file, solve it with a config, print what
- * happened (sweeps, residual, Siconos's fc3d error, time) and optionally
- * write the per-sweep history (CSV) and the solution lambda. */
+/* `proxima solve`: read a problem file (.dat or FCLib, told apart by
+ * content), solve it with a config from zero or from the file's guess or
+ * solution, print what happened (sweeps, residual, Siconos's fc3d error,
+ * time) and optionally write the per-sweep history (CSV), the solution
+ * lambda, and the problem with its solution as an FCLib file. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,10 +64,23 @@ static void describe(const char *problem_path, const struct px_problem *p,
 	       merit[s->merit], (unsigned long long)s->max_backtracks);
 }
 
-/* Solve problem_path with config_path (NULL: defaults). */
-static int run(const char *problem_path, const char *config_path,
-	       const char *history, const char *out)
+/* What `proxima solve` was asked for besides the problem. */
+struct solve_opts {
+	const char *config;     /* NULL: defaults */
+	const char *history;    /* per-sweep CSV, or NULL */
+	const char *out;        /* solution text, or NULL */
+	const char *save_fclib; /* problem and solution as FCLib, or NULL */
+	enum px_fclib_r start;  /* warm start from the file, or zero */
+};
+
+static const char *const start_name[] = {
+	"zero", "the file's first guess (/guesses/1/r)",
+	"the file's solution (/solution/r)"};
+
+/* Solve problem_path as opts says. */
+static int run(const char *problem_path, const struct solve_opts *opts)
 {
+	const char *config_path = opts->config;
 	struct px_problem *p = NULL;
 	struct px_config *cfg = NULL;
 	struct px_report rep = {0};
@@ -75,15 +90,18 @@ static int run(const char *problem_path, const char *config_path,
 	size_t m;
 
 	if (px_config_read(config_path, &cfg, &err) ||
-	    px_dat_read(problem_path, &p, &err))
+	    px_problem_read(problem_path, &p, opts->start, &lambda, &err))
 		goto fail;
 	m = px_problem_n_contacts(p) * px_problem_block_size(p);
-	lambda = calloc(m, sizeof *lambda);
+	if (!lambda)
+		lambda = calloc(m, sizeof *lambda);
 	if (!lambda) {
 		px_error_set(&err, PX_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
 	describe(problem_path, p, config_path, cfg);
+	if (opts->start != PX_FCLIB_R_NONE)
+		printf("start       %s\n", start_name[opts->start]);
 	if (px_solve(p, cfg, lambda, &rep, &err)) {
 		/* the plugins' refusals concern this problem: name it */
 		fprintf(stderr, "proxima: %s: %s\n", problem_path, err.msg);
@@ -108,16 +126,19 @@ static int run(const char *problem_path, const char *config_path,
 		       rep.merit);
 	printf("time        %.6f s (%.3g us per sweep)\n", rep.seconds,
 	       rep.sweeps ? 1e6 * rep.seconds / (double)rep.sweeps : 0.0);
-	if (history && write_history(history, &rep)) {
+	if (opts->history && write_history(opts->history, &rep)) {
 		px_error_set(&err, PX_ERR_IO, "%s: cannot write the history",
-			     history);
+			     opts->history);
 		goto fail;
 	}
-	if (out && write_solution(out, lambda, m)) {
+	if (opts->out && write_solution(opts->out, lambda, m)) {
 		px_error_set(&err, PX_ERR_IO, "%s: cannot write the solution",
-			     out);
+			     opts->out);
 		goto fail;
 	}
+	if (opts->save_fclib &&
+	    px_fclib_write(opts->save_fclib, p, lambda, &err))
+		goto fail;
 	status = rep.converged ? EXIT_CONVERGED : EXIT_NOT_CONVERGED;
 	goto done;
 fail:
@@ -130,26 +151,50 @@ done:
 	return status;
 }
 
+/* --warm-start's value. */
+static int parse_start(const char *v, enum px_fclib_r *start)
+{
+	if (strcmp(v, "zero") == 0)
+		*start = PX_FCLIB_R_NONE;
+	else if (strcmp(v, "guess") == 0)
+		*start = PX_FCLIB_R_GUESS;
+	else if (strcmp(v, "solution") == 0)
+		*start = PX_FCLIB_R_SOLUTION;
+	else
+		return -1;
+	return 0;
+}
+
 int px_cli_solve(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"history", required_argument, NULL, 'H'},
 		{"out", required_argument, NULL, 'o'},
+		{"warm-start", required_argument, NULL, 'w'},
+		{"save-fclib", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *config = NULL, *history = NULL, *out = NULL;
+	struct solve_opts opts = {NULL, NULL, NULL, NULL, PX_FCLIB_R_NONE};
 	int c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "c:o:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': config = optarg; break;
-		case 'H': history = optarg; break;
-		case 'o': out = optarg; break;
+		case 'c': opts.config = optarg; break;
+		case 'H': opts.history = optarg; break;
+		case 'o': opts.out = optarg; break;
+		case 'S': opts.save_fclib = optarg; break;
+		case 'w':
+			if (parse_start(optarg, &opts.start) == 0)
+				break;
+			fprintf(stderr, "proxima solve: --warm-start '%s': expected zero, guess or solution\n",
+				optarg);
+			return EXIT_BAD_INPUT;
 		case 'h':
-			printf("Usage: proxima solve [-c CONFIG] PROBLEM [--history FILE.csv] [--out FILE]\n");
+			printf("Usage: proxima solve [-c CONFIG] [--warm-start zero|guess|solution]\n"
+			       "                     [--save-fclib OUT.hdf5] PROBLEM [--history FILE.csv] [--out FILE]\n");
 			return 0;
 		default:
 			fprintf(stderr, "proxima solve: bad option '%s' (try 'proxima --help')\n",
@@ -162,17 +207,19 @@ int px_cli_solve(int argc, char **argv)
 			argc - optind);
 		return EXIT_BAD_INPUT;
 	}
-	return run(argv[optind], config, history, out);
+	return run(argv[optind], &opts);
 }
 
 int px_cli_default(void)
 {
 	char problem[4096], config[4096];
+	const struct solve_opts opts = {config, NULL, NULL, NULL,
+					PX_FCLIB_R_NONE};
 
 	snprintf(problem, sizeof problem, "%s/scenes/two-boxes.dat",
 		 px_cli_datadir());
 	snprintf(config, sizeof config, "%s/conf/default.ini",
 		 px_cli_datadir());
 	printf("proxima: default job: solving the bundled problem with the default config\n");
-	return run(problem, config, NULL, NULL);
+	return run(problem, &opts);
 }

@@ -271,6 +271,17 @@ fail:
 	return rc;
 }
 
+int px_problem_assembled(const struct px_problem *p, const size_t **rowptr,
+			 const uint32_t **cols, const double **blocks)
+{
+	if (p->form != PX_FORM_ASSEMBLED)
+		return PX_ERR_INVALID;
+	*rowptr = p->rowptr;
+	*cols = p->cols;
+	*blocks = p->blocks;
+	return PX_OK;
+}
+
 static int all_finite(const double *x, size_t n, size_t *bad)
 {
 	for (size_t i = 0; i < n; i++)

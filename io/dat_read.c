@@ -24,6 +24,8 @@
 
 #include <proxima/io.h>
 
+#include "assemble.h"
+
 #define SHOW_MAX 40 /* characters of a bad token quoted in a message */
 
 /* What a token is supposed to be, formatted only when an error needs it. */
@@ -652,22 +654,15 @@ int px_dat_read(const char *path, struct px_problem **out,
 	if (rc)
 		goto out;
 	/* nc is bounded by the tokens read so far: b and mu are small. */
-	if ((rc = px_problem_create((size_t)nc, 3, &p, &sub)))
-		goto core_error;
-	if ((rc = read_vectors(&rd, p, (size_t)nc)))
+	if ((rc = px_problem_create((size_t)nc, 3, &p, &sub))) {
+		rc = io_core_error(path, rc, &sub, err);
 		goto out;
-	if ((rc = px_problem_set_assembled(p, w.rowptr, w.cols, w.blocks,
-					   &sub)) ||
-	    (rc = px_problem_validate(p, &sub)))
-		goto core_error;
+	}
+	if ((rc = read_vectors(&rd, p, (size_t)nc)) ||
+	    (rc = io_assemble(path, p, w.rowptr, w.cols, w.blocks, err)))
+		goto out;
 	*out = p;
 	p = NULL;
-	goto out;
-core_error:
-	/* The file passed our checks, so only running out of memory is
-	 * expected here; anything else is still the file's fault. */
-	rc = px_error_set(err, rc == PX_ERR_NOMEM ? rc : PX_ERR_FORMAT, "%s: %s",
-			  path, sub.msg);
 out:
 	px_problem_destroy(p);
 	free(w.rowptr);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <proxima/proxima.h>
@@ -51,6 +52,52 @@ static inline struct px_config *config_from_text(const char *text)
 		     text);
 	unlink(path);
 	return cfg;
+}
+
+/* A of an assembled problem as a dense row-major matrix, copied from its
+ * stored blocks without arithmetic (so the signs of zeros survive);
+ * malloc'd. */
+static inline double *dense_bits(const struct px_problem *p)
+{
+	const size_t n = px_problem_n_contacts(p), m = 3 * n;
+	const size_t *rowptr;
+	const uint32_t *cols;
+	const double *blocks;
+	double *a = calloc(m * m, sizeof *a);
+
+	cr_assert_not_null(a);
+	cr_assert_eq(px_problem_block_size(p), 3);
+	cr_assert_eq(px_problem_assembled(p, &rowptr, &cols, &blocks), PX_OK);
+	for (size_t i = 0; i < n; i++)
+		for (size_t q = rowptr[i]; q < rowptr[i + 1]; q++)
+			for (size_t r = 0; r < 3; r++)
+				for (size_t c = 0; c < 3; c++)
+					a[(3 * i + r) * m + 3 * cols[q] + c] =
+						blocks[9 * q + 3 * r + c];
+	return a;
+}
+
+/* x and y hold the same problem bit for bit: A, b and mu. */
+static inline void assert_same_problem(const struct px_problem *x,
+				       const struct px_problem *y)
+{
+	const size_t n = px_problem_n_contacts(x), m = 3 * n;
+	double *ax, *ay;
+
+	cr_assert_eq(px_problem_n_contacts(y), n);
+	ax = dense_bits(x);
+	ay = dense_bits(y);
+	cr_assert_eq(memcmp(ax, ay, m * m * sizeof *ax), 0, "A differs");
+	cr_assert_eq(memcmp(px_problem_b_const(x), px_problem_b_const(y),
+			    m * sizeof(double)),
+		     0, "b differs");
+	for (size_t k = 0; k < n; k++)
+		cr_assert_eq(memcmp(&px_problem_friction_const(x)[k].mu,
+				    &px_problem_friction_const(y)[k].mu,
+				    sizeof(double)),
+			     0, "mu[%zu] differs", k);
+	free(ax);
+	free(ay);
 }
 
 /* Coulomb's law with separate normal complementarity, contact by contact,

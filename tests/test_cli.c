@@ -12,6 +12,7 @@
 #include "helpers.h"
 
 #define TWO_BOXES PX_TEST_SRCDIR "/scenes/two-boxes.dat"
+#define DEFAULT_INI PX_TEST_SRCDIR "/conf/default.ini"
 
 static char out[65536], err[65536];
 static char dir[64];
@@ -76,6 +77,8 @@ Test(cli, version_and_help)
 	cr_assert_eq(run("--help"), 0);
 	cr_assert(strstr(out, "Usage: proxima"));
 	cr_assert(strstr(out, "solve [-c CONFIG] PROBLEM"));
+	cr_assert(strstr(out, "[--warm-start zero|guess|solution] [--save-fclib OUT.hdf5]"));
+	cr_assert(strstr(out, "convert IN OUT"));
 }
 
 Test(cli, bad_usage_exits_2_with_one_line)
@@ -108,6 +111,17 @@ Test(cli, bad_config_names_file_line_section_key)
 	cr_assert_str_eq(err, want);
 }
 
+/* The sweeps of "result      converged after N sweeps", or fail. */
+static int converged_sweeps(void)
+{
+	const char *at = strstr(out, "result      converged after ");
+	int sweeps;
+
+	cr_assert_not_null(at, "%s", out);
+	cr_assert_eq(sscanf(at + 28, "%d", &sweeps), 1);
+	return sweeps;
+}
+
 Test(cli, solves_writes_history_and_solution)
 {
 	char hist[256], sol[256], args[1024], buf[65536];
@@ -123,9 +137,8 @@ Test(cli, solves_writes_history_and_solution)
 		 hist, sol);
 	cr_assert_eq(run(args), 0, "%s", err);
 	cr_assert_str_eq(err, "");
-	cr_assert(strstr(out, "result      converged after "), "%s", out);
+	sweeps = converged_sweeps();
 	cr_assert(strstr(out, "fc3d error  "), "%s", out);
-	cr_assert_eq(sscanf(strstr(out, "converged after ") + 16, "%d", &sweeps), 1);
 	read_all(hist, buf, sizeof buf);
 	rows = count_lines(buf);
 	cr_assert_eq(rows, sweeps + 1, "history has %d lines for %d sweeps", rows, sweeps);
@@ -191,3 +204,125 @@ Test(cli, default_job_solves_the_bundled_problem)
 	cr_assert(strstr(out, "conf/default.ini: friction disc"), "%s", out);
 	cr_assert(strstr(out, "result      converged"), "%s", out);
 }
+
+static struct px_problem *read_problem(const char *path)
+{
+	struct px_problem *p;
+	struct px_error e = {0, ""};
+
+	cr_assert_eq(px_problem_read(path, &p, PX_FCLIB_R_NONE, NULL, &e), PX_OK,
+		     "%s", e.msg);
+	return p;
+}
+
+Test(cli, convert_usage_errors_and_dat_to_dat)
+{
+	char args[1024], want[1024], dat[256];
+	struct px_problem *a, *b;
+
+	cr_assert_eq(run("convert a.dat"), 2);
+	cr_assert_str_eq(err, "proxima convert: expected IN and OUT files, got 1 (try 'proxima --help')\n");
+	cr_assert_eq(run("convert " TWO_BOXES " out.txt"), 2);
+	cr_assert_str_eq(err, "proxima convert: out.txt: unknown output format (expected a name ending in .dat, .hdf5 or .h5)\n");
+	snprintf(dat, sizeof dat, "%s/copy.dat", dir);
+	snprintf(args, sizeof args, "convert %s %s", TWO_BOXES, dat);
+	cr_assert_eq(run(args), 0, "%s", err);
+	snprintf(want, sizeof want, "proxima: wrote %s (8 contacts, Siconos .dat)\n",
+		 dat);
+	cr_assert_str_eq(out, want);
+	a = read_problem(TWO_BOXES);
+	b = read_problem(dat);
+	assert_same_problem(a, b);
+	px_problem_destroy(a);
+	px_problem_destroy(b);
+}
+
+#ifdef HAVE_FCLIB
+
+/* .dat -> FCLib -> .dat gives W, q and mu back bit for bit. */
+Test(cli, convert_round_trip_bit_for_bit)
+{
+	char h5[256], dat[256], args[1024], want[1024];
+	struct px_problem *a, *b, *c;
+
+	run("--version");
+	snprintf(h5, sizeof h5, "%s/p.hdf5", dir);
+	snprintf(dat, sizeof dat, "%s/p.dat", dir);
+	snprintf(args, sizeof args, "convert %s %s", TWO_BOXES, h5);
+	cr_assert_eq(run(args), 0, "%s", err);
+	snprintf(want, sizeof want,
+		 "proxima: wrote %s (8 contacts, FCLib local problem)\n", h5);
+	cr_assert_str_eq(out, want);
+	snprintf(args, sizeof args, "convert %s %s", h5, dat);
+	cr_assert_eq(run(args), 0, "%s", err);
+	a = read_problem(TWO_BOXES);
+	b = read_problem(h5);
+	c = read_problem(dat);
+	assert_same_problem(a, b);
+	assert_same_problem(a, c);
+	px_problem_destroy(a);
+	px_problem_destroy(b);
+	px_problem_destroy(c);
+}
+
+/* The saved solution, as a warm start, converges in at most one sweep. */
+Test(cli, save_fclib_then_warm_start_from_the_solution)
+{
+	char h5[256], args[1024];
+
+	run("--version");
+	snprintf(h5, sizeof h5, "%s/solved.hdf5", dir);
+	snprintf(args, sizeof args, "solve -c %s --save-fclib %s %s",
+		 DEFAULT_INI, h5, TWO_BOXES);
+	cr_assert_eq(run(args), 0, "%s", err);
+	cr_assert_gt(converged_sweeps(), 1);
+	snprintf(args, sizeof args, "solve -c %s --warm-start solution %s",
+		 DEFAULT_INI, h5);
+	cr_assert_eq(run(args), 0, "%s", err);
+	cr_assert(strstr(out, "start       the file's solution (/solution/r)\n"),
+		  "%s", out);
+	cr_assert_leq(converged_sweeps(), 1, "%s", out);
+}
+
+Test(cli, warm_start_from_what_the_file_lacks)
+{
+	char h5[256], args[1024], want[1024];
+
+	cr_assert_eq(run("solve --warm-start guess " TWO_BOXES), 2);
+	cr_assert_str_eq(err, "proxima: " TWO_BOXES ": a .dat file holds no initial guess (only FCLib files do)\n");
+	cr_assert_str_eq(out, "");
+	snprintf(h5, sizeof h5, "%s/noguess.hdf5", dir);
+	snprintf(args, sizeof args, "convert %s %s", TWO_BOXES, h5);
+	cr_assert_eq(run(args), 0, "%s", err);
+	snprintf(args, sizeof args, "solve --warm-start guess %s", h5);
+	cr_assert_eq(run(args), 2);
+	snprintf(want, sizeof want,
+		 "proxima: %s: no initial guess (missing group /guesses)\n", h5);
+	cr_assert_str_eq(err, want);
+	cr_assert_eq(run("solve --warm-start sometimes " TWO_BOXES), 2);
+	cr_assert_str_eq(err, "proxima solve: --warm-start 'sometimes': expected zero, guess or solution\n");
+}
+
+#else /* !HAVE_FCLIB */
+
+Test(cli, without_fclib_hdf5_files_are_one_error_line)
+{
+	char h5[256], args[1024], want[1024];
+
+	run("--version");
+	write_file("p.hdf5", "\211HDF\r\n\032\n", h5, sizeof h5);
+	snprintf(args, sizeof args, "solve %s", h5);
+	cr_assert_eq(run(args), 2);
+	snprintf(want, sizeof want,
+		 "proxima: %s: proxima was built without FCLib support (libfclib-dev, libhdf5-dev)\n",
+		 h5);
+	cr_assert_str_eq(err, want);
+	snprintf(args, sizeof args, "convert %s %s/q.hdf5", TWO_BOXES, dir);
+	cr_assert_eq(run(args), 2);
+	snprintf(want, sizeof want,
+		 "proxima: %s/q.hdf5: proxima was built without FCLib support (libfclib-dev, libhdf5-dev)\n",
+		 dir);
+	cr_assert_str_eq(err, want);
+}
+
+#endif

@@ -12,6 +12,9 @@
 #include <proxima/io.h>
 #include <proxima/problem.h>
 
+#include "example_problem.h"
+#include "helpers.h"
+
 #ifndef PX_SHARED_PROBLEMS
 #define PX_SHARED_PROBLEMS "../shared/problems"
 #endif
@@ -121,41 +124,6 @@ static double *dense_of(const struct px_problem *p)
 
 /* ---- the README example (sec. 1), 2 contacts --------------------------- */
 
-/* Sparse block storage, one README line per text line (line numbers below
- * count on this layout: block b is on line 13 + b, q on 17, mu on 18). */
-#define EX_HEAD "3\n2\n1\n6 6\n"
-#define EX_SBM_HEAD "4\n2 2\n3 6\n3 6\n3\n4\n"
-#define EX_ROWPTR "0 2 4\n"
-#define EX_BCOL "0 1 0 1\n"
-#define EX_B0 "0  10 3 5 1 11 6 2 4 12\n"
-#define EX_B1 "1  0.5 0 0 0.25 0 0 0 0 0\n"
-#define EX_B2 "2  0.5 0 0 0 0 0 0 0 0\n"
-#define EX_B3 "3  20 9 2 7 21 3 8 1 22\n"
-#define EX_BLOCKS EX_B0 EX_B1 EX_B2 EX_B3
-#define EX_Q "-1 0.5 0.2 -2 0 0.1\n"
-#define EX_MU "0.5 0.3\n"
-#define EX_SBM_W EX_SBM_HEAD EX_ROWPTR EX_BCOL EX_BLOCKS
-#define EX_SBM EX_HEAD EX_SBM_W EX_Q EX_MU
-
-/* Dense storage: one column of W per line (tokens 8 .. 43). */
-#define EX_DENSE_HEAD "3\n2\n0\n6\n6\n6\t6\n"
-#define EX_DENSE_W \
-	"10 3 5 0.5 0 0\n" \
-	"1 11 6 0 0 0\n" \
-	"2 4 12 0 0 0\n" \
-	"0.5 0 0 20 9 2\n" \
-	"0.25 0 0 7 21 3\n" \
-	"0 0 0 8 1 22\n"
-#define EX_DENSE EX_DENSE_HEAD EX_DENSE_W EX_Q EX_MU
-
-static const double ex_a[6][6] = {
-	{ 10, 1, 2, 0.5, 0.25, 0 }, { 3, 11, 4, 0, 0, 0 },
-	{ 5, 6, 12, 0, 0, 0 },      { 0.5, 0, 0, 20, 7, 8 },
-	{ 0, 0, 0, 9, 21, 1 },      { 0, 0, 0, 2, 3, 22 },
-};
-static const double ex_q[6] = { -1, 0.5, 0.2, -2, 0, 0.1 };
-static const double ex_mu[2] = { 0.5, 0.3 };
-
 static void check_example(struct px_problem *p)
 {
 	const struct px_friction_params *f = px_problem_friction_const(p);
@@ -195,6 +163,51 @@ Test(dat, readme_example_dense)
 	struct px_problem *p = read_ok(put("ex_dense.dat", EX_DENSE));
 
 	check_example(p);
+	px_problem_destroy(p);
+}
+
+/* px_dat_write then px_dat_read: the same problem bit for bit, with reals
+ * that need all 17 digits, subnormals, the largest double and -0. */
+Test(dat, write_read_round_trip_bit_for_bit)
+{
+	const size_t rowptr[3] = { 0, 2, 3 };
+	const uint32_t cols[3] = { 1, 0, 1 };
+	double blocks[27];
+	struct px_problem *p, *back;
+	struct px_error err = { 0, "" };
+	const char *path = put("written.dat", "");
+	double *b;
+
+	for (int k = 0; k < 27; k++)
+		blocks[k] = (k + 1) / 7.0 * (k % 2 ? -1 : 1);
+	blocks[4] = -0.0;
+	blocks[5] = 4.9406564584124654e-324;
+	blocks[13] = 1.7976931348623157e308;
+	cr_assert_eq(px_problem_create(2, 3, &p, &err), PX_OK);
+	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, blocks, &err),
+		     PX_OK, "%s", err.msg);
+	b = px_problem_b(p);
+	for (int i = 0; i < 6; i++)
+		b[i] = 0.1 * (i - 3) + 1.0 / 3;
+	b[2] = -0.0;
+	b[5] = -2.2250738585072014e-308;
+	px_problem_friction(p)[0].mu = 2.0 / 3;
+	px_problem_friction(p)[1].mu = 0.7;
+	cr_assert_eq(px_dat_write(path, p, &err), PX_OK, "%s", err.msg);
+	back = read_ok(path);
+	assert_same_problem(p, back);
+	cr_assert_eq(px_problem_friction_const(back)[1].mu_s, 0.7);
+	px_problem_destroy(back);
+	px_problem_destroy(p);
+}
+
+Test(dat, write_errors)
+{
+	struct px_problem *p = read_ok(put("ex_sbm.dat", EX_SBM));
+	struct px_error err = { 0, "" };
+
+	cr_assert_eq(px_dat_write("/nonexistent/x.dat", p, &err), PX_ERR_IO);
+	cr_assert_str_eq(err.msg, "/nonexistent/x.dat: cannot create: No such file or directory");
 	px_problem_destroy(p);
 }
 

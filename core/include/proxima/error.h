@@ -19,6 +19,7 @@ enum px_status {
 	PX_ERR_CONFIG = 4,  /* a config file is malformed or names bad values */
 	PX_ERR_PLUGIN = 5,  /* a plugin was not found or was refused */
 	PX_ERR_INVALID = 6, /* an argument or a problem is not valid */
+	PX_ERR_UNSUPPORTED = 7, /* this build lacks the feature (FCLib) */
 };
 
 #define PX_ERROR_MSG_MAX 1024

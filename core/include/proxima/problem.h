@@ -76,6 +76,13 @@ int px_problem_set_assembled(struct px_problem *p, const size_t *rowptr,
 			     const uint32_t *cols, const double *blocks,
 			     struct px_error *err);
 
+/* The assembled A as stored (read-only, owned by the problem): the BSR
+ * arrays of px_problem_set_assembled after it sorted the block columns of
+ * each row and added the missing diagonal blocks as zero blocks. For file
+ * writers. PX_ERR_INVALID (outputs untouched) when A is not assembled. */
+int px_problem_assembled(const struct px_problem *p, const size_t **rowptr,
+			 const uint32_t **cols, const double **blocks);
+
 /* Factorized A = J M^-1 J^T. body_a/body_b[k] index bodies or PX_STATIC;
  * jac holds per contact J_a then J_b (bs x 6, row-major each); minv_jt per
  * contact (M^-1 J^T)_a then _b (6 x bs, row-major each). Blocks of a static
