@@ -217,9 +217,9 @@ static void colored_describe(const void *state, char *buf, size_t len)
 	}
 	if (c->n_merged)
 		snprintf(unsafe, sizeof unsafe,
-			 "unsafe color of %u contacts from %u colors",
+			 "unsafe color of %u contacts from %u color%s",
 			 c->start[c->n_safe + 1] - c->start[c->n_safe],
-			 c->n_merged);
+			 c->n_merged, c->n_merged == 1 ? "" : "s");
 	else
 		snprintf(unsafe, sizeof unsafe, "no unsafe color");
 	team_describe(&s->team, team, sizeof team);
