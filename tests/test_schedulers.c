@@ -741,7 +741,7 @@ Test(colored, recolors_only_when_the_graph_changes)
 {
 	/* same contacts, different graphs: the bottom layer on the static
 	 * ground, then on a dynamic floor */
-	struct px_problem *a = lattice(10, 10, 8, 0), *b = lattice(10, 10, 8, 1);
+	struct px_problem *a = lattice(20, 20, 10, 0), *b = lattice(20, 20, 10, 1);
 	struct px_problem *c = lattice(4, 4, 4, 0);
 	const size_t n = px_problem_n_contacts(a);
 	struct px_config *cfg = config_from_text(
@@ -753,9 +753,10 @@ Test(colored, recolors_only_when_the_graph_changes)
 	cr_assert_eq(px_problem_n_contacts(b), n);
 	solve_with(a, cfg, x, desc, sizeof desc);
 	cr_assert(strstr(desc, "(reused: no)"), "%s", desc);
+	cr_log_info("lattice of %zu contacts, first solve: %s\n", n, desc);
 	solve_with(a, cfg, x, desc, sizeof desc);
 	cr_assert(strstr(desc, "(reused: yes)"), "%s", desc);
-	cr_log_info("%zu contacts, second solve: %s\n", n, desc);
+	cr_log_info("same lattice, second solve: %s\n", desc);
 	/* the reused coloring gives what a fresh plugin gives */
 	fresh = solve(a, "[solver]\nmax_sweeps = 3\n[scheduler]\nplugin = colored\ncoloring = balanced\n",
 		      3, desc, sizeof desc);

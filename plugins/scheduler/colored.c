@@ -225,9 +225,10 @@ static void colored_describe(const void *state, char *buf, size_t len)
 	team_describe(&s->team, team, sizeof team);
 	if (at < len)
 		snprintf(buf + at, len - at,
-			 "%s, %s, %s; graph %.3f ms, coloring %.3f ms, reuse check %.3f ms (reused: %s)",
-			 c->n_safe ? ")" : "", unsafe, team, s->graph_ms, s->color_ms, s->check_ms,
-			 s->reused ? "yes" : "no");
+			 "%s, %s, %s; conflict graph (%u edges) %.3f ms, coloring %.3f ms, reuse check %.3f ms (reused: %s)",
+			 c->n_safe ? ")" : "", unsafe, team,
+			 ((const uint32_t *)s->ptr.p)[s->n] / 2, s->graph_ms,
+			 s->color_ms, s->check_ms, s->reused ? "yes" : "no");
 }
 
 static const struct px_scheduler_ops colored_ops = {
