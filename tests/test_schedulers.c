@@ -624,45 +624,8 @@ Test(naive, one_thread_is_sequential)
 	px_problem_destroy(files[1]);
 }
 
-/* Naive's iteration on the dense A with box friction and r = 1/A_ii
- * (textbook projected Gauss-Seidel row by row, as test_strategies checks
- * for sequential): each of `ranges` contiguous ranges of contacts sweeps
- * its rows against its own copy of the previous iterate. */
-static void naive_reference(const struct px_problem *p, double *x, int sweeps,
-			    int ranges)
-{
-	const size_t n = px_problem_n_contacts(p), m = 3 * n;
-	const double *b = px_problem_b_const(p);
-	const struct px_friction_params *fr = px_problem_friction_const(p);
-	double *a = malloc(m * m * sizeof *a), *prev = malloc(m * sizeof *prev);
-	double *copy = malloc(m * sizeof *copy);
-
-	cr_assert(a && prev && copy);
-	cr_assert_eq(px_problem_to_dense(p, a), PX_OK);
-	for (int s = 0; s < sweeps; s++) {
-		memcpy(prev, x, m * sizeof *x);
-		for (int r = 0; r < ranges; r++) {
-			memcpy(copy, prev, m * sizeof *x);
-			for (size_t i = 3 * (n * r / ranges);
-			     i < 3 * (n * (r + 1) / ranges); i++) {
-				double y = b[i], bound = fr[i / 3].mu * copy[i - i % 3];
-
-				for (size_t j = 0; j < m; j++)
-					y += a[i * m + j] * copy[j];
-				copy[i] -= y / a[i * m + i];
-				if (i % 3 == 0)
-					copy[i] = fmax(copy[i], 0.0);
-				else
-					copy[i] = fmin(fmax(copy[i], -bound), bound);
-				x[i] = copy[i];
-			}
-		}
-	}
-	free(a);
-	free(prev);
-	free(copy);
-}
-
+/* With box friction and r = 1/A_ii, naive is helpers.h's textbook
+ * projected Gauss-Seidel on the dense A in T ranges. */
 Test(naive, gauss_seidel_inside_ranges_and_jacobi_between)
 {
 	struct px_problem *files[2] = {lattice(4, 4, 3, 0),
@@ -682,7 +645,7 @@ Test(naive, gauss_seidel_inside_ranges_and_jacobi_between)
 				 "[scheduler]\nplugin = naive\nthreads = %d\nserial_below = 0\n",
 				 t);
 			x = solve(files[f], text, 4, desc, sizeof desc);
-			naive_reference(files[f], ref, 4, t);
+			pgs_reference(files[f], ref, 4, t);
 			for (size_t i = 0; i < m; i++)
 				scale = fmax(scale, fabs(ref[i]));
 			for (size_t i = 0; i < m; i++)
@@ -691,7 +654,7 @@ Test(naive, gauss_seidel_inside_ranges_and_jacobi_between)
 						   f, t, i, x[i], ref[i]);
 			/* and it is not Gauss-Seidel over the whole sequence */
 			memset(ref, 0, m * sizeof *ref);
-			naive_reference(files[f], ref, 4, 1);
+			pgs_reference(files[f], ref, 4, 1);
 			for (size_t i = 0; i < m; i++)
 				apart = fmax(apart, fabs(x[i] - ref[i]));
 			cr_assert_gt(apart, 1e-6 * scale,

@@ -48,7 +48,7 @@ static const struct px_param_decl colored_params[] = {
 };
 
 struct colored {
-	struct team team;
+	struct team team; /* first: team_state_create */
 	enum coloring_mode mode;
 	size_t merge_below;
 	struct coloring col;
@@ -72,16 +72,13 @@ static double now_ms(void)
 static int colored_create(const union px_value *v, void **state, char *err,
 			  size_t errlen)
 {
-	struct colored *s = calloc(1, sizeof *s);
+	struct colored *s;
 
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
+	if (team_state_create(sizeof *s, v, state, err, errlen))
 		return -1;
-	}
-	team_create(&s->team, v);
+	s = *state;
 	s->mode = v[P_COLORING].choice;
 	s->merge_below = (size_t)v[P_MERGE_BELOW].i;
-	*state = s;
 	return 0;
 }
 

@@ -8,8 +8,15 @@
 
 #include "common.h"
 
-void team_create(struct team *t, const union px_value *v)
+int team_state_create(size_t size, const union px_value *v, void **state,
+		      char *err, size_t errlen)
 {
+	struct team *t = calloc(1, size);
+
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	t->threads = (int)v[TEAM_P_THREADS].i;
 	t->serial_below = v[TEAM_P_SERIAL_BELOW].i;
 #ifdef _OPENMP
@@ -18,8 +25,9 @@ void team_create(struct team *t, const union px_value *v)
 #else
 	t->threads = 1;
 #endif
-	t->rows = 0;
 	t->size = 1;
+	*state = t;
+	return 0;
 }
 
 void team_prepare(struct team *t, const struct px_kernel *kern)

@@ -27,9 +27,12 @@ struct team {
 	int size;          /* threads of its sweeps: 1 below serial_below */
 };
 
-/* From the values of TEAM_PARAMS; threads = 0 becomes OpenMP's default
- * (omp_get_max_threads() now), and 1 without OpenMP. */
-void team_create(struct team *t, const union px_value *v);
+/* A zeroed plugin state of `size` bytes whose first member is a struct
+ * team, set from the values of TEAM_PARAMS: threads = 0 becomes OpenMP's
+ * default (omp_get_max_threads() now), and 1 without OpenMP. Returns 0, or
+ * -1 with a message in err. */
+int team_state_create(size_t size, const union px_value *v, void **state,
+		      char *err, size_t errlen);
 /* At prepare: the team size of this problem's sweeps. */
 void team_prepare(struct team *t, const struct px_kernel *kern);
 /* "N threads", or "1 thread (R rows < serial_below S)" when it stays

@@ -19,22 +19,14 @@
 static const struct px_param_decl jacobi_params[] = {TEAM_PARAMS};
 
 struct jacobi {
-	struct team team;
+	struct team team; /* first: team_state_create */
 	struct buffer out; /* n_contacts * bs doubles */
 };
 
 static int jacobi_create(const union px_value *v, void **state, char *err,
 			 size_t errlen)
 {
-	struct jacobi *s = calloc(1, sizeof *s);
-
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	team_create(&s->team, v);
-	*state = s;
-	return 0;
+	return team_state_create(sizeof(struct jacobi), v, state, err, errlen);
 }
 
 static void jacobi_destroy(void *state)

@@ -28,7 +28,7 @@
 static const struct px_param_decl naive_params[] = {TEAM_PARAMS};
 
 struct naive {
-	struct team team;
+	struct team team;   /* first: team_state_create */
 	struct buffer priv; /* team.size copies of kern->private_size doubles */
 	size_t n;
 };
@@ -36,15 +36,7 @@ struct naive {
 static int naive_create(const union px_value *v, void **state, char *err,
 			size_t errlen)
 {
-	struct naive *s = calloc(1, sizeof *s);
-
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	team_create(&s->team, v);
-	*state = s;
-	return 0;
+	return team_state_create(sizeof(struct naive), v, state, err, errlen);
 }
 
 static void naive_destroy(void *state)
