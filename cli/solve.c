@@ -86,6 +86,7 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 	struct px_report rep = {0};
 	struct px_error err = {0};
 	double *lambda = NULL, fc3d, fabs_;
+	char line[1024];
 	int status = EXIT_BAD_INPUT;
 	size_t m;
 
@@ -124,8 +125,14 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 			       ? "natural"
 			       : "minmap",
 		       rep.merit);
-	printf("time        %.6f s (%.3g us per sweep)\n", rep.seconds,
-	       rep.sweeps ? 1e6 * rep.seconds / (double)rep.sweeps : 0.0);
+	printf("time        %.6f s (%.3g us per sweep; prepare %.6f s)\n",
+	       rep.seconds,
+	       rep.sweeps ? 1e6 * (rep.seconds - rep.prepare_seconds) /
+				    (double)rep.sweeps
+			  : 0.0,
+	       rep.prepare_seconds);
+	if (px_scheduler_describe(cfg, line, sizeof line))
+		printf("scheduler   %s\n", line);
 	if (opts->history && write_history(opts->history, &rep)) {
 		px_error_set(&err, PX_ERR_IO, "%s: cannot write the history",
 			     opts->history);

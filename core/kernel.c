@@ -13,16 +13,29 @@
  * rows, and the body velocities only through them: it costs less than a
  * full update (000 eq. 19-21).
  * Inside a contact the rows are updated Gauss-Seidel style: normal first,
- * then friction with the velocity the new normal impulse gives. */
+ * then friction with the velocity the new normal impulse gives.
+ *
+ * Every entry point is one of two halves or their sum: solve_contact reads
+ * an iterate (lambda, w) and computes a contact's new impulse; commit_to
+ * writes it into an iterate. relax does both on the shared iterate; compute
+ * and commit (ABI 1.2) are the halves, so that a scheduler can compute
+ * several contacts from one state and apply them in its own order;
+ * relax_private (ABI 1.2) does both against a thread's private copy of the
+ * state that other contacts are read from (w when factorized, lambda when
+ * assembled), so that contacts sharing a body can be relaxed concurrently
+ * without a race (004 sec. 7.1). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel.h"
 #include "problem_impl.h"
 
-/* Rows [r0, r1) of the contact velocity v_k = (A lambda + b)_k. */
-static void velocity(const struct px_kernel_ctx *c, uint32_t k, uint32_t r0,
-		     uint32_t r1, double *v)
+/* Rows [r0, r1) of the contact velocity v_k = (A lambda + b)_k, with A's
+ * product read from lambda (assembled) or the body velocities w
+ * (factorized). */
+static void velocity(const struct px_kernel_ctx *c, const double *lambda,
+		     const double *w, uint32_t k, uint32_t r0, uint32_t r1,
+		     double *v)
 {
 	const struct px_problem *p = c->p;
 	const uint32_t bs = p->bs;
@@ -34,7 +47,7 @@ static void velocity(const struct px_kernel_ctx *c, uint32_t k, uint32_t r0,
 
 		for (size_t q = p->rowptr[k]; q < p->rowptr[k + 1]; q++) {
 			const double *blk = p->blocks + q * bb;
-			const double *x = c->lambda + (size_t)p->cols[q] * bs;
+			const double *x = lambda + (size_t)p->cols[q] * bs;
 
 			for (uint32_t r = r0; r < r1; r++) {
 				double s = 0.0;
@@ -45,17 +58,16 @@ static void velocity(const struct px_kernel_ctx *c, uint32_t k, uint32_t r0,
 			}
 		}
 	} else if (p->form == PX_FORM_RIGID) {
-		px_rigid_velocity(p, k, c->w, r0, r1, v);
+		px_rigid_velocity(p, k, w, r0, r1, v);
 	} else {
 		const size_t per = 6 * (size_t)bs;
 		const double *jac = p->jac + 2 * per * k;
 
 		if (p->body_a[k] != PX_STATIC)
-			px_jac_mul(v, jac, c->w + 6 * (size_t)p->body_a[k], r0,
-				   r1);
+			px_jac_mul(v, jac, w + 6 * (size_t)p->body_a[k], r0, r1);
 		if (p->body_b[k] != PX_STATIC)
-			px_jac_mul(v, jac + per, c->w + 6 * (size_t)p->body_b[k],
-				   r0, r1);
+			px_jac_mul(v, jac + per, w + 6 * (size_t)p->body_b[k], r0,
+				   r1);
 	}
 }
 
@@ -128,19 +140,19 @@ static void friction_diagonal(const struct px_kernel_ctx *c, uint32_t k,
 	}
 }
 
-/* Contact k's new impulse from the current iterate, into out[bs]: first
+/* Contact k's new impulse from the iterate (lambda, w), into out[bs]: first
  * the normal row, then the friction rows with the velocity that the new
  * normal impulse gives (v_f += A_fn dlambda_n, from the diagonal block). */
-static void solve_contact(const struct px_kernel_ctx *c, uint32_t k, int part,
-			  double *out)
+static void solve_contact(const struct px_kernel_ctx *c, const double *lambda,
+			  const double *w, uint32_t k, int part, double *out)
 {
 	const uint32_t bs = c->p->bs;
-	const double *lam = c->lambda + (size_t)k * bs;
+	const double *lam = lambda + (size_t)k * bs;
 	const double *D = c->diag + (size_t)k * bs * bs;
 	double v[4];
 
 	memcpy(out, lam, bs * sizeof *out);
-	velocity(c, k, part == PX_PART_FRICTION ? 1 : 0,
+	velocity(c, lambda, w, k, part == PX_PART_FRICTION ? 1 : 0,
 		 part == PX_PART_NORMAL ? 1 : bs, v);
 	if (part != PX_PART_FRICTION) {
 		const double rn = c->r_shape == PX_R_BLOCK
@@ -160,9 +172,44 @@ static void solve_contact(const struct px_kernel_ctx *c, uint32_t k, int part,
 		friction_diagonal(c, k, D, v, out);
 }
 
+/* Write out's rows of `part` as contact k's impulse in lambda and, when
+ * factorized or rigid, add their change to the velocities w of its bodies
+ * (w is not read for an assembled A). */
+static void commit_to(const struct px_kernel_ctx *c, double *lambda, double *w,
+		      uint32_t k, int part, const double *out)
+{
+	const struct px_problem *p = c->p;
+	const uint32_t bs = p->bs;
+	const uint32_t r0 = part == PX_PART_FRICTION ? 1 : 0;
+	const uint32_t r1 = part == PX_PART_NORMAL ? 1 : bs;
+	double *lam = lambda + (size_t)k * bs;
+	double d[4];
+
+	if (p->form == PX_FORM_RIGID) {
+		for (uint32_t i = r0; i < r1; i++)
+			d[i] = out[i] - lam[i];
+		px_rigid_add(p, k, w, d, r0, r1);
+	} else if (p->form == PX_FORM_FACTORIZED) {
+		const size_t per = 6 * (size_t)bs;
+		const double *m = p->minv_jt + 2 * per * k;
+
+		for (uint32_t i = r0; i < r1; i++)
+			d[i] = out[i] - lam[i];
+		if (p->body_a[k] != PX_STATIC)
+			px_body_add(w + 6 * (size_t)p->body_a[k], m, d, bs, r0,
+				    r1);
+		if (p->body_b[k] != PX_STATIC)
+			px_body_add(w + 6 * (size_t)p->body_b[k], m + per, d,
+				    bs, r0, r1);
+	}
+	memcpy(lam + r0, out + r0, (r1 - r0) * sizeof *out);
+}
+
 static void kernel_compute(void *ctx, uint32_t k, int part, double *out)
 {
-	solve_contact(ctx, k, part, out);
+	const struct px_kernel_ctx *c = ctx;
+
+	solve_contact(c, c->lambda, c->w, k, part, out);
 }
 
 static void kernel_store(void *ctx, uint32_t k, const double *in)
@@ -173,35 +220,55 @@ static void kernel_store(void *ctx, uint32_t k, const double *in)
 	memcpy(c->lambda + (size_t)k * bs, in, bs * sizeof *in);
 }
 
+static void kernel_commit(void *ctx, uint32_t k, int part, const double *out)
+{
+	struct px_kernel_ctx *c = ctx;
+
+	commit_to(c, c->lambda, c->w, k, part, out);
+}
+
 static void kernel_relax(void *ctx, uint32_t k, int part)
 {
 	struct px_kernel_ctx *c = ctx;
-	const struct px_problem *p = c->p;
-	const uint32_t bs = p->bs;
-	const uint32_t r0 = part == PX_PART_FRICTION ? 1 : 0;
-	const uint32_t r1 = part == PX_PART_NORMAL ? 1 : bs;
-	double *lam = c->lambda + (size_t)k * bs;
-	double out[4], d[4];
+	double out[4];
 
-	solve_contact(c, k, part, out);
-	if (p->form == PX_FORM_RIGID) {
-		for (uint32_t i = r0; i < r1; i++)
-			d[i] = out[i] - lam[i];
-		px_rigid_add(p, k, c->w, d, r0, r1);
-	} else if (p->form == PX_FORM_FACTORIZED) {
-		const size_t per = 6 * (size_t)bs;
-		const double *m = p->minv_jt + 2 * per * k;
+	solve_contact(c, c->lambda, c->w, k, part, out);
+	commit_to(c, c->lambda, c->w, k, part, out);
+}
 
-		for (uint32_t i = r0; i < r1; i++)
-			d[i] = out[i] - lam[i];
-		if (p->body_a[k] != PX_STATIC)
-			px_body_add(c->w + 6 * (size_t)p->body_a[k], m, d, bs,
-				    r0, r1);
-		if (p->body_b[k] != PX_STATIC)
-			px_body_add(c->w + 6 * (size_t)p->body_b[k], m + per, d,
-				    bs, r0, r1);
+/* The state other contacts are read from: w (factorized, rigid) or
+ * lambda (assembled). */
+static size_t private_size(const struct px_problem *p)
+{
+	return p->form != PX_FORM_ASSEMBLED ? 6 * p->n_bodies
+					     : p->n * (size_t)p->bs;
+}
+
+static void kernel_private_load(void *ctx, double *priv)
+{
+	const struct px_kernel_ctx *c = ctx;
+
+	memcpy(priv,
+	       c->p->form != PX_FORM_ASSEMBLED ? c->w : c->lambda,
+	       private_size(c->p) * sizeof *priv);
+}
+
+/* relax against a private copy: factorized or rigid, priv holds the body
+ * velocities (the shared w goes stale); assembled, priv holds lambda and
+ * contact k's new impulse goes to both copies. */
+static void kernel_relax_private(void *ctx, uint32_t k, int part, double *priv)
+{
+	struct px_kernel_ctx *c = ctx;
+	double out[4];
+
+	if (c->p->form != PX_FORM_ASSEMBLED) {
+		solve_contact(c, c->lambda, priv, k, part, out);
+		commit_to(c, c->lambda, priv, k, part, out);
+	} else {
+		solve_contact(c, priv, NULL, k, part, out);
+		commit_to(c, priv, NULL, k, part, out);
+		commit_to(c, c->lambda, NULL, k, part, out);
 	}
-	memcpy(lam + r0, out + r0, (r1 - r0) * sizeof *out);
 }
 
 /* w += the velocity that side `side` of rigid contact k gets from its
@@ -433,6 +500,10 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	kern->store = kernel_store;
 	kern->refresh = kernel_refresh;
 	kern->conflicts = kernel_conflicts;
+	kern->commit = kernel_commit;
+	kern->private_size = private_size(p);
+	kern->private_load = kernel_private_load;
+	kern->relax_private = kernel_relax_private;
 	return PX_OK;
 }
 

@@ -38,7 +38,7 @@ static const size_t min_ops_size[] = {
 	offsetof(struct px_friction_ops, project_metric),
 	sizeof(struct px_ordering_ops),
 	sizeof(struct px_rfactor_ops),
-	sizeof(struct px_scheduler_ops),
+	offsetof(struct px_scheduler_ops, describe),
 };
 
 const char *px_kind_name(unsigned kind)

@@ -2,6 +2,7 @@
  * a sweep limit, with the rfactor plugin's back-tracking (001 Algorithm 2,
  * sec. 4.2: a sweep whose residual grew is rolled back and R shrunk). */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +138,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	struct px_kernel kern;
 	size_t cap = 0;
 	char msg[512] = "";
-	double t0 = now();
+	double t0 = now(), tp;
 
 	memset(rep, 0, sizeof *rep);
 	rep->residual = HUGE_VAL;
@@ -195,6 +196,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		.apply = apply_a,
 		.ctx = p,
 	};
+	tp = now();
 	if (ord->prepare(px_plugin_state(po), &info, wk.perm, msg, sizeof msg)) {
 		rc = plugin_error(err, po, "prepare", msg);
 		goto out;
@@ -209,6 +211,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		rc = plugin_error(err, ps, "prepare", msg);
 		goto out;
 	}
+	rep->prepare_seconds = now() - tp;
 
 	while (rep->sweeps < set->max_sweeps) {
 		struct px_sweep_record rec;
@@ -294,6 +297,32 @@ out:
 	if (rc)
 		px_report_free(rep);
 	return rc;
+}
+
+typedef void (*describe_fn)(const void *state, char *buf, size_t len);
+
+/* The scheduler's describe, or NULL when it has none (plugins older than
+ * ABI 1.2, whose ops struct ends before it). */
+static describe_fn describe_op(const struct px_scheduler_ops *s)
+{
+	const size_t end = offsetof(struct px_scheduler_ops, describe) +
+			   sizeof s->describe;
+
+	return s->h.abi_minor >= 2 && s->h.ops_size >= end ? s->describe : NULL;
+}
+
+int px_scheduler_describe(const struct px_config *cfg, char *buf, size_t len)
+{
+	const struct px_plugin *ps = px_config_plugin(cfg, PX_KIND_SCHEDULER);
+	const struct px_scheduler_ops *sch = (const void *)px_plugin_header(ps);
+	const describe_fn describe = describe_op(sch);
+
+	if (len == 0)
+		return 0;
+	buf[0] = '\0';
+	if (describe)
+		describe(px_plugin_state(ps), buf, len);
+	return buf[0] != '\0';
 }
 
 void px_report_free(struct px_report *rep)

@@ -1,5 +1,6 @@
-/* Shared test helpers: paths, and an independent check of the contact laws
- * that uses only the dense A (px_problem_to_dense), not the solver's kernel. */
+/* Shared test helpers: paths, and independent references that use only the
+ * dense A (px_problem_to_dense), not the solver's kernel: textbook projected
+ * Gauss-Seidel and a check of the contact laws. */
 #ifndef PX_TEST_HELPERS_H
 #define PX_TEST_HELPERS_H
 
@@ -98,6 +99,47 @@ static inline void assert_same_problem(const struct px_problem *x,
 			     0, "mu[%zu] differs", k);
 	free(ax);
 	free(ay);
+}
+
+/* Textbook projected Gauss-Seidel on the dense A (3-row contacts): rows
+ * one at a time, r = 1/A_ii, clamped to [0, inf) or [-mu lambda_n,
+ * mu lambda_n] (the box friction set). With ranges > 1 it is naive
+ * parallel Gauss-Seidel (004 sec. 7.1): the contacts cut into `ranges`
+ * contiguous ranges, k in range floor(k ranges / n), each swept against its
+ * own copy of the previous iterate. */
+static inline void pgs_reference(const struct px_problem *p, double *x,
+				 int sweeps, int ranges)
+{
+	const size_t n = px_problem_n_contacts(p), m = 3 * n;
+	const double *b = px_problem_b_const(p);
+	const struct px_friction_params *fr = px_problem_friction_const(p);
+	double *a = malloc(m * m * sizeof *a), *prev = malloc(m * sizeof *prev);
+	double *copy = malloc(m * sizeof *copy);
+
+	cr_assert(a && prev && copy);
+	cr_assert_eq(px_problem_to_dense(p, a), PX_OK);
+	for (int s = 0; s < sweeps; s++) {
+		memcpy(prev, x, m * sizeof *x);
+		for (size_t r = 0; r < (size_t)ranges; r++) {
+			memcpy(copy, prev, m * sizeof *x);
+			for (size_t i = 3 * (n * r / (size_t)ranges);
+			     i < 3 * (n * (r + 1) / (size_t)ranges); i++) {
+				double y = b[i], bound = fr[i / 3].mu * copy[i - i % 3];
+
+				for (size_t j = 0; j < m; j++)
+					y += a[i * m + j] * copy[j];
+				copy[i] -= y / a[i * m + i];
+				if (i % 3 == 0)
+					copy[i] = fmax(copy[i], 0.0);
+				else
+					copy[i] = fmin(fmax(copy[i], -bound), bound);
+				x[i] = copy[i];
+			}
+		}
+	}
+	free(a);
+	free(prev);
+	free(copy);
 }
 
 /* Coulomb's law with separate normal complementarity, contact by contact,

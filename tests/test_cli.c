@@ -73,7 +73,7 @@ static void write_file(const char *name, const char *text, char *path,
 Test(cli, version_and_help)
 {
 	cr_assert_eq(run("--version"), 0);
-	cr_assert_str_eq(out, "proxima " PACKAGE_VERSION " (plugin ABI 1.1)\n");
+	cr_assert_str_eq(out, "proxima " PACKAGE_VERSION " (plugin ABI 1.2)\n");
 	cr_assert_eq(run("--help"), 0);
 	cr_assert(strstr(out, "Usage: proxima"));
 	cr_assert(strstr(out, "solve [-c CONFIG] PROBLEM"));
@@ -193,8 +193,36 @@ Test(cli, plugins_lists_kinds_names_and_parameters)
 	cr_assert(strstr(out, "ordering   identity"), "%s", out);
 	cr_assert(strstr(out, "rfactor    local"), "%s", out);
 	cr_assert(strstr(out, "scheduler  sequential"), "%s", out);
+	cr_assert(strstr(out, "scheduler  colored"), "%s", out);
+	cr_assert(strstr(out, "    coloring     choice default greedy"), "%s", out);
+	cr_assert(strstr(out, "scheduler  naive"), "%s", out);
 	cr_assert(strstr(out, "    nu           real   default 0.9"), "%s", out);
 	cr_assert(strstr(out, "    merit        choice default delta"), "%s", out);
+}
+
+/* The scheduler's describe line follows the time line; sequential has
+ * none. */
+Test(cli, solve_prints_the_schedulers_line)
+{
+	char cfg[256], args[1024];
+	const char *line;
+
+	run("--version");
+	snprintf(args, sizeof args, "solve %s", TWO_BOXES);
+	cr_assert_eq(run(args), 0, "%s", err);
+	cr_assert_null(strstr(out, "\nscheduler   "), "%s", out);
+	write_file("colored.ini",
+		   "[scheduler]\nplugin = colored\ncoloring = balanced\nthreads = 2\n",
+		   cfg, sizeof cfg);
+	snprintf(args, sizeof args, "solve -c %s %s", cfg, TWO_BOXES);
+	cr_assert_eq(run(args), 0, "%s", err);
+	line = strstr(out, "\ntime        ");
+	cr_assert_not_null(line, "%s", out);
+	line = strchr(line + 1, '\n');
+	cr_assert(strncmp(line, "\nscheduler   colored balanced: ", 31) == 0,
+		  "%s", out);
+	cr_assert(strstr(line, "1 thread (24 rows < serial_below 1024)"), "%s", out);
+	cr_assert(strstr(line, "(reused: no)\n"), "%s", out);
 }
 
 Test(cli, default_job_solves_the_bundled_problem)

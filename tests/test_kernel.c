@@ -1,7 +1,8 @@
 /* The problem's A and the relax kernel: assembled A validated and left
  * unchanged on error; a part (normal or friction) changes only its rows; the
- * Jacobi entry points (compute, store, refresh) agree with relax; the
- * conflict graph links exactly the contacts that share a dynamic body or a
+ * Jacobi entry points (compute, store, refresh) agree with relax; compute
+ * then commit, and relax_private on a private copy, are relax bit for bit
+ * (factorized and assembled); the conflict graph links exactly the contacts that share a dynamic body or a
  * non-zero block. The kernel is private, so its sources are compiled in. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -239,6 +240,113 @@ Test(kernel, compute_matches_relax_and_changes_nothing)
 	g.k.store(g.k.ctx, 4, out);
 	assert_w_consistent(&g);
 	rig_fini(&g);
+}
+
+Test(kernel, compute_then_commit_is_relax)
+{
+	struct rig a, b;
+	double out[3];
+
+	rig_init(&a);
+	rig_init(&b);
+	for (int sweep = 0; sweep < 3; sweep++)
+		for (uint32_t k = 0; k < 5; k++) {
+			const int part = sweep == 1 ? PX_PART_NORMAL : PX_PART_FULL;
+
+			a.k.relax(a.k.ctx, k, part);
+			b.k.compute(b.k.ctx, k, part, out);
+			b.k.commit(b.k.ctx, k, part, out);
+		}
+	cr_assert_arr_eq(a.lambda, b.lambda, sizeof a.lambda);
+	cr_assert_arr_eq(a.w, b.w, sizeof a.w);
+	rig_fini(&a);
+	rig_fini(&b);
+}
+
+Test(kernel, relax_private_is_relax_on_a_copy_of_w)
+{
+	struct rig a, b;
+	double priv[18], w0[18];
+
+	rig_init(&a);
+	rig_init(&b);
+	cr_assert_eq(b.k.private_size, 18);
+	memcpy(w0, b.w, sizeof w0);
+	b.k.private_load(b.k.ctx, priv);
+	cr_assert_arr_eq(priv, b.w, sizeof priv);
+	for (int sweep = 0; sweep < 3; sweep++)
+		for (uint32_t k = 0; k < 5; k++) {
+			const int part = sweep == 2 ? PX_PART_FRICTION : PX_PART_FULL;
+
+			a.k.relax(a.k.ctx, k, part);
+			b.k.relax_private(b.k.ctx, k, part, priv);
+		}
+	cr_assert_arr_eq(a.lambda, b.lambda, sizeof a.lambda);
+	cr_assert_arr_eq(a.w, priv, sizeof priv);
+	cr_assert_arr_eq(w0, b.w, sizeof w0, "the shared w was written");
+	rig_fini(&a);
+	rig_fini(&b);
+}
+
+/* Three coupled contacts with an assembled, non-symmetric A. */
+static struct px_problem *coupled_assembled(void)
+{
+	const size_t rowptr[] = {0, 2, 5, 7};
+	const uint32_t cols[] = {0, 1, 0, 1, 2, 1, 2};
+	double blocks[63];
+	struct px_problem *p;
+
+	for (int q = 0; q < 7; q++)
+		for (int i = 0; i < 9; i++)
+			blocks[9 * q + i] = (q == 0 || q == 3 || q == 6)
+						    ? 3 * I3[i] + 0.1 * (i % 4)
+						    : 0.05 * (1 + (q + i) % 5) - 0.1;
+	cr_assert_eq(px_problem_create(3, 3, &p, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, blocks, NULL), PX_OK);
+	for (int i = 0; i < 9; i++)
+		px_problem_b(p)[i] = i % 3 == 0 ? -1.0 : 0.3 * (i % 2) - 0.1;
+	for (int k = 0; k < 3; k++)
+		px_problem_friction(p)[k].mu = 0.4;
+	return p;
+}
+
+Test(kernel, relax_private_is_relax_on_a_copy_of_lambda)
+{
+	struct px_problem *p = coupled_assembled();
+	double diag[27], r[9], la[9], lb[9], priv[9], wdummy[1] = {0};
+	struct px_kernel_ctx ca, cb;
+	struct px_kernel ka, kb;
+
+	for (int i = 0; i < 9; i++) {
+		r[i] = 0.3;
+		la[i] = lb[i] = 0.02 * (i % 4);
+	}
+	for (size_t k = 0; k < 3; k++)
+		px_problem_diag_block(p, k, diag + 9 * k);
+	cr_assert_eq(px_kernel_init(&ca, &ka, p, la, wdummy, diag, r,
+				    PX_R_DIAGONAL, &disc_ops, NULL),
+		     PX_OK);
+	cr_assert_eq(px_kernel_init(&cb, &kb, p, lb, wdummy, diag, r,
+				    PX_R_DIAGONAL, &disc_ops, NULL),
+		     PX_OK);
+	cr_assert_eq(kb.private_size, 9);
+	kb.private_load(kb.ctx, priv);
+	for (int sweep = 0; sweep < 3; sweep++)
+		for (uint32_t k = 0; k < 3; k++) {
+			ka.relax(ka.ctx, 2 - k, PX_PART_FULL);
+			kb.relax_private(kb.ctx, 2 - k, PX_PART_FULL, priv);
+		}
+	cr_assert_arr_eq(la, lb, sizeof la);
+	cr_assert_arr_eq(la, priv, sizeof la);
+	/* what another copy writes to the shared lambda is not read */
+	kb.private_load(kb.ctx, priv);
+	lb[6] += 1.0; /* contact 2, coupled to contact 1 */
+	ka.relax(ka.ctx, 1, PX_PART_FULL);
+	kb.relax_private(kb.ctx, 1, PX_PART_FULL, priv);
+	cr_assert_arr_eq(la, lb, 6 * sizeof *la);
+	px_kernel_fini(&ca);
+	px_kernel_fini(&cb);
+	px_problem_destroy(p);
 }
 
 Test(kernel, conflict_graph_of_shared_dynamic_bodies)

@@ -448,6 +448,13 @@ static void staggered_visits_one_part(const struct px_problem *p,
 
 Test(orderings, staggered_sweeps_visit_only_their_part)
 {
+	static const char *const schedulers[] = {
+		"sequential",
+		"jacobi",
+		"colored\nthreads = 2\nserial_below = 0",
+		"colored\ncoloring = balanced\nmerge_below = 30\nthreads = 2\nserial_below = 0",
+		"naive\nthreads = 3\nserial_below = 0",
+	};
 	char path[4096];
 	struct px_problem *stack, *rigid, *file;
 
@@ -461,12 +468,11 @@ Test(orderings, staggered_sweeps_visit_only_their_part)
 						path, sizeof path),
 				 &file, NULL),
 		     PX_OK);
-	staggered_visits_one_part(stack, "sequential"); /* factorized */
-	staggered_visits_one_part(stack, "jacobi");
-	staggered_visits_one_part(rigid, "sequential");
-	staggered_visits_one_part(rigid, "jacobi");
-	staggered_visits_one_part(file, "sequential"); /* assembled */
-	staggered_visits_one_part(file, "jacobi");
+	for (size_t i = 0; i < sizeof schedulers / sizeof *schedulers; i++) {
+		staggered_visits_one_part(stack, schedulers[i]); /* factorized */
+		staggered_visits_one_part(rigid, schedulers[i]);
+		staggered_visits_one_part(file, schedulers[i]);  /* assembled */
+	}
 	px_problem_destroy(stack);
 	px_problem_destroy(rigid);
 	px_problem_destroy(file);

@@ -12,56 +12,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include <proxima/plugin.h>
 
-enum { P_THREADS, P_SERIAL_BELOW };
+#include "common.h"
 
-static const struct px_param_decl jacobi_params[] = {
-	[P_THREADS] = {"threads", PX_PARAM_INT, "0",
-		       "OpenMP threads (0: OpenMP's default, OMP_NUM_THREADS)",
-		       0, 4096, NULL},
-	[P_SERIAL_BELOW] = {"serial_below", PX_PARAM_INT, "1024",
-			    "problems with fewer rows run on one thread (waking the team costs more)",
-			    0, 1e15, NULL},
-};
+static const struct px_param_decl jacobi_params[] = {TEAM_PARAMS};
 
 struct jacobi {
-	int threads;
-	long serial_below;
-	double *out; /* n_contacts * bs */
-	size_t cap;
+	struct team team; /* first: team_state_create */
+	struct buffer out; /* n_contacts * bs doubles */
 };
 
 static int jacobi_create(const union px_value *v, void **state, char *err,
 			 size_t errlen)
 {
-	struct jacobi *s = calloc(1, sizeof *s);
-
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	s->threads = (int)v[P_THREADS].i;
-	s->serial_below = v[P_SERIAL_BELOW].i;
-#ifdef _OPENMP
-	if (s->threads == 0)
-		s->threads = omp_get_max_threads();
-#else
-	s->threads = 1;
-#endif
-	*state = s;
-	return 0;
+	return team_state_create(sizeof(struct jacobi), v, state, err, errlen);
 }
 
 static void jacobi_destroy(void *state)
 {
 	struct jacobi *s = state;
 
-	free(s->out);
+	buffer_free(&s->out);
 	free(s);
 }
 
@@ -69,33 +41,24 @@ static int jacobi_prepare(void *state, const struct px_kernel *kern,
 			  char *err, size_t errlen)
 {
 	struct jacobi *s = state;
-	const size_t need = kern->n_contacts * kern->bs + 1;
 
-	if (need > s->cap) {
-		double *out = realloc(s->out, need * sizeof *out);
-
-		if (!out) {
-			snprintf(err, errlen, "out of memory for %zu contacts",
-				 kern->n_contacts);
-			return -1;
-		}
-		s->out = out;
-		s->cap = need;
-	}
-	return 0;
+	team_prepare(&s->team, kern);
+	return buffer_reserve(&s->out,
+			      (kern->n_contacts * kern->bs + 1) * sizeof(double),
+			      err, errlen);
 }
 
 static void jacobi_sweep(void *state, const struct px_kernel *kern,
 			 const uint32_t *perm, int perm_changed, int part)
 {
 	struct jacobi *s = state;
-	const long n = (long)kern->n_contacts, nb = (long)kern->n_bodies;
+	const long n = (long)kern->n_contacts;
 	const uint32_t bs = kern->bs;
-	double *out = s->out;
+	double *out = s->out.p;
 
 	(void)perm;
 	(void)perm_changed;
-#pragma omp parallel num_threads(s->threads) if (n * bs >= s->serial_below)
+#pragma omp parallel num_threads(s->team.size) if (s->team.size > 1)
 	{
 #pragma omp for schedule(static)
 		for (long k = 0; k < n; k++)
@@ -104,10 +67,17 @@ static void jacobi_sweep(void *state, const struct px_kernel *kern,
 #pragma omp for schedule(static)
 		for (long k = 0; k < n; k++)
 			kern->store(kern->ctx, (uint32_t)k, out + (size_t)k * bs);
-#pragma omp for schedule(static)
-		for (long b = 0; b < nb; b++)
-			kern->refresh(kern->ctx, (size_t)b, (size_t)b + 1);
+		refresh_bodies(kern);
 	}
+}
+
+static void jacobi_describe(const void *state, char *buf, size_t len)
+{
+	const struct jacobi *s = state;
+	char team[128];
+
+	team_describe(&s->team, team, sizeof team);
+	snprintf(buf, len, "jacobi: %s", team);
 }
 
 static const struct px_scheduler_ops jacobi_ops = {
@@ -125,6 +95,7 @@ static const struct px_scheduler_ops jacobi_ops = {
 	},
 	.prepare = jacobi_prepare,
 	.sweep = jacobi_sweep,
+	.describe = jacobi_describe,
 };
 
 PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);

@@ -22,6 +22,12 @@
  *   1.1  friction ops gain project_metric (optional): the projection in the
  *        metric of a block R, which rfactors of shape PX_R_BLOCK need.
  *        Hosts read it only from plugins whose ops_size covers it.
+ *   1.2  struct px_kernel (host to plugin) gains commit, private_size,
+ *        private_load and relax_private, which every 1.2 host fills: the
+ *        halves of relax for relaxed colors, and relax against a private
+ *        copy of the shared state for race-free naive parallel sweeps.
+ *        Scheduler ops gain describe (optional): one line about the last
+ *        prepare. Hosts read it only from plugins whose ops_size covers it.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -35,7 +41,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 1u
+#define PX_ABI_MINOR 2u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -243,6 +249,24 @@ struct px_kernel {
 	 * dynamic body, or with a non-zero block of A between them. Built on the
 	 * first call; call at prepare time only. Returns 0 or non-zero (ENOMEM). */
 	int (*conflicts)(void *ctx, const uint32_t **ptr, const uint32_t **adj);
+	/* ABI 1.2. The second half of relax: lambda_k <- out (the rows of
+	 * `part`, out from compute) and the change added to the velocities of
+	 * its bodies. relax(k, part) is exactly compute(k, part, out) then
+	 * commit(k, part, out), bit for bit. */
+	void (*commit)(void *ctx, uint32_t k, int part, const double *out);
+	/* ABI 1.2. Gauss-Seidel against a private copy of the shared state, so
+	 * that contacts sharing a body may be relaxed concurrently without a
+	 * race (004 sec. 7.1). A copy holds private_size doubles: the body
+	 * velocities (factorized, 6 * n_bodies) or lambda (assembled,
+	 * n_contacts * bs). private_load fills a copy from the shared state.
+	 * relax_private(k) reads the other contacts through priv, writes
+	 * lambda_k (rows of `part`) to the shared lambda and updates priv as
+	 * relax updates the shared state; a factorized problem's shared body
+	 * velocities are not touched: refresh them after the sweep. Safe
+	 * concurrently for distinct contacts with distinct copies. */
+	size_t private_size;
+	void (*private_load)(void *ctx, double *priv);
+	void (*relax_private)(void *ctx, uint32_t k, int part, double *priv);
 };
 
 struct px_scheduler_ops {
@@ -253,6 +277,10 @@ struct px_scheduler_ops {
 	 * perm_changed says whether perm differs from the previous sweep. */
 	void (*sweep)(void *state, const struct px_kernel *kern,
 		      const uint32_t *perm, int perm_changed, int part);
+	/* ABI 1.2, may be NULL. One line about the last prepare (e.g. the
+	 * colors of a coloring and what they cost) into buf, at most len bytes
+	 * with the terminating NUL; "" when there is nothing to say. */
+	void (*describe)(const void *state, char *buf, size_t len);
 };
 
 /* ---- helpers plugins may use ---------------------------------------- */

@@ -62,6 +62,8 @@ struct px_report {
 	double seconds;    /* wall time of the solve */
 	size_t work_bytes; /* the driver's and kernel's working memory (lambda,
 			      the problem and the plugins' buffers excluded) */
+	double prepare_seconds; /* of it, ordering prepare + rfactor init +
+				   scheduler prepare (e.g. a coloring) */
 	struct px_sweep_record *history; /* one per sweep; free with px_report_free */
 	size_t n_history;
 };
@@ -72,6 +74,12 @@ struct px_report {
 int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	     double *lambda, struct px_report *rep, struct px_error *err);
 void px_report_free(struct px_report *rep);
+
+/* One line from cfg's scheduler about its last prepare (e.g. a coloring:
+ * colors, sizes, cost, whether it was reused) into buf (len bytes, NUL
+ * terminated). Returns 1, or 0 with buf = "" when the scheduler has
+ * nothing to say or no describe operation (plugin ABI older than 1.2). */
+int px_scheduler_describe(const struct px_config *cfg, char *buf, size_t len);
 
 /* Siconos's fc3d_compute_error (problems README sec. 3.2) on the (n, s, t)
  * rows: ||F(r)||_2 / max(||q||_2, ||r||_2, ||W r + q||_2), with ||F(r)||_2

@@ -1,0 +1,254 @@
+/* Scheduler `colored`: Gauss-Seidel in parallel over a coloring of the
+ * contact conflict graph (004 ch. 4 and 7.3). Contacts of one color share
+ * no dynamic body (no non-zero block of A), so a color's contacts are
+ * relaxed concurrently with OpenMP, and the barrier at the end of each
+ * color is the sweep's only synchronization. Colors are swept in color
+ * order; inside a color the contacts keep the ordering's relative order.
+ *
+ * Relaxed colors (004 sec. 4.3.1, 7.2.2-7.3): with merge_below = N, every
+ * color of fewer than N contacts joins one unsafe color, relaxed last and
+ * Jacobi style without a race: first every contact's new impulse is
+ * computed in parallel from the state the safe colors left (kern->compute,
+ * reads only), then the impulses are committed on one thread in the
+ * color's order (kern->commit: lambda_k and the body velocities). N is an
+ * absolute count, not per thread as in the thesis, so that the colors, and
+ * with them the result, do not depend on the thread count.
+ *
+ * Determinism: colors are computed on contact indices in index order, so
+ * they depend on the conflict graph only. A safe color's contacts touch
+ * disjoint bodies, and the unsafe color's commits run in a fixed order:
+ * every value is the same sum in the same order whatever the threads, so
+ * lambda is bit-for-bit the same for any thread count and across runs.
+ *
+ * Cost: the coloring runs at prepare time and is kept; the next prepare
+ * reuses it when the conflict graph is the same as last time (a compare of
+ * the CSR arrays, far cheaper than coloring). The per-color lists are
+ * rebuilt in O(n) at each sweep whose permutation changed. describe
+ * reports the colors and these costs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <proxima/plugin.h>
+
+#include "coloring.h"
+#include "common.h"
+
+enum { P_COLORING = TEAM_N_PARAMS, P_MERGE_BELOW };
+
+static const struct px_param_decl colored_params[] = {
+	TEAM_PARAMS,
+	[P_COLORING] = {"coloring", PX_PARAM_CHOICE, "greedy",
+			"greedy: the lowest free color; balanced: the least-used free color (004 sec. 4.3)",
+			0, -1, "greedy|balanced"},
+	[P_MERGE_BELOW] = {"merge_below", PX_PARAM_INT, "0",
+			   "colors of fewer contacts are merged into one unsafe color relaxed Jacobi style (0: none)",
+			   0, 1e15, NULL},
+};
+
+struct colored {
+	struct team team; /* first: team_state_create */
+	enum coloring_mode mode;
+	size_t merge_below;
+	struct coloring col;
+	/* the conflict graph the coloring was made for */
+	size_t n;
+	struct buffer ptr, adj;
+	int have;
+	struct buffer out; /* the unsafe color's computed impulses */
+	double graph_ms, check_ms, color_ms;
+	int reused;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+static int colored_create(const union px_value *v, void **state, char *err,
+			  size_t errlen)
+{
+	struct colored *s;
+
+	if (team_state_create(sizeof *s, v, state, err, errlen))
+		return -1;
+	s = *state;
+	s->mode = v[P_COLORING].choice;
+	s->merge_below = (size_t)v[P_MERGE_BELOW].i;
+	return 0;
+}
+
+static void colored_destroy(void *state)
+{
+	struct colored *s = state;
+
+	coloring_free(&s->col);
+	buffer_free(&s->ptr);
+	buffer_free(&s->adj);
+	buffer_free(&s->out);
+	free(s);
+}
+
+static int same_graph(const struct colored *s, size_t n, const uint32_t *ptr,
+		      const uint32_t *adj)
+{
+	return s->have && s->n == n &&
+	       memcmp(s->ptr.p, ptr, (n + 1) * sizeof *ptr) == 0 &&
+	       memcmp(s->adj.p, adj, ptr[n] * sizeof *adj) == 0;
+}
+
+/* Color the graph and keep a copy of it for the next reuse check. */
+static int recolor(struct colored *s, size_t n, const uint32_t *ptr,
+		   const uint32_t *adj, char *err, size_t errlen)
+{
+	s->have = 0;
+	coloring_free(&s->col);
+	if (coloring_alloc(&s->col, n)) {
+		snprintf(err, errlen, "out of memory for coloring %zu contacts",
+			 n);
+		return -1;
+	}
+	if (buffer_reserve(&s->ptr, (n + 1) * sizeof *ptr, err, errlen) ||
+	    buffer_reserve(&s->adj, (ptr[n] + 1) * sizeof *adj, err, errlen))
+		return -1;
+	coloring_color(&s->col, ptr, adj, s->mode);
+	coloring_group(&s->col, s->merge_below);
+	memcpy(s->ptr.p, ptr, (n + 1) * sizeof *ptr);
+	memcpy(s->adj.p, adj, ptr[n] * sizeof *adj);
+	s->n = n;
+	s->have = 1;
+	return 0;
+}
+
+static int colored_prepare(void *state, const struct px_kernel *kern,
+			   char *err, size_t errlen)
+{
+	struct colored *s = state;
+	const size_t n = kern->n_contacts;
+	const uint32_t *ptr, *adj;
+	double t0 = now_ms(), t1, t2;
+
+	team_prepare(&s->team, kern);
+	if (kern->conflicts(kern->ctx, &ptr, &adj)) {
+		snprintf(err, errlen,
+			 "out of memory for the conflict graph of %zu contacts",
+			 n);
+		return -1;
+	}
+	t1 = now_ms();
+	s->reused = same_graph(s, n, ptr, adj);
+	t2 = now_ms();
+	s->graph_ms = t1 - t0;
+	s->check_ms = t2 - t1;
+	if (!s->reused) {
+		if (recolor(s, n, ptr, adj, err, errlen))
+			return -1;
+		s->color_ms = now_ms() - t2;
+	}
+	return buffer_reserve(&s->out,
+			      ((size_t)(s->col.start[coloring_groups(&s->col)] -
+					s->col.start[s->col.n_safe]) *
+				       kern->bs +
+			       1) * sizeof(double),
+			      err, errlen);
+}
+
+static void colored_sweep(void *state, const struct px_kernel *kern,
+			  const uint32_t *perm, int perm_changed, int part)
+{
+	struct colored *s = state;
+	const uint32_t *list = s->col.list, *start = s->col.start;
+	const uint32_t n_safe = s->col.n_safe, bs = kern->bs;
+	const long u0 = start[n_safe], u1 = start[coloring_groups(&s->col)];
+	double *out = s->out.p;
+
+	if (perm_changed)
+		coloring_bucket(&s->col, perm);
+#pragma omp parallel num_threads(s->team.size) if (s->team.size > 1)
+	{
+		for (uint32_t g = 0; g < n_safe; g++) {
+			const long b = start[g], e = start[g + 1];
+
+#pragma omp for schedule(static)
+			for (long i = b; i < e; i++)
+				kern->relax(kern->ctx, list[i], part);
+		}
+#pragma omp for schedule(static) nowait
+		for (long i = u0; i < u1; i++)
+			kern->compute(kern->ctx, list[i], part,
+				      out + (size_t)(i - u0) * bs);
+	}
+	for (long i = u0; i < u1; i++)
+		kern->commit(kern->ctx, list[i], part,
+			     out + (size_t)(i - u0) * bs);
+}
+
+enum { SHOWN_SIZES = 12 }; /* color sizes listed by describe */
+
+static void colored_describe(const void *state, char *buf, size_t len)
+{
+	static const char *const mode[] = {"greedy", "balanced"};
+	const struct colored *s = state;
+	const struct coloring *c = &s->col;
+	size_t at;
+	char team[128], unsafe[96];
+
+	if (!s->have) {
+		snprintf(buf, len, "colored %s: not prepared", mode[s->mode]);
+		return;
+	}
+	at = (size_t)snprintf(buf, len, "colored %s: %u safe colors",
+			      mode[s->mode], c->n_safe);
+	for (uint32_t g = 0; g < c->n_safe && at < len; g++) {
+		if (g == SHOWN_SIZES) {
+			at += (size_t)snprintf(buf + at, len - at, " ...");
+			break;
+		}
+		at += (size_t)snprintf(buf + at, len - at, "%s%u",
+				       g ? " " : " (sizes ",
+				       c->start[g + 1] - c->start[g]);
+	}
+	if (c->n_merged)
+		snprintf(unsafe, sizeof unsafe,
+			 "unsafe color of %u contacts from %u color%s",
+			 c->start[c->n_safe + 1] - c->start[c->n_safe],
+			 c->n_merged, c->n_merged == 1 ? "" : "s");
+	else
+		snprintf(unsafe, sizeof unsafe, "no unsafe color");
+	team_describe(&s->team, team, sizeof team);
+	if (at < len)
+		snprintf(buf + at, len - at,
+			 "%s, %s, %s; conflict graph (%u edges) %.3f ms, coloring %.3f ms, reuse check %.3f ms (reused: %s)",
+			 c->n_safe ? ")" : "", unsafe, team,
+			 ((const uint32_t *)s->ptr.p)[s->n] / 2, s->graph_ms,
+			 s->color_ms, s->check_ms, s->reused ? "yes" : "no");
+}
+
+static const struct px_scheduler_ops colored_ops = {
+	.h = {
+		.abi_major = PX_ABI_MAJOR,
+		.abi_minor = PX_ABI_MINOR,
+		.kind = PX_KIND_SCHEDULER,
+		.ops_size = sizeof(struct px_scheduler_ops),
+		.name = "colored",
+		.summary = "Gauss-Seidel over a coloring of the contact graph, OpenMP inside each color, deterministic",
+		.params = colored_params,
+		.n_params = sizeof colored_params / sizeof *colored_params,
+		.create = colored_create,
+		.destroy = colored_destroy,
+	},
+	.prepare = colored_prepare,
+	.sweep = colored_sweep,
+	.describe = colored_describe,
+};
+
+PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);
+
+const struct px_plugin_header *px_plugin_query(void)
+{
+	return &colored_ops.h;
+}
