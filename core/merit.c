@@ -62,6 +62,10 @@ double px_merit_fc3d_ws(const struct px_problem *p, const double *lambda,
 	}
 	if (abs_out)
 		*abs_out = sqrt(f2);
+	/* An iterate past ~1e154 overflows the sums: the error is then
+	 * unknown, not 0 (inf / inf), and certainly no success. */
+	if (!isfinite(f2) || !isfinite(r2) || !isfinite(u2))
+		return INFINITY;
 	scale = sqrt(q2);
 	if (sqrt(r2) > scale)
 		scale = sqrt(r2);

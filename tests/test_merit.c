@@ -75,3 +75,17 @@ Test(merit, minmap_vanishes_at_box_solution)
 	cr_assert_gt(px_merit_natural_ws(p, lambda, u, 1.0, disc, NULL), 1e-6);
 	px_problem_destroy(p);
 }
+
+/* An iterate so large that the sums of squares overflow has an unknown
+ * error, not 0 (inf / inf): a diverged Jacobi run once stopped as
+ * "converged" on it. */
+Test(merit, fc3d_of_an_overflowing_iterate_is_infinite)
+{
+	struct px_problem *p = one_contact();
+	const double huge[3] = {1e160, -2e159, 1e159};
+	double abs_f;
+
+	cr_assert(isinf(px_merit_fc3d(p, huge, &abs_f)));
+	cr_assert_gt(abs_f, 1e150);
+	px_problem_destroy(p);
+}
