@@ -23,10 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <proxima/proxima.h>
 
+#include "common.h"
 #include "stack.h"
 
 struct ordering {
@@ -81,41 +81,22 @@ static int make_config(const struct options *o, const struct ordering *ord,
 		       int timing, uint64_t sweeps, struct px_config **cfg,
 		       struct px_error *err)
 {
-	char path[] = "/tmp/px_bench_orderings_XXXXXX";
-	int fd = mkstemp(path), rc;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	char text[1024];
+	int at;
 
-	if (!f) {
-		perror("orderings: temporary config");
-		return -1;
-	}
 	if (timing)
-		fprintf(f, "[solver]\nmerit = delta\nabs_tol = 0\nrel_tol = 0\nmax_sweeps = %llu\n",
-			(unsigned long long)sweeps);
+		at = snprintf(text, sizeof text,
+			      "[solver]\nmerit = delta\nabs_tol = 0\nrel_tol = 0\nmax_sweeps = %llu\n",
+			      (unsigned long long)sweeps);
 	else
-		fprintf(f, "[solver]\nmerit = fc3d\nabs_tol = %.17g\nmax_sweeps = %llu\n",
-			o->tol, (unsigned long long)o->max_sweeps);
-	fprintf(f, "[friction]\nplugin = disc\n[rfactor]\nplugin = local\ngamma = 1\nnu = 1\n"
-		   "[scheduler]\nplugin = %s\n[ordering]\n%s",
-		o->scheduler, ord->ini);
-	fclose(f);
-	rc = px_config_read(path, cfg, err);
-	unlink(path);
-	return rc;
-}
-
-static int solve(const struct px_problem *p, const struct px_config *cfg,
-		 double *lambda, struct px_report *rep)
-{
-	struct px_error err = {0};
-	const size_t m = px_problem_n_contacts(p) * px_problem_block_size(p);
-
-	memset(lambda, 0, m * sizeof *lambda);
-	if (px_solve(p, cfg, lambda, rep, &err)) {
-		fprintf(stderr, "orderings: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
+		at = snprintf(text, sizeof text,
+			      "[solver]\nmerit = fc3d\nabs_tol = %.17g\nmax_sweeps = %llu\n",
+			      o->tol, (unsigned long long)o->max_sweeps);
+	snprintf(text + at, sizeof text - (size_t)at,
+		 "[friction]\nplugin = disc\n[rfactor]\nplugin = local\ngamma = 1\nnu = 1\n"
+		 "[scheduler]\nplugin = %s\n[ordering]\n%s",
+		 o->scheduler, ord->ini);
+	return bench_config(text, cfg, err);
 }
 
 static int run(const struct options *o, const struct px_problem *p,
@@ -131,7 +112,7 @@ static int run(const struct options *o, const struct px_problem *p,
 	if (ord->needs_positions && !px_problem_positions(p))
 		return 0;
 	if (make_config(o, ord, 0, 0, &cfg, &err) ||
-	    solve(p, cfg, lambda, &rep))
+	    bench_solve("orderings", p, cfg, lambda, &rep))
 		goto fail;
 	r->ran = 1;
 	r->converged = rep.converged;
@@ -142,7 +123,7 @@ static int run(const struct options *o, const struct px_problem *p,
 	if (make_config(o, ord, 1, r->sweeps, &cfg, &err))
 		goto fail;
 	do {
-		if (solve(p, cfg, lambda, &rep))
+		if (bench_solve("orderings", p, cfg, lambda, &rep))
 			goto fail;
 		total += rep.seconds;
 		for (size_t i = 0; i < rep.n_history; i++) {

@@ -18,10 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <proxima/proxima.h>
 
+#include "common.h"
 #include "scene.h"
 
 struct scheduler {
@@ -66,41 +66,21 @@ static int make_config(const struct scheduler *sched, int threads,
 		       double target, uint64_t sweeps, struct px_config **cfg,
 		       struct px_error *err)
 {
-	char path[] = "/tmp/px_bench_schedulers_XXXXXX";
-	int fd = mkstemp(path), rc;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	char text[1024];
+	int at;
 
-	if (!f) {
-		perror("schedulers: temporary config");
-		return -1;
-	}
 	if (target < 0)
-		fprintf(f, "[solver]\nmerit = delta\nabs_tol = 0\nrel_tol = 0\nmax_sweeps = %llu\n",
-			(unsigned long long)sweeps);
+		at = snprintf(text, sizeof text,
+			      "[solver]\nmerit = delta\nabs_tol = 0\nrel_tol = 0\nmax_sweeps = %llu\n",
+			      (unsigned long long)sweeps);
 	else /* gamma of 004 eq. 3.32; no certificate: a quality race */
-		fprintf(f, "[solver]\nmerit = natural\nnatural_r = 100\nabs_tol = %.17g\ncheck_tol = 1e300\nmax_sweeps = %llu\n",
-			target, (unsigned long long)sweeps);
-	fprintf(f, "[friction]\nplugin = disc\n[rfactor]\nplugin = local\ngamma = 1\nnu = 1\n[scheduler]\n");
-	fprintf(f, sched->ini, threads);
-	fclose(f);
-	rc = px_config_read(path, cfg, err);
-	unlink(path);
-	return rc;
-}
-
-static int solve(const struct px_problem *p, const struct px_config *cfg,
-		 double *lambda, struct px_report *rep)
-{
-	struct px_error err = {0};
-
-	memset(lambda, 0,
-	       px_problem_n_contacts(p) * px_problem_block_size(p) *
-		       sizeof *lambda);
-	if (px_solve(p, cfg, lambda, rep, &err)) {
-		fprintf(stderr, "schedulers: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
+		at = snprintf(text, sizeof text,
+			      "[solver]\nmerit = natural\nnatural_r = 100\nabs_tol = %.17g\ncheck_tol = 1e300\nmax_sweeps = %llu\n",
+			      target, (unsigned long long)sweeps);
+	at += snprintf(text + at, sizeof text - (size_t)at,
+		       "[friction]\nplugin = disc\n[rfactor]\nplugin = local\ngamma = 1\nnu = 1\n[scheduler]\n");
+	snprintf(text + at, sizeof text - (size_t)at, sched->ini, threads);
+	return bench_config(text, cfg, err);
 }
 
 /* One scheduler and thread count: sweeps to the target, mean time of that
@@ -121,13 +101,13 @@ static int run(const struct options *o, const struct px_problem *p,
 		fprintf(stderr, "schedulers: %s\n", err.msg);
 		return -1;
 	}
-	if (solve(p, cfg, lambda, count))
+	if (bench_solve("schedulers", p, cfg, lambda, count))
 		goto fail;
 	px_config_free(cfg);
 	if (make_config(s, threads, -1.0, count->sweeps, &cfg, &err))
 		goto fail;
 	do {
-		if (solve(p, cfg, lambda, &rep))
+		if (bench_solve("schedulers", p, cfg, lambda, &rep))
 			goto fail;
 		total += rep.seconds;
 		px_report_free(&rep);
@@ -159,7 +139,7 @@ static int bench_scene(const struct options *o, const char *name,
 	/* the target: gamma after Q sequential sweeps */
 	if (make_config(&schedulers[0], 1, 0.0, (uint64_t)o->quality_sweeps,
 			&cfg, &err) ||
-	    solve(p, cfg, lambda, &rep)) {
+	    bench_solve("schedulers", p, cfg, lambda, &rep)) {
 		fprintf(stderr, "schedulers: %s\n", err.msg);
 		goto out;
 	}
