@@ -30,7 +30,7 @@ struct ipp {
 	const struct px_problem_info *p; /* of the current solve */
 	double *v, *key;                 /* n * bs, n */
 	uint32_t *tmp;                   /* n */
-	size_t cap;                      /* contacts the buffers hold */
+	size_t cap, cap_rows;            /* contacts and rows they hold */
 	uint64_t sorted_at;              /* sweep of the last sort */
 };
 
@@ -56,7 +56,7 @@ static void ipp_free_buffers(struct ipp *s)
 	free(s->tmp);
 	s->v = s->key = NULL;
 	s->tmp = NULL;
-	s->cap = 0;
+	s->cap = s->cap_rows = 0;
 }
 
 static void ipp_destroy(void *state)
@@ -90,7 +90,8 @@ static int ipp_prepare(void *state, const struct px_problem_info *p,
 	struct ipp *s = state;
 	const size_t n = p->n_contacts;
 
-	if (n > s->cap) {
+	/* by rows too: a later problem may have fewer contacts of 4 rows */
+	if (n > s->cap || n * p->bs > s->cap_rows) {
 		ipp_free_buffers(s);
 		s->v = malloc(n * p->bs * sizeof *s->v);
 		s->key = malloc(n * sizeof *s->key);
@@ -101,6 +102,7 @@ static int ipp_prepare(void *state, const struct px_problem_info *p,
 			return -1;
 		}
 		s->cap = n;
+		s->cap_rows = n * p->bs;
 	}
 	s->p = p;
 	s->sorted_at = 0;
