@@ -271,22 +271,6 @@ static void kernel_relax_private(void *ctx, uint32_t k, int part, double *priv)
 	}
 }
 
-/* w += the velocity that side `side` of rigid contact k gets from its
- * impulse lam (one body only: the gather of kernel_refresh). */
-static void rigid_gather(const struct px_problem *p, uint32_t k,
-			 uint32_t side, const double *lam, double *w)
-{
-	const double *f = p->frame + 9 * (size_t)k;
-	const uint32_t b = side ? p->body_b[k] : p->body_a[k];
-	double P[3];
-
-	for (int i = 0; i < 3; i++)
-		P[i] = f[i] * lam[0] + f[3 + i] * lam[1] + f[6 + i] * lam[2];
-	px_body_impulse(w, p->inv_mass[b], p->inv_inertia + 6 * (size_t)b,
-			p->lever + 6 * (size_t)k + 3 * side, P,
-			side ? -1.0 : 1.0);
-}
-
 static void kernel_refresh(void *ctx, size_t begin, size_t end)
 {
 	struct px_kernel_ctx *c = ctx;
@@ -304,9 +288,12 @@ static void kernel_refresh(void *ctx, size_t begin, size_t end)
 			const uint32_t k = c->inc[q] >> 1, side = c->inc[q] & 1;
 			const double *lam = c->lambda + (size_t)k * bs;
 
-			if (p->form == PX_FORM_RIGID)
-				rigid_gather(p, k, side, lam, w);
-			else
+			if (p->form == PX_FORM_RIGID) {
+				double P[3];
+
+				px_rigid_world_impulse(p, k, lam, 0, 3, P);
+				px_rigid_side_add(p, k, side, w, P);
+			} else
 				px_body_add(w, p->minv_jt + 2 * per * k +
 						       side * per,
 					    lam, bs, 0, bs);

@@ -496,20 +496,13 @@ static void rigid_diag_block(const struct px_problem *p, size_t k,
 		double w[12] = {0}, du[3] = {0};
 		const double *f = p->frame + 9 * k, *lev = p->lever + 6 * k;
 
-		for (int side = 0; side < 2; side++) {
-			const uint32_t b = side ? p->body_b[k] : p->body_a[k];
-			const double sign = side ? -1.0 : 1.0;
-			double P[3];
-
-			if (b == PX_STATIC)
+		for (uint32_t side = 0; side < 2; side++) {
+			if ((side ? p->body_b[k] : p->body_a[k]) == PX_STATIC)
 				continue;
-			for (int i = 0; i < 3; i++)
-				P[i] = f[3 * j + i];
-			px_body_impulse(w + 6 * side, p->inv_mass[b],
-					p->inv_inertia + 6 * (size_t)b,
-					lev + 3 * side, P, sign);
-			px_point_velocity(w + 6 * side, lev + 3 * side, sign,
-					  du);
+			/* a unit impulse along d_j: frame row j */
+			px_rigid_side_add(p, k, side, w + 6 * side, f + 3 * j);
+			px_point_velocity(w + 6 * side, lev + 3 * side,
+					  side ? -1.0 : 1.0, du);
 		}
 		for (uint32_t i = 0; i < 3; i++)
 			out[i * 3 + j] = f[3 * i] * du[0] +

@@ -114,26 +114,46 @@ static inline void px_rigid_velocity(const struct px_problem *p, size_t k,
 			f[3 * r + 2] * du[2];
 }
 
+/* P = the world-frame impulse of d[r0..r1) given in contact k's frame. */
+static inline void px_rigid_world_impulse(const struct px_problem *p,
+					  size_t k, const double *d,
+					  uint32_t r0, uint32_t r1, double *P)
+{
+	const double *f = p->frame + 9 * k;
+
+	P[0] = P[1] = P[2] = 0.0;
+	for (uint32_t r = r0; r < r1; r++)
+		for (int i = 0; i < 3; i++)
+			P[i] += f[3 * r + i] * d[r];
+}
+
+/* The body on side `side` (0: a, 1: b) of rigid contact k, whose velocity
+ * is w_body, receives the world impulse P (side b: -P). */
+static inline void px_rigid_side_add(const struct px_problem *p, size_t k,
+				     uint32_t side, double *w_body,
+				     const double *P)
+{
+	const uint32_t b = side ? p->body_b[k] : p->body_a[k];
+
+	px_body_impulse(w_body, p->inv_mass[b], p->inv_inertia + 6 * (size_t)b,
+			p->lever + 6 * k + 3 * side, P, side ? -1.0 : 1.0);
+}
+
 /* Rigid contact k: the bodies' w receive the impulse of d[r0..r1) (in the
  * contact frame). */
 static inline void px_rigid_add(const struct px_problem *p, size_t k,
 				double *w, const double *d, uint32_t r0,
 				uint32_t r1)
 {
-	const double *f = p->frame + 9 * k, *lev = p->lever + 6 * k;
-	double P[3] = {0.0, 0.0, 0.0};
-	uint32_t a = p->body_a[k], b = p->body_b[k];
+	double P[3];
 
-	for (uint32_t r = r0; r < r1; r++)
-		for (int i = 0; i < 3; i++)
-			P[i] += f[3 * r + i] * d[r];
-	if (a != PX_STATIC)
-		px_body_impulse(w + 6 * (size_t)a, p->inv_mass[a],
-				p->inv_inertia + 6 * (size_t)a, lev, P, 1.0);
-	if (b != PX_STATIC)
-		px_body_impulse(w + 6 * (size_t)b, p->inv_mass[b],
-				p->inv_inertia + 6 * (size_t)b, lev + 3, P,
-				-1.0);
+	px_rigid_world_impulse(p, k, d, r0, r1, P);
+	for (uint32_t side = 0; side < 2; side++) {
+		const uint32_t b = side ? p->body_b[k] : p->body_a[k];
+
+		if (b != PX_STATIC)
+			px_rigid_side_add(p, k, side, w + 6 * (size_t)b, P);
+	}
 }
 
 #endif
