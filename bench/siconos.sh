@@ -10,13 +10,14 @@
 # The build directory is found as bench/env.sh says.
 set -eu
 
-config="$(cd "$(dirname "$0")/.." && pwd)/conf/default.ini"
+config=
 case "${1:-}" in
 "" | -*) ;;
 *) config=$1; shift ;;
 esac
 
 . "$(dirname "$0")/env.sh"
+config=${config:-"$top/conf/default.ini"}
 [ -x "$build/bench/siconos_compare" ] || {
 	echo "$0: bench/siconos_compare was not built: install libsiconos-numerics-dev and rerun configure" >&2
 	exit 2
