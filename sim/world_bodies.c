@@ -1,0 +1,236 @@
+/* The world's settings and bodies: creation, validation of added bodies,
+ * accessors and energies. The step is in world_step.c. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vec.h"
+#include "world_impl.h"
+
+void sim_settings_default(struct sim_settings *s)
+{
+	*s = (struct sim_settings){
+		.gravity = {0.0, 0.0, -9.81},
+		.dt = 0.01,
+		.steps = 100,
+		.stepping = SIM_SEMI_IMPLICIT,
+		.stabilization = SIM_STAB_BAUMGARTE,
+		.beta = 0.2,
+		.slop = 1e-3,
+		.margin = 1e-3,
+		.restitution_threshold = 0.1,
+		.warm_start = 1,
+		.gyroscopic = 0,
+	};
+}
+
+static int finite_n(const double *x, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
+static int check_settings(const struct sim_settings *s, struct px_error *err)
+{
+	if (!finite_n(s->gravity, 3))
+		return px_error_set(err, PX_ERR_INVALID, "gravity is not finite");
+	if (!(s->dt > 0.0) || !isfinite(s->dt))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "dt must be positive and finite");
+	if (!(s->beta >= 0.0 && s->beta <= 1.0))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "beta must be in [0, 1]");
+	if (!(s->slop >= 0.0) || !isfinite(s->slop))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "slop must be >= 0 and finite");
+	if (!(s->margin >= 0.0) || !isfinite(s->margin))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "margin must be >= 0 and finite");
+	if (!(s->restitution_threshold >= 0.0) ||
+	    !isfinite(s->restitution_threshold))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "restitution_threshold must be >= 0 and finite");
+	return PX_OK;
+}
+
+int sim_world_create(const struct sim_settings *s, struct sim_world **out,
+		     struct px_error *err)
+{
+	struct sim_world *w;
+	int rc = check_settings(s, err);
+
+	if (rc)
+		return rc;
+	w = calloc(1, sizeof *w);
+	if (!w)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	w->settings = *s;
+	w->bp = sim_broadphase_create();
+	if (!w->bp) {
+		free(w);
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
+	*out = w;
+	return PX_OK;
+}
+
+void sim_world_destroy(struct sim_world *w)
+{
+	if (!w)
+		return;
+	sim_broadphase_destroy(w->bp);
+	sim_world_free_step(w);
+	free(w->bodies);
+	free(w);
+}
+
+static int check_shape(const struct sim_shape *sh, struct px_error *err)
+{
+	switch (sh->kind) {
+	case SIM_SPHERE:
+		if (!(sh->radius > 0.0) || !isfinite(sh->radius))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "radius must be positive and finite");
+		return PX_OK;
+	case SIM_BOX:
+		for (int i = 0; i < 3; i++)
+			if (!(sh->half[i] > 0.0) || !isfinite(sh->half[i]))
+				return px_error_set(err, PX_ERR_INVALID,
+						    "half extents must be positive and finite");
+		return PX_OK;
+	case SIM_CAPSULE:
+		if (!(sh->radius > 0.0) || !isfinite(sh->radius))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "radius must be positive and finite");
+		if (!(sh->half_length >= 0.0) || !isfinite(sh->half_length))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "half_length must be >= 0 and finite");
+		return PX_OK;
+	case SIM_PLANE: {
+		const double n = v3_norm(sh->normal);
+
+		if (!finite_n(sh->normal, 3) || fabs(n - 1.0) > 1e-9)
+			return px_error_set(err, PX_ERR_INVALID,
+					    "normal must be a unit vector");
+		return PX_OK;
+	}
+	}
+	return px_error_set(err, PX_ERR_INVALID, "unknown shape kind %d",
+			    (int)sh->kind);
+}
+
+int sim_world_add_body(struct sim_world *w, const struct sim_body *b,
+		       uint32_t *index, struct px_error *err)
+{
+	struct sim_body nb = *b;
+	int rc = check_shape(&b->shape, err);
+
+	if (rc)
+		return rc;
+	if (!finite_n(b->x, 3))
+		return px_error_set(err, PX_ERR_INVALID, "position is not finite");
+	if (!finite_n(b->q, 4) || v3_norm(b->q + 1) + fabs(b->q[0]) == 0.0)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "orientation must be a finite, non-zero quaternion");
+	if (!finite_n(b->v, 3) || !finite_n(b->w, 3))
+		return px_error_set(err, PX_ERR_INVALID, "velocity is not finite");
+	if (!(b->mu >= 0.0) || !isfinite(b->mu))
+		return px_error_set(err, PX_ERR_INVALID, "mu must be >= 0 and finite");
+	if (!(b->mu_tau >= 0.0) || !isfinite(b->mu_tau))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "mu_tau must be >= 0 and finite");
+	if (!(b->restitution >= 0.0 && b->restitution <= 1.0))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "restitution must be in [0, 1]");
+	if (b->shape.kind == SIM_PLANE)
+		nb.is_static = 1;
+	if (nb.is_static) {
+		nb.mass = 0.0;
+		memset(nb.inertia, 0, sizeof nb.inertia);
+		memset(nb.v, 0, sizeof nb.v);
+		memset(nb.w, 0, sizeof nb.w);
+	} else {
+		if (!(b->mass > 0.0) || !isfinite(b->mass))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "mass must be positive and finite");
+		for (int i = 0; i < 3; i++)
+			if (!(b->inertia[i] > 0.0) || !isfinite(b->inertia[i]))
+				return px_error_set(err, PX_ERR_INVALID,
+						    "inertia must be positive and finite");
+	}
+	quat_normalize(nb.q);
+	if (w->n_bodies == w->cap_bodies) {
+		size_t cap = w->cap_bodies ? 2 * w->cap_bodies : 64;
+		struct sim_body *nbs = realloc(w->bodies, cap * sizeof *nbs);
+
+		if (!nbs)
+			return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		w->bodies = nbs;
+		w->cap_bodies = cap;
+	}
+	w->bodies[w->n_bodies] = nb;
+	if (index)
+		*index = (uint32_t)w->n_bodies;
+	w->n_bodies++;
+	w->topology_changed = 1;
+	return PX_OK;
+}
+
+size_t sim_world_n_bodies(const struct sim_world *w)
+{
+	return w->n_bodies;
+}
+
+const struct sim_body *sim_world_bodies(const struct sim_world *w)
+{
+	return w->bodies;
+}
+
+struct sim_body *sim_world_bodies_mut(struct sim_world *w)
+{
+	return w->bodies;
+}
+
+const struct sim_settings *sim_world_settings(const struct sim_world *w)
+{
+	return &w->settings;
+}
+
+struct sim_settings *sim_world_settings_mut(struct sim_world *w)
+{
+	return &w->settings;
+}
+
+double sim_world_kinetic_energy(const struct sim_world *w)
+{
+	double e = 0.0;
+
+	for (size_t i = 0; i < w->n_bodies; i++) {
+		const struct sim_body *b = w->bodies + i;
+		double r[9], wl[3];
+
+		if (b->is_static)
+			continue;
+		quat_to_matrix(b->q, r);
+		mat_tmul(r, b->w, wl);
+		e += 0.5 * b->mass * v3_dot(b->v, b->v);
+		for (int k = 0; k < 3; k++)
+			e += 0.5 * b->inertia[k] * wl[k] * wl[k];
+	}
+	return e;
+}
+
+double sim_world_potential_energy(const struct sim_world *w)
+{
+	double e = 0.0;
+
+	for (size_t i = 0; i < w->n_bodies; i++) {
+		const struct sim_body *b = w->bodies + i;
+
+		if (!b->is_static)
+			e -= b->mass * v3_dot(w->settings.gravity, b->x);
+	}
+	return e;
+}

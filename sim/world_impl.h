@@ -1,0 +1,38 @@
+/* The layout of struct sim_world, shared by the world's own files. */
+#ifndef SIM_WORLD_IMPL_H
+#define SIM_WORLD_IMPL_H
+
+#include "world.h"
+
+/* One cached contact: the pair, the feature and the impulse it received,
+ * in world coordinates (the impulse on the contact's body b, i.e. along
+ * the collision normal from a to b), so that a contact whose frame turned
+ * a little keeps it (003 sec. 8). */
+struct sim_cached {
+	uint32_t a, b, feature;
+	double impulse[3];
+	double tau; /* torsional impulse about the normal */
+};
+
+struct sim_world {
+	struct sim_settings settings;
+	struct sim_body *bodies;
+	size_t n_bodies, cap_bodies;
+	int topology_changed;
+	uint64_t step;
+	double time;
+
+	struct sim_broadphase *bp;
+	/* the last step's contacts, impulses (bs per contact) and cache */
+	struct sim_contact *contacts;
+	size_t n_contacts, cap_contacts;
+	double *lambda;
+	uint32_t bs;
+	struct sim_cached *cache;
+	size_t n_cache;
+};
+
+/* Free the last step's buffers (contacts, impulses, cache). */
+void sim_world_free_step(struct sim_world *w);
+
+#endif

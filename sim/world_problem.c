@@ -1,0 +1,283 @@
+/* The world's contact problems: bodies and lever arms, the rigid (3-row)
+ * or factorized (4-row, torsion) operator A = J M^-1 J^T (001 Appendix A)
+ * and the impulses' effect M^-1 J^T lambda on the bodies. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vec.h"
+#include "world_problem.h"
+
+int sim_dynamics_build(const struct sim_world *w, struct sim_dynamics *d,
+		       struct px_error *err)
+{
+	size_t n = 0;
+
+	memset(d, 0, sizeof *d);
+	for (size_t i = 0; i < w->n_bodies; i++)
+		n += !w->bodies[i].is_static;
+	d->n = n;
+	d->world = malloc((n + 1) * sizeof *d->world);
+	d->dyn = malloc((w->n_bodies + 1) * sizeof *d->dyn);
+	d->inv_mass = malloc((n + 1) * sizeof *d->inv_mass);
+	d->inv_inertia = malloc((9 * n + 1) * sizeof *d->inv_inertia);
+	if (!d->world || !d->dyn || !d->inv_mass || !d->inv_inertia) {
+		sim_dynamics_free(d);
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
+	n = 0;
+	for (size_t i = 0; i < w->n_bodies; i++) {
+		const struct sim_body *b = w->bodies + i;
+		double r[9], *ii;
+
+		if (b->is_static) {
+			d->dyn[i] = PX_STATIC;
+			continue;
+		}
+		d->dyn[i] = (uint32_t)n;
+		d->world[n] = (uint32_t)i;
+		d->inv_mass[n] = 1.0 / b->mass;
+		/* I_w^-1 = R diag(1 / I) R^T */
+		quat_to_matrix(b->q, r);
+		ii = d->inv_inertia + 9 * n;
+		for (int p = 0; p < 3; p++)
+			for (int q = 0; q < 3; q++) {
+				double s = 0.0;
+
+				for (int k = 0; k < 3; k++)
+					s += r[3 * p + k] * r[3 * q + k] /
+					     b->inertia[k];
+				ii[3 * p + q] = s;
+			}
+		/* exactly symmetric, as px_problem_set_rigid requires */
+		for (int p = 0; p < 3; p++)
+			for (int q = p + 1; q < 3; q++)
+				ii[3 * q + p] = ii[3 * p + q];
+		n++;
+	}
+	return PX_OK;
+}
+
+void sim_dynamics_free(struct sim_dynamics *d)
+{
+	free(d->world);
+	free(d->dyn);
+	free(d->inv_mass);
+	free(d->inv_inertia);
+	memset(d, 0, sizeof *d);
+}
+
+/* Rows s, t completing n: s = y x n normalized (x x n when n is near y). */
+static void frame_of(const double n[3], double f[9])
+{
+	const double e[3] = {fabs(n[1]) < 0.9 ? 0.0 : 1.0,
+			     fabs(n[1]) < 0.9 ? 1.0 : 0.0, 0.0};
+	double len;
+
+	memcpy(f, n, 3 * sizeof *f);
+	v3_cross(e, n, f + 3);
+	len = v3_norm(f + 3);
+	for (int i = 3; i < 6; i++)
+		f[i] /= len;
+	v3_cross(n, f + 3, f + 6);
+}
+
+void sim_contact_rows_build(const struct sim_world *w,
+			    const struct sim_dynamics *d,
+			    const struct sim_contact *c, size_t n,
+			    struct sim_contact_rows *rows)
+{
+	for (size_t k = 0; k < n; k++) {
+		struct sim_contact_rows *r = rows + k;
+		const int flip = w->bodies[c[k].b].is_static;
+		const uint32_t wa = flip ? c[k].a : c[k].b;
+		const uint32_t wb = flip ? c[k].b : c[k].a;
+		double nrm[3];
+
+		for (int i = 0; i < 3; i++)
+			nrm[i] = flip ? -c[k].n[i] : c[k].n[i];
+		r->flipped = flip;
+		r->world_a = wa;
+		r->world_b = w->bodies[wb].is_static ? UINT32_MAX : wb;
+		r->pa = d->dyn[wa];
+		r->pb = d->dyn[wb];
+		frame_of(nrm, r->frame);
+		v3_sub(c[k].p, w->bodies[wa].x, r->ra);
+		v3_sub(c[k].p, w->bodies[wb].x, r->rb);
+	}
+}
+
+static double combine(double x, double y)
+{
+	return sqrt(x * y);
+}
+
+/* J (bs x 6) and M^-1 J^T (6 x bs) of one side with sign s. */
+static void side_blocks(const struct sim_dynamics *d, uint32_t body,
+			const double frame[9], const double r[3], uint32_t bs,
+			double s, double *jac, double *mjt)
+{
+	const double *ii = d->inv_inertia + 9 * (size_t)body;
+	const double im = d->inv_mass[body];
+
+	for (uint32_t row = 0; row < bs; row++) {
+		const double *dir = frame + 3 * (row < 3 ? row : 0);
+		double lin[3] = {0, 0, 0}, ang[3], iang[3];
+
+		if (row < 3) {
+			memcpy(lin, dir, sizeof lin);
+			v3_cross(r, dir, ang);
+		} else {
+			memcpy(ang, frame, sizeof ang); /* torsion about n */
+		}
+		mat_mul(ii, ang, iang);
+		for (int i = 0; i < 3; i++) {
+			jac[row * 6 + i] = s * lin[i];
+			jac[row * 6 + 3 + i] = s * ang[i];
+			mjt[i * bs + row] = s * lin[i] * im;
+			mjt[(3 + i) * bs + row] = s * iang[i];
+		}
+	}
+}
+
+static int set_factorized(struct px_problem *p, const struct sim_dynamics *d,
+			  const struct sim_contact_rows *rows, size_t n,
+			  uint32_t bs, const uint32_t *ba, const uint32_t *bb,
+			  struct px_error *err)
+{
+	const size_t blk = 6 * (size_t)bs;
+	double *jac = calloc(2 * blk * n + 1, sizeof *jac);
+	double *mjt = calloc(2 * blk * n + 1, sizeof *mjt);
+	int rc;
+
+	if (!jac || !mjt) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct sim_contact_rows *r = rows + k;
+
+		if (r->pa != PX_STATIC)
+			side_blocks(d, r->pa, r->frame, r->ra, bs, 1.0,
+				    jac + 2 * blk * k, mjt + 2 * blk * k);
+		if (r->pb != PX_STATIC)
+			side_blocks(d, r->pb, r->frame, r->rb, bs, -1.0,
+				    jac + 2 * blk * k + blk,
+				    mjt + 2 * blk * k + blk);
+	}
+	rc = px_problem_set_factorized(p, d->n, ba, bb, jac, mjt, err);
+out:
+	free(jac);
+	free(mjt);
+	return rc;
+}
+
+static int set_rigid(struct px_problem *p, const struct sim_dynamics *d,
+		     const struct sim_contact_rows *rows, size_t n,
+		     const uint32_t *ba, const uint32_t *bb,
+		     struct px_error *err)
+{
+	double *lever = malloc((6 * n + 1) * sizeof *lever);
+	int rc;
+
+	if (!lever)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		memcpy(lever + 6 * k, rows[k].ra, 3 * sizeof *lever);
+		memcpy(lever + 6 * k + 3, rows[k].rb, 3 * sizeof *lever);
+	}
+	rc = px_problem_set_rigid(p, d->n, d->inv_mass, d->inv_inertia, ba, bb,
+				  lever, err);
+	free(lever);
+	return rc;
+}
+
+int sim_problem_build(const struct sim_world *w, const struct sim_dynamics *d,
+		      const struct sim_contact *c,
+		      const struct sim_contact_rows *rows, size_t n,
+		      uint32_t bs, int frictionless, struct px_problem **out,
+		      struct px_error *err)
+{
+	struct px_problem *p = NULL;
+	struct px_friction_params *fp;
+	uint32_t *ba = malloc((n + 1) * sizeof *ba);
+	uint32_t *bb = malloc((n + 1) * sizeof *bb);
+	double *e;
+	int rc = px_problem_create(n, bs, &p, err);
+
+	if (rc)
+		goto out;
+	if (!ba || !bb) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	fp = px_problem_friction(p);
+	e = px_problem_restitution(p);
+	for (size_t k = 0; k < n; k++) {
+		const struct sim_body *a = w->bodies + c[k].a;
+		const struct sim_body *b = w->bodies + c[k].b;
+
+		ba[k] = rows[k].pa;
+		bb[k] = rows[k].pb;
+		rc = px_problem_set_geometry(p, k, c[k].p, rows[k].frame, err);
+		if (rc)
+			goto out;
+		if (!frictionless) {
+			fp[k].mu = combine(a->mu, b->mu);
+			fp[k].mu_s = fp[k].mu_t = fp[k].mu;
+			fp[k].mu_tau = combine(a->mu_tau, b->mu_tau);
+		}
+		e[k] = fmax(a->restitution, b->restitution);
+	}
+	rc = bs == 3 ? set_rigid(p, d, rows, n, ba, bb, err)
+		     : set_factorized(p, d, rows, n, bs, ba, bb, err);
+out:
+	free(ba);
+	free(bb);
+	if (rc) {
+		px_problem_destroy(p);
+		return rc;
+	}
+	*out = p;
+	return PX_OK;
+}
+
+/* dv of one side: linear F / m, angular I^-1 (r x F + n tau). */
+static void side_apply(const struct sim_dynamics *d, uint32_t body,
+		       const double r[3], const double f[3], const double nt[3],
+		       double s, double *dv)
+{
+	const double *ii = d->inv_inertia + 9 * (size_t)body;
+	double tq[3], dw[3];
+
+	v3_cross(r, f, tq);
+	for (int i = 0; i < 3; i++)
+		tq[i] += nt[i];
+	mat_mul(ii, tq, dw);
+	for (int i = 0; i < 3; i++) {
+		dv[6 * body + i] += s * f[i] * d->inv_mass[body];
+		dv[6 * body + 3 + i] += s * dw[i];
+	}
+}
+
+void sim_impulses_apply(const struct sim_dynamics *d,
+			const struct sim_contact_rows *rows, size_t n,
+			uint32_t bs, const double *lambda, double *dv)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct sim_contact_rows *r = rows + k;
+		const double *l = lambda + bs * k;
+		const double tau = bs == 4 ? l[3] : 0.0;
+		double f[3], nt[3];
+
+		for (int i = 0; i < 3; i++) {
+			f[i] = l[0] * r->frame[i] + l[1] * r->frame[3 + i] +
+			       l[2] * r->frame[6 + i];
+			nt[i] = tau * r->frame[i];
+		}
+		if (r->pa != PX_STATIC)
+			side_apply(d, r->pa, r->ra, f, nt, 1.0, dv);
+		if (r->pb != PX_STATIC)
+			side_apply(d, r->pb, r->rb, f, nt, -1.0, dv);
+	}
+}

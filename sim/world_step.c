@@ -1,0 +1,429 @@
+/* One time step of the world (world.h): collision, warm start from the
+ * contact cache (003 sec. 8), the velocity problem with restitution (001
+ * eq. 14, 19) and Baumgarte feedback (003 sec. 4.2) or speculative gaps,
+ * px_solve, integration (semi-implicit Euler, 003 sec. 6, or Moreau's
+ * midpoint scheme, 001 sec. 4.3), post-stabilization (001 sec. 4.4). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vec.h"
+#include "world_problem.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void sim_world_free_step(struct sim_world *w)
+{
+	free(w->contacts);
+	free(w->lambda);
+	free(w->cache);
+	w->contacts = NULL;
+	w->lambda = NULL;
+	w->cache = NULL;
+	w->n_contacts = w->cap_contacts = w->n_cache = 0;
+}
+
+/* q <- q + h/2 (0, w) q, normalized: the orientation after turning at
+ * angular velocity w (world) for h seconds, to first order. */
+static void turn(double q[4], const double w[3], double h)
+{
+	const double wq[4] = {0.0, w[0], w[1], w[2]};
+	double d[4];
+
+	quat_mul(wq, q, d);
+	for (int i = 0; i < 4; i++)
+		q[i] += 0.5 * h * d[i];
+	quat_normalize(q);
+}
+
+static void drift(struct sim_world *w, double h)
+{
+	for (size_t i = 0; i < w->n_bodies; i++) {
+		struct sim_body *b = w->bodies + i;
+
+		if (b->is_static)
+			continue;
+		v3_axpy(b->x, h, b->v, b->x);
+		turn(b->q, b->w, h);
+	}
+}
+
+/* The velocity of contact rows (bs values) for body velocities vel (6 per
+ * dynamic body: v then w). */
+static void rows_velocity(const struct sim_contact_rows *r, uint32_t bs,
+			  const double *vel, double *out)
+{
+	double ua[3] = {0, 0, 0}, ub[3] = {0, 0, 0};
+	const double *wa = NULL, *wb = NULL;
+
+	if (r->pa != PX_STATIC) {
+		wa = vel + 6 * (size_t)r->pa + 3;
+		v3_cross(wa, r->ra, ua);
+		v3_axpy(ua, 1.0, vel + 6 * (size_t)r->pa, ua);
+	}
+	if (r->pb != PX_STATIC) {
+		wb = vel + 6 * (size_t)r->pb + 3;
+		v3_cross(wb, r->rb, ub);
+		v3_axpy(ub, 1.0, vel + 6 * (size_t)r->pb, ub);
+	}
+	for (uint32_t row = 0; row < 3; row++)
+		out[row] = v3_dot(r->frame + 3 * row, ua) -
+			   v3_dot(r->frame + 3 * row, ub);
+	if (bs == 4)
+		out[3] = (wa ? v3_dot(r->frame, wa) : 0.0) -
+			 (wb ? v3_dot(r->frame, wb) : 0.0);
+}
+
+/* Body velocities (6 per dynamic body) before the step, and free ones:
+ * gravity and, if asked, the gyroscopic torque -w x I w for dt. */
+static void velocities(const struct sim_world *w, const struct sim_dynamics *d,
+		       double *vel, double *vfree)
+{
+	const struct sim_settings *s = &w->settings;
+
+	for (size_t k = 0; k < d->n; k++) {
+		const struct sim_body *b = w->bodies + d->world[k];
+		double *u = vel + 6 * k, *f = vfree + 6 * k;
+
+		memcpy(u, b->v, 3 * sizeof *u);
+		memcpy(u + 3, b->w, 3 * sizeof *u);
+		memcpy(f, u, 6 * sizeof *f);
+		v3_axpy(f, s->dt, s->gravity, f);
+		if (s->gyroscopic) {
+			double r[9], wl[3], lw[3], lww[3], tq[3], dw[3];
+
+			/* I w = R diag(I) R^T w */
+			quat_to_matrix(b->q, r);
+			mat_tmul(r, b->w, wl);
+			for (int i = 0; i < 3; i++)
+				wl[i] *= b->inertia[i];
+			mat_mul(r, wl, lw);
+			v3_cross(b->w, lw, lww);
+			for (int i = 0; i < 3; i++)
+				tq[i] = -lww[i];
+			mat_mul(d->inv_inertia + 9 * k, tq, dw);
+			v3_axpy(f + 3, s->dt, dw, f + 3);
+		}
+	}
+}
+
+/* b of the velocity problem: b = J u_free, then per normal row either a
+ * Newton bounce e v_n^- (approach faster than the threshold, contact
+ * touching or closing within the step), or the speculative gap / dt, or
+ * the Baumgarte feedback -beta/dt (depth - slop). */
+static void velocity_b(const struct sim_world *w, const struct sim_contact *c,
+		       const struct sim_contact_rows *rows, size_t n,
+		       uint32_t bs, const double *vel, const double *vfree,
+		       const double *e, double *b)
+{
+	const struct sim_settings *s = &w->settings;
+
+	for (size_t k = 0; k < n; k++) {
+		double pre[4], *bk = b + bs * k;
+		const double depth = c[k].depth;
+		int bounce;
+
+		rows_velocity(rows + k, bs, vfree, bk);
+		rows_velocity(rows + k, bs, vel, pre);
+		bounce = e[k] > 0.0 && -pre[0] > s->restitution_threshold &&
+			 (depth >= 0.0 || pre[0] * s->dt - depth <= 0.0);
+		if (bounce)
+			bk[0] += e[k] * pre[0];
+		else if (depth < 0.0)
+			bk[0] += -depth / s->dt;
+		else if (s->stabilization == SIM_STAB_BAUMGARTE &&
+			 depth > s->slop)
+			bk[0] -= s->beta / s->dt * (depth - s->slop);
+	}
+}
+
+static int pair_cmp(uint32_t a1, uint32_t b1, uint32_t a2, uint32_t b2)
+{
+	if (b1 != b2)
+		return b1 < b2 ? -1 : 1;
+	if (a1 != a2)
+		return a1 < a2 ? -1 : 1;
+	return 0;
+}
+
+/* The first cache entry of pair (a, b), or n_cache. */
+static size_t cache_find(const struct sim_world *w, uint32_t a, uint32_t b)
+{
+	size_t lo = 0, hi = w->n_cache;
+
+	while (lo < hi) {
+		const size_t mid = lo + (hi - lo) / 2;
+		const struct sim_cached *e = w->cache + mid;
+
+		if (pair_cmp(e->a, e->b, a, b) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < w->n_cache && !pair_cmp(w->cache[lo].a, w->cache[lo].b, a, b))
+		return lo;
+	return w->n_cache;
+}
+
+/* lambda of the matched contacts from the cache (zero elsewhere): the
+ * cached world impulse in the new frame, the normal part clamped at 0. */
+static size_t warm_start(const struct sim_world *w, const struct sim_contact *c,
+			 const struct sim_contact_rows *rows, size_t n,
+			 uint32_t bs, double *lambda)
+{
+	size_t hits = 0;
+
+	memset(lambda, 0, n * bs * sizeof *lambda);
+	if (!w->settings.warm_start || !w->cache)
+		return 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = cache_find(w, c[k].a, c[k].b);
+
+		for (; i < w->n_cache && w->cache[i].a == c[k].a &&
+		       w->cache[i].b == c[k].b;
+		     i++) {
+			const struct sim_cached *e = w->cache + i;
+			const double sgn = rows[k].flipped ? -1.0 : 1.0;
+			double *l = lambda + bs * k;
+
+			if (e->feature != c[k].feature)
+				continue;
+			for (int row = 0; row < 3; row++)
+				l[row] = sgn * v3_dot(rows[k].frame + 3 * row,
+						      e->impulse);
+			l[0] = fmax(l[0], 0.0);
+			if (bs == 4)
+				l[3] = sgn * e->tau;
+			hits++;
+			break;
+		}
+	}
+	return hits;
+}
+
+static int cache_store(struct sim_world *w, const struct sim_contact *c,
+		       const struct sim_contact_rows *rows, size_t n,
+		       uint32_t bs, const double *lambda, struct px_error *err)
+{
+	struct sim_cached *cache = malloc((n + 1) * sizeof *cache);
+
+	if (!cache)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		const double *l = lambda + bs * k;
+		const double sgn = rows[k].flipped ? -1.0 : 1.0;
+		struct sim_cached *e = cache + k;
+
+		e->a = c[k].a;
+		e->b = c[k].b;
+		e->feature = c[k].feature;
+		for (int i = 0; i < 3; i++)
+			e->impulse[i] = sgn * (l[0] * rows[k].frame[i] +
+					       l[1] * rows[k].frame[3 + i] +
+					       l[2] * rows[k].frame[6 + i]);
+		e->tau = bs == 4 ? sgn * l[3] : 0.0;
+	}
+	/* the collision's order is by pair; keep the cache sorted */
+	for (size_t k = 1; k < n; k++)
+		if (pair_cmp(cache[k - 1].a, cache[k - 1].b, cache[k].a,
+			     cache[k].b) > 0) {
+			free(cache);
+			return px_error_set(err, PX_ERR_INVALID,
+					    "contacts are not sorted by body pair");
+		}
+	free(w->cache);
+	w->cache = cache;
+	w->n_cache = n;
+	return PX_OK;
+}
+
+/* 001 sec. 4.4: the frictionless problem A lambda + (slop - depth) >= 0,
+ * lambda >= 0, complementary, on the bodies' positions: each body moves
+ * by M^-1 J^T lambda (turning by its angular part). */
+static int post_stabilize(struct sim_world *w, const struct px_config *cfg,
+			  struct px_error *err)
+{
+	const struct sim_settings *s = &w->settings;
+	struct sim_dynamics d;
+	struct sim_contact *c = NULL;
+	struct sim_contact_rows *rows = NULL;
+	struct px_problem *p = NULL;
+	struct px_report rep = {0};
+	double *lambda = NULL, *dx = NULL, *b;
+	size_t n = 0, cap = 0;
+	int rc = sim_dynamics_build(w, &d, err), deep = 0;
+
+	if (rc)
+		return rc;
+	if (sim_collide_all(w->bp, w->bodies, w->n_bodies, s->margin, &c, &n,
+			    &cap)) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++)
+		deep |= c[k].depth > s->slop;
+	if (!deep)
+		goto out;
+	rows = malloc((n + 1) * sizeof *rows);
+	lambda = calloc(3 * n + 1, sizeof *lambda);
+	dx = calloc(6 * d.n + 1, sizeof *dx);
+	if (!rows || !lambda || !dx) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	sim_contact_rows_build(w, &d, c, n, rows);
+	rc = sim_problem_build(w, &d, c, rows, n, 3, 1, &p, err);
+	if (rc)
+		goto out;
+	b = px_problem_b(p);
+	for (size_t k = 0; k < n; k++)
+		b[3 * k] = s->slop - c[k].depth;
+	rc = px_solve(p, cfg, lambda, &rep, err);
+	if (rc)
+		goto out;
+	sim_impulses_apply(&d, rows, n, 3, lambda, dx);
+	for (size_t k = 0; k < d.n; k++) {
+		struct sim_body *bd = w->bodies + d.world[k];
+
+		v3_axpy(bd->x, 1.0, dx + 6 * k, bd->x);
+		turn(bd->q, dx + 6 * k + 3, 1.0);
+	}
+out:
+	px_report_free(&rep);
+	px_problem_destroy(p);
+	free(c);
+	free(rows);
+	free(lambda);
+	free(dx);
+	sim_dynamics_free(&d);
+	return rc;
+}
+
+static uint32_t block_size(const struct sim_world *w,
+			   const struct sim_contact *c, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (w->bodies[c[k].a].mu_tau > 0.0 &&
+		    w->bodies[c[k].b].mu_tau > 0.0)
+			return 4;
+	return 3;
+}
+
+int sim_world_step(struct sim_world *w, const struct px_config *cfg,
+		   struct sim_step_stats *st, struct px_error *err)
+{
+	const struct sim_settings *s = &w->settings;
+	const int moreau = s->stepping == SIM_MOREAU;
+	const double t0 = now();
+	struct sim_dynamics d = {0};
+	struct sim_contact_rows *rows = NULL;
+	struct px_problem *p = NULL;
+	struct px_report rep = {0};
+	double *vel = NULL, *vfree = NULL, t1, t2, t3, t4;
+	uint32_t bs;
+	size_t n;
+	int rc;
+
+	memset(st, 0, sizeof *st);
+	if (moreau)
+		drift(w, 0.5 * s->dt);
+	if (sim_collide_all(w->bp, w->bodies, w->n_bodies, s->margin,
+			    &w->contacts, &w->n_contacts, &w->cap_contacts))
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	n = w->n_contacts;
+	t1 = now();
+
+	rc = sim_dynamics_build(w, &d, err);
+	if (rc)
+		return rc;
+	bs = block_size(w, w->contacts, n);
+	rows = malloc((n + 1) * sizeof *rows);
+	vel = malloc((6 * d.n + 1) * sizeof *vel);
+	vfree = malloc((6 * d.n + 1) * sizeof *vfree);
+	free(w->lambda);
+	w->lambda = malloc((n * bs + 1) * sizeof *w->lambda);
+	w->bs = bs;
+	if (!rows || !vel || !vfree || !w->lambda) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	sim_contact_rows_build(w, &d, w->contacts, n, rows);
+	velocities(w, &d, vel, vfree);
+	if (n) {
+		rc = sim_problem_build(w, &d, w->contacts, rows, n, bs, 0, &p,
+				       err);
+		if (rc)
+			goto out;
+		velocity_b(w, w->contacts, rows, n, bs, vel, vfree,
+			   px_problem_restitution(p), px_problem_b(p));
+		st->cache_hits =
+			warm_start(w, w->contacts, rows, n, bs, w->lambda);
+	}
+	t2 = now();
+	if (n) {
+		rc = px_solve(p, cfg, w->lambda, &rep, err);
+		if (rc)
+			goto out;
+	}
+	t3 = now();
+	sim_impulses_apply(&d, rows, n, bs, w->lambda, vfree);
+	for (size_t k = 0; k < d.n; k++) {
+		struct sim_body *b = w->bodies + d.world[k];
+
+		memcpy(b->v, vfree + 6 * k, 3 * sizeof *b->v);
+		memcpy(b->w, vfree + 6 * k + 3, 3 * sizeof *b->w);
+	}
+	drift(w, moreau ? 0.5 * s->dt : s->dt);
+	rc = cache_store(w, w->contacts, rows, n, bs, w->lambda, err);
+	if (rc)
+		goto out;
+	if (s->stabilization == SIM_STAB_POST) {
+		rc = post_stabilize(w, cfg, err);
+		if (rc)
+			goto out;
+	}
+	t4 = now();
+
+	w->step++;
+	w->time = (double)w->step * s->dt;
+	st->step = w->step;
+	st->time = w->time;
+	st->contacts = n;
+	st->sweeps = rep.sweeps;
+	st->merit = n ? rep.merit : 0.0;
+	st->converged = n ? rep.converged : 1;
+	st->seconds_collide = t1 - t0;
+	st->seconds_build = t2 - t1;
+	st->seconds_solve = t3 - t2;
+	st->seconds_stab = t4 - t3;
+	st->seconds_total = t4 - t0;
+	st->kinetic = sim_world_kinetic_energy(w);
+	st->potential = sim_world_potential_energy(w);
+	for (size_t k = 0; k < n; k++)
+		st->max_depth = fmax(st->max_depth, w->contacts[k].depth);
+out:
+	px_report_free(&rep);
+	px_problem_destroy(p);
+	free(rows);
+	free(vel);
+	free(vfree);
+	sim_dynamics_free(&d);
+	return rc;
+}
+
+size_t sim_world_contacts(const struct sim_world *w,
+			  const struct sim_contact **c, const double **lambda,
+			  uint32_t *block_size_out)
+{
+	*c = w->contacts;
+	*lambda = w->lambda;
+	*block_size_out = w->bs;
+	return w->n_contacts;
+}
