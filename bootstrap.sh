@@ -6,7 +6,8 @@
 #   ./bootstrap.sh check   install packages, build, run `make check` and
 #                          `make distcheck`
 #   ./bootstrap.sh bench [ARG...]
-#                          install packages and Siconos numerics, build, run
+#                          install packages, Siconos numerics and Bullet
+#                          (the peers of `make bench'), build, run
 #                          bench/siconos.sh ARG... (every problem in
 #                          ../shared/problems, proxima against Siconos NSGS)
 set -eu
@@ -20,7 +21,8 @@ esac
 cd "$(dirname "$0")"
 
 packages="build-essential autoconf automake libtool pkg-config libinih-dev libcriterion-dev libfclib-dev libhdf5-dev"
-[ "$mode" = bench ] && packages="$packages libsiconos-numerics-dev"
+# bench: the peers; bench/bullet_world (Bullet) is C++
+[ "$mode" = bench ] && packages="$packages libsiconos-numerics-dev g++ libbullet-dev"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
