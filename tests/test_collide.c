@@ -1,0 +1,613 @@
+/* Collision (sim/collide.h): the narrow phase of every shape pair against
+ * hand-computed normals, depths and points (rotated boxes, edges, flat
+ * capsules), the margin, feature ids that are distinct and survive small
+ * motions; the broad phase against all pairs tested by brute force; and
+ * SCENES.md's 8^3 ball grid. Every pair the tests collide is also checked
+ * for properties any answer must have: unit normals, depth > -margin,
+ * distinct ids, the same points with flipped normals when the arguments
+ * are swapped, and each point within |depth| / 2 of both shapes. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/collide.h"
+#include "../sim/vec.h"
+
+static const double s2 = 1.4142135623730951; /* sqrt 2 */
+
+static struct sim_body body(enum sim_shape_kind kind, double x, double y,
+			    double z)
+{
+	struct sim_body b;
+
+	memset(&b, 0, sizeof b);
+	b.shape.kind = kind;
+	b.x[0] = x;
+	b.x[1] = y;
+	b.x[2] = z;
+	b.q[0] = 1.0;
+	b.mass = 1.0;
+	b.inertia[0] = b.inertia[1] = b.inertia[2] = 1.0;
+	return b;
+}
+
+static struct sim_body sphere(double x, double y, double z, double r)
+{
+	struct sim_body b = body(SIM_SPHERE, x, y, z);
+
+	b.shape.radius = r;
+	return b;
+}
+
+static struct sim_body box(double x, double y, double z, double hx, double hy,
+			   double hz)
+{
+	struct sim_body b = body(SIM_BOX, x, y, z);
+
+	b.shape.half[0] = hx;
+	b.shape.half[1] = hy;
+	b.shape.half[2] = hz;
+	return b;
+}
+
+static struct sim_body capsule(double x, double y, double z, double r,
+			       double hl)
+{
+	struct sim_body b = body(SIM_CAPSULE, x, y, z);
+
+	b.shape.radius = r;
+	b.shape.half_length = hl;
+	return b;
+}
+
+static struct sim_body fixed(struct sim_body b)
+{
+	b.is_static = 1;
+	b.mass = 0.0;
+	b.inertia[0] = b.inertia[1] = b.inertia[2] = 0.0;
+	return b;
+}
+
+static struct sim_body plane(double x, double y, double z, double nx, double ny,
+			     double nz)
+{
+	struct sim_body b = fixed(body(SIM_PLANE, x, y, z));
+	const double len = sqrt(nx * nx + ny * ny + nz * nz);
+
+	b.shape.normal[0] = nx / len;
+	b.shape.normal[1] = ny / len;
+	b.shape.normal[2] = nz / len;
+	return b;
+}
+
+/* Turn b by angle (radians) about the world axis (ax, ay, az). */
+static void turn(struct sim_body *b, double ax, double ay, double az,
+		 double angle)
+{
+	const double len = sqrt(ax * ax + ay * ay + az * az);
+	const double s = sin(0.5 * angle) / len;
+	const double r[4] = {cos(0.5 * angle), s * ax, s * ay, s * az};
+	double q[4];
+
+	quat_mul(r, b->q, q);
+	quat_normalize(q);
+	memcpy(b->q, q, sizeof q);
+}
+
+/* Signed distance from p to the shape of b. */
+static double sdf(const struct sim_body *b, const double p[3])
+{
+	const struct sim_shape *s = &b->shape;
+	double r[9], d[3], l[3], out = 0.0, in = -INFINITY, t;
+
+	quat_to_matrix(b->q, r);
+	v3_sub(p, b->x, d);
+	mat_tmul(r, d, l);
+	switch (s->kind) {
+	case SIM_SPHERE:
+		return v3_norm(d) - s->radius;
+	case SIM_BOX:
+		for (int i = 0; i < 3; i++) {
+			const double e = fabs(l[i]) - s->half[i];
+
+			out += e > 0.0 ? e * e : 0.0;
+			in = fmax(in, e);
+		}
+		return sqrt(out) + fmin(in, 0.0);
+	case SIM_CAPSULE:
+		t = fmax(-s->half_length, fmin(s->half_length, l[2]));
+		l[2] -= t;
+		return v3_norm(l) - s->radius;
+	default:
+		return v3_dot(s->normal, d);
+	}
+}
+
+/* sim_collide_pair(a, 0, b, 1) and the properties every answer has. */
+static int collide(const struct sim_body *a, const struct sim_body *b,
+		   double margin, struct sim_contact *out)
+{
+	struct sim_contact sw[SIM_MAX_POINTS];
+	const int m = sim_collide_pair(a, 0, b, 1, margin, out);
+
+	cr_assert_leq(m, SIM_MAX_POINTS);
+	cr_assert_eq(sim_collide_pair(b, 1, a, 0, margin, sw), m,
+		     "the swapped pair gives another count");
+	for (int k = 0; k < m; k++) {
+		const struct sim_contact *c = &out[k];
+
+		cr_assert_eq(c->a, 0);
+		cr_assert_eq(c->b, 1);
+		cr_assert_float_eq(v3_norm(c->n), 1.0, 1e-12);
+		cr_assert_gt(c->depth, -margin);
+		for (int j = 0; j < k; j++)
+			cr_assert_neq(out[j].feature, c->feature,
+				      "points %d and %d share feature %u", j, k,
+				      c->feature);
+		cr_assert_leq(sdf(a, c->p), 0.5 * fabs(c->depth) + 1e-9,
+			      "point %d is %g from a, depth %g", k,
+			      sdf(a, c->p), c->depth);
+		cr_assert_leq(sdf(b, c->p), 0.5 * fabs(c->depth) + 1e-9,
+			      "point %d is %g from b, depth %g", k,
+			      sdf(b, c->p), c->depth);
+		cr_assert_eq(sw[k].a, 1);
+		cr_assert_eq(sw[k].feature, c->feature);
+		cr_assert_eq(sw[k].depth, c->depth);
+		for (int i = 0; i < 3; i++) {
+			cr_assert_eq(sw[k].p[i], c->p[i]);
+			cr_assert_eq(sw[k].n[i], -c->n[i]);
+		}
+	}
+	return m;
+}
+
+static void assert_vec(const double v[3], double x, double y, double z,
+		       double tol)
+{
+	cr_assert(fabs(v[0] - x) <= tol && fabs(v[1] - y) <= tol &&
+		      fabs(v[2] - z) <= tol,
+		  "(%.15g, %.15g, %.15g) is not (%.15g, %.15g, %.15g)", v[0],
+		  v[1], v[2], x, y, z);
+}
+
+/* The point at (x, y, z) among m, which must be there. */
+static const struct sim_contact *at(const struct sim_contact *c, int m,
+				    double x, double y, double z, double tol)
+{
+	for (int k = 0; k < m; k++)
+		if (fabs(c[k].p[0] - x) <= tol && fabs(c[k].p[1] - y) <= tol &&
+		    fabs(c[k].p[2] - z) <= tol)
+			return &c[k];
+	cr_assert_fail("no point at (%g, %g, %g)", x, y, z);
+	return NULL;
+}
+
+/* Every point has normal (x, y, z) and the depth. */
+static void assert_all(const struct sim_contact *c, int m, double x, double y,
+		       double z, double depth, double tol)
+{
+	for (int k = 0; k < m; k++) {
+		assert_vec(c[k].n, x, y, z, tol);
+		cr_assert_float_eq(c[k].depth, depth, tol,
+				   "point %d: depth %.15g", k, c[k].depth);
+	}
+}
+
+Test(collide, sphere_sphere)
+{
+	struct sim_body a = sphere(0, 0, 0, 1), b = sphere(1.5, 0, 0, 0.75);
+	struct sim_contact c[SIM_MAX_POINTS];
+
+	cr_assert_eq(collide(&a, &b, 0.01, c), 1);
+	assert_vec(c[0].n, 1, 0, 0, 1e-15);
+	assert_vec(c[0].p, 0.875, 0, 0, 1e-15);
+	cr_assert_float_eq(c[0].depth, 0.25, 1e-15);
+	cr_assert_eq(c[0].feature, 0);
+	b.x[0] = 1.75 + 0.02; /* gap 0.02 > margin */
+	cr_assert_eq(collide(&a, &b, 0.01, c), 0);
+	b.x[0] = 1.75 + 0.005; /* speculative */
+	cr_assert_eq(collide(&a, &b, 0.01, c), 1);
+	cr_assert_float_eq(c[0].depth, -0.005, 1e-12);
+	/* exactly touching, as in the ball grid */
+	b = sphere(0, 2, 0, 1);
+	cr_assert_eq(collide(&a, &b, 1e-3, c), 1);
+	cr_assert_eq(c[0].depth, 0.0);
+	assert_vec(c[0].n, 0, 1, 0, 0);
+	assert_vec(c[0].p, 0, 1, 0, 0);
+}
+
+Test(collide, sphere_plane)
+{
+	struct sim_body p = plane(0, 0, 0, 0, 0.6, 0.8);
+	struct sim_body s = sphere(1 + 0.5 * 0, 0.5 * 0.6, 0.5 * 0.8, 0.7);
+	struct sim_contact c[SIM_MAX_POINTS];
+
+	/* centre 0.5 above the plane, radius 0.7 */
+	cr_assert_eq(collide(&s, &p, 0.01, c), 1);
+	assert_vec(c[0].n, 0, -0.6, -0.8, 1e-15);
+	cr_assert_float_eq(c[0].depth, 0.2, 1e-15);
+	assert_vec(c[0].p, 1, -0.1 * 0.6, -0.1 * 0.8, 1e-15);
+	cr_assert_eq(collide(&p, &s, 0.01, c), 1);
+	assert_vec(c[0].n, 0, 0.6, 0.8, 1e-15);
+	s.x[1] = 0.71 * 0.6 + 0.005; /* above by 0.71 + a little */
+	s.x[2] = 0.71 * 0.8;
+	cr_assert_eq(collide(&s, &p, 0.01, c), 0);
+	p.is_static = 1;
+	s = fixed(s);
+	s.x[1] = 0.0; /* two static bodies */
+	cr_assert_eq(collide(&s, &p, 0.01, c), 0);
+}
+
+Test(collide, sphere_box)
+{
+	struct sim_body b = box(0, 0, 0, 1, 2, 3), s = sphere(1.5, 0, 0, 0.75);
+	struct sim_contact c[SIM_MAX_POINTS];
+	const double r3 = sqrt(3.0);
+
+	/* face */
+	cr_assert_eq(collide(&s, &b, 0.01, c), 1);
+	assert_vec(c[0].n, -1, 0, 0, 1e-15);
+	cr_assert_float_eq(c[0].depth, 0.25, 1e-15);
+	assert_vec(c[0].p, 0.875, 0, 0, 1e-15);
+	/* edge: closest box point (1, 2, 0) */
+	s = sphere(1.6, 2.8, 0, 1.1);
+	cr_assert_eq(collide(&s, &b, 0.01, c), 1);
+	assert_vec(c[0].n, -0.6, -0.8, 0, 1e-15);
+	cr_assert_float_eq(c[0].depth, 0.1, 1e-15);
+	/* corner (1, 2, 3) */
+	s = sphere(2, 3, 4, 2);
+	cr_assert_eq(collide(&b, &s, 0.01, c), 1);
+	assert_vec(c[0].n, 1 / r3, 1 / r3, 1 / r3, 1e-15);
+	cr_assert_float_eq(c[0].depth, 2 - r3, 1e-15);
+	/* centre inside, 0.1 below the +x face */
+	s = sphere(0.9, 0, 0, 0.5);
+	cr_assert_eq(collide(&s, &b, 0.01, c), 1);
+	assert_vec(c[0].n, -1, 0, 0, 1e-15);
+	cr_assert_float_eq(c[0].depth, 0.6, 1e-15);
+	assert_vec(c[0].p, 0.7, 0, 0, 1e-15);
+	/* a cube turned 45 degrees about z: its edge at x = sqrt 2 */
+	b = box(0, 0, 0, 1, 1, 1);
+	turn(&b, 0, 0, 1, M_PI / 4);
+	s = sphere(s2 + 0.5, 0, 0.3, 1);
+	cr_assert_eq(collide(&s, &b, 0.01, c), 1);
+	assert_vec(c[0].n, -1, 0, 0, 1e-12);
+	cr_assert_float_eq(c[0].depth, 0.5, 1e-12);
+	assert_vec(c[0].p, s2 + 0.5 - 0.75, 0, 0.3, 1e-12);
+	s.x[0] = s2 + 1.02; /* gap 0.02 */
+	cr_assert_eq(collide(&s, &b, 0.01, c), 0);
+	s.x[0] = s2 + 1.004;
+	cr_assert_eq(collide(&s, &b, 0.01, c), 1);
+	cr_assert_float_eq(c[0].depth, -0.004, 1e-12);
+}
+
+Test(collide, sphere_capsule)
+{
+	struct sim_body k = capsule(0, 0, 0, 0.5, 1),
+			s = sphere(1, 0, 0.5, 0.75);
+	struct sim_contact c[SIM_MAX_POINTS];
+
+	/* beside the segment */
+	cr_assert_eq(collide(&s, &k, 0.01, c), 1);
+	assert_vec(c[0].n, -1, 0, 0, 1e-15);
+	cr_assert_float_eq(c[0].depth, 0.25, 1e-15);
+	assert_vec(c[0].p, 0.375, 0, 0.5, 1e-15);
+	/* beyond the end cap */
+	s = sphere(0, 0, 2.5, 1.2);
+	cr_assert_eq(collide(&k, &s, 0.01, c), 1);
+	assert_vec(c[0].n, 0, 0, 1, 1e-15);
+	cr_assert_float_eq(c[0].depth, 0.2, 1e-15);
+	/* capsule along x: its end at (1, 0, 0) */
+	turn(&k, 0, 1, 0, M_PI / 2);
+	s = sphere(1.3, 0, 0.4, 0.6);
+	cr_assert_eq(collide(&k, &s, 0.01, c), 1);
+	assert_vec(c[0].n, 0.6, 0, 0.8, 1e-12);
+	cr_assert_float_eq(c[0].depth, 0.6, 1e-12);
+}
+
+Test(collide, box_plane)
+{
+	struct sim_body p = plane(0, 0, 0, 0, 0, 1);
+	struct sim_body b = box(0.3, 0.2, 0.25 - 0.01, 1, 0.5, 0.25);
+	struct sim_contact c[SIM_MAX_POINTS];
+	int m;
+
+	/* resting on a face: the 4 lower corners, ids 4..7 */
+	m = collide(&b, &p, 0.001, c);
+	cr_assert_eq(m, 4);
+	assert_all(c, m, 0, 0, -1, 0.01, 1e-15);
+	for (int k = 0; k < 4; k++) {
+		const double x = 0.3 + ((k & 1) ? -1 : 1);
+		const double y = 0.2 + ((k & 2) ? -0.5 : 0.5);
+
+		cr_assert_eq(at(c, m, x, y, -0.005, 1e-15)->feature,
+			     4 + (uint32_t)k);
+	}
+	/* turned about the vertical: still 4 */
+	turn(&b, 0, 0, 1, 0.5);
+	cr_assert_eq(collide(&p, &b, 0.001, c), 4);
+	assert_all(c, 4, 0, 0, 1, 0.01, 1e-15);
+	/* a cube on an edge (turned 45 degrees about x): 2 points */
+	b = box(0, 0, 0.5 * s2 - 0.001, 0.5, 0.5, 0.5);
+	turn(&b, 1, 0, 0, M_PI / 4);
+	m = collide(&b, &p, 0.0005, c);
+	cr_assert_eq(m, 2);
+	assert_all(c, m, 0, 0, -1, 0.001, 1e-12);
+	at(c, m, 0.5, 0, -0.0005, 1e-12);
+	at(c, m, -0.5, 0, -0.0005, 1e-12);
+	/* lifted 0.001 above the plane: speculative within a margin of 0.002 */
+	b.x[2] = 0.5 * s2 + 0.001;
+	cr_assert_eq(collide(&b, &p, 0.002, c), 2);
+	cr_assert_float_eq(c[0].depth, -0.001, 1e-12);
+	b.x[2] = 0.5 * s2 + 0.003;
+	cr_assert_eq(collide(&b, &p, 0.002, c), 0);
+}
+
+Test(collide, capsule_plane)
+{
+	struct sim_body p = plane(0, 0, 0, 0, 0, 1);
+	struct sim_body k = capsule(0, 0, 0.49, 0.5, 1);
+	struct sim_contact c[SIM_MAX_POINTS];
+	int m;
+
+	turn(&k, 0, 1, 0, M_PI / 2); /* lying along x, end 0 at x = -1 */
+	m = collide(&k, &p, 0.001, c);
+	cr_assert_eq(m, 2);
+	assert_all(c, m, 0, 0, -1, 0.01, 1e-15);
+	cr_assert_eq(at(c, m, -1, 0, -0.005, 1e-15)->feature, 0);
+	cr_assert_eq(at(c, m, 1, 0, -0.005, 1e-15)->feature, 1);
+	/* tilted by 30 degrees: only the lower end */
+	k = capsule(0, 0, 0.5 + 0.5 - 0.01, 0.5, 1);
+	turn(&k, 0, 1, 0, M_PI / 3);
+	m = collide(&p, &k, 0.001, c);
+	cr_assert_eq(m, 1);
+	assert_all(c, m, 0, 0, 1, 0.01, 1e-12);
+	assert_vec(c[0].p, -sin(M_PI / 3), 0, -0.005, 1e-12);
+}
+
+Test(collide, box_box_resting)
+{
+	struct sim_body g = fixed(box(0, 0, -1, 5, 5, 1));
+	struct sim_body b = box(0.3, -0.2, 0.5 - 0.002, 0.5, 0.5, 0.5);
+	struct sim_contact c[SIM_MAX_POINTS], d[SIM_MAX_POINTS];
+	int m;
+
+	m = collide(&g, &b, 0.001, c);
+	cr_assert_eq(m, 4);
+	assert_all(c, m, 0, 0, 1, 0.002, 1e-12);
+	for (int k = 0; k < 4; k++)
+		at(c, m, 0.3 + ((k & 1) ? -0.5 : 0.5),
+		   -0.2 + ((k & 2) ? -0.5 : 0.5), -0.001, 1e-12);
+	/* b as the first body: b's face is the reference, same points */
+	cr_assert_eq(sim_collide_pair(&b, 0, &g, 1, 0.001, d), 4);
+	for (int k = 0; k < 4; k++) {
+		assert_vec(at(d, 4, c[k].p[0], c[k].p[1], c[k].p[2], 1e-12)->n,
+			   0, 0, -1, 1e-15);
+		cr_assert_float_eq(d[k].depth, 0.002, 1e-12);
+	}
+	/* lifted beyond the margin, then within it */
+	b.x[2] = 0.5 + 0.002;
+	cr_assert_eq(collide(&g, &b, 0.001, c), 0);
+	b.x[2] = 0.5 + 0.0005;
+	cr_assert_eq(collide(&g, &b, 0.001, c), 4);
+	assert_all(c, 4, 0, 0, 1, -0.0005, 1e-12);
+	/* beside the ground, 0.1 away */
+	b = box(5.6, 0, -0.5, 0.5, 0.5, 0.5);
+	cr_assert_eq(collide(&g, &b, 0.001, c), 0);
+}
+
+Test(collide, box_box_turned_45)
+{
+	struct sim_body g = fixed(box(0, 0, -1, 5, 5, 1));
+	struct sim_body b = box(0, 0, 0.5 - 0.003, 0.5, 0.5, 0.5);
+	struct sim_body a = box(0, 0, -0.5, 0.5, 0.5, 0.5);
+	struct sim_contact c[SIM_MAX_POINTS];
+	double area = 0.0;
+	int m;
+
+	/* on a large box: its 4 corners, at distance sqrt 2 / 2 on the axes */
+	turn(&b, 0, 0, 1, M_PI / 4);
+	m = collide(&g, &b, 0.001, c);
+	cr_assert_eq(m, 4);
+	assert_all(c, m, 0, 0, 1, 0.003, 1e-12);
+	at(c, m, 0.5 * s2, 0, -0.0015, 1e-12);
+	at(c, m, -0.5 * s2, 0, -0.0015, 1e-12);
+	at(c, m, 0, 0.5 * s2, -0.0015, 1e-12);
+	at(c, m, 0, -0.5 * s2, -0.0015, 1e-12);
+	/* on a box of its size: the octagon of the two squares, reduced to 4
+	 * of its corners that span a large part of it (area 0.828) */
+	m = collide(&a, &b, 0.001, c);
+	cr_assert_eq(m, 4);
+	assert_all(c, m, 0, 0, 1, 0.003, 1e-12);
+	for (int k = 0; k < m; k++) {
+		cr_assert_leq(fabs(c[k].p[0]), 0.5 + 1e-12);
+		cr_assert_leq(fabs(c[k].p[1]), 0.5 + 1e-12);
+		cr_assert_leq(fabs(c[k].p[0]) + fabs(c[k].p[1]),
+			      0.5 * s2 + 1e-12);
+	}
+	/* the quadrilateral's area, its corners in angular order */
+	{
+		double ang[4];
+		int ord[4] = {0, 1, 2, 3};
+
+		for (int k = 0; k < 4; k++)
+			ang[k] = atan2(c[k].p[1], c[k].p[0]);
+		for (int i = 1; i < 4; i++)
+			for (int j = i; j > 0 && ang[ord[j]] < ang[ord[j - 1]];
+			     j--) {
+				const int t = ord[j];
+
+				ord[j] = ord[j - 1];
+				ord[j - 1] = t;
+			}
+		for (int k = 0; k < 4; k++) {
+			const double *p = c[ord[k]].p,
+				     *q = c[ord[(k + 1) % 4]].p;
+
+			area += 0.5 * (p[0] * q[1] - p[1] * q[0]);
+		}
+	}
+	/* the most any 4 corners of this regular octagon span: 2 R^2 */
+	cr_assert_geq(area, 0.58, "the 4 points span only %g", area);
+}
+
+Test(collide, box_box_on_edge)
+{
+	struct sim_body g = fixed(box(0, 0, -1, 5, 5, 1));
+	struct sim_body b = box(0.2, 0.1, 0.5 * s2 - 0.001, 0.5, 0.5, 0.5);
+	struct sim_contact c[SIM_MAX_POINTS];
+	int m;
+
+	turn(&b, 1, 0, 0, M_PI / 4);
+	m = collide(&g, &b, 0.0005, c);
+	cr_assert_eq(m, 2);
+	assert_all(c, m, 0, 0, 1, 0.001, 1e-12);
+	at(c, m, 0.7, 0.1, -0.0005, 1e-12);
+	at(c, m, -0.3, 0.1, -0.0005, 1e-12);
+	/* on a corner (turned about x, then y): 1 point */
+	b = box(0, 0, 0, 0.5, 0.5, 0.5);
+	turn(&b, 1, 0, 0, M_PI / 4);
+	turn(&b, 0, 1, 0, atan(1 / s2));
+	b.x[2] = 0.5 * sqrt(3.0) - 0.001; /* its lowest corner 0.001 deep */
+	m = collide(&g, &b, 0.0005, c);
+	cr_assert_eq(m, 1);
+	assert_all(c, m, 0, 0, 1, 0.001, 1e-12);
+	assert_vec(c[0].p, 0, 0, -0.0005, 1e-12);
+}
+
+Test(collide, box_box_edge_edge)
+{
+	/* a's top edge along y, b's bottom edge along x, crossing 0.01 deep
+	 * at (0, 0, sqrt 2 / 2) */
+	struct sim_body a = box(0, 0, 0, 0.5, 0.5, 0.5);
+	struct sim_body b = box(0, 0, s2 - 0.01, 0.5, 0.5, 0.5);
+	struct sim_contact c[SIM_MAX_POINTS];
+
+	turn(&a, 0, 1, 0, M_PI / 4);
+	turn(&b, 1, 0, 0, M_PI / 4);
+	cr_assert_eq(collide(&a, &b, 0.001, c), 1);
+	assert_vec(c[0].n, 0, 0, 1, 1e-12);
+	cr_assert_float_eq(c[0].depth, 0.01, 1e-12);
+	assert_vec(c[0].p, 0, 0, 0.5 * s2 - 0.005, 1e-12);
+	cr_assert_geq(c[0].feature, 12u << 9, "not an edge-edge id");
+	/* a moved across its edge, b across its own: the crossing follows,
+	 * the depth stays */
+	a.x[0] = 0.1;
+	b.x[1] = 0.2;
+	cr_assert_eq(collide(&a, &b, 0.001, c), 1);
+	cr_assert_float_eq(c[0].depth, 0.01, 1e-12);
+	assert_vec(c[0].p, 0.1, 0.2, 0.5 * s2 - 0.005, 1e-12);
+	/* apart by 0.002 > margin, then by 0.0005 < margin */
+	b.x[2] = s2 + 0.002;
+	cr_assert_eq(collide(&a, &b, 0.001, c), 0);
+	b.x[2] = s2 + 0.0005;
+	cr_assert_eq(collide(&a, &b, 0.001, c), 1);
+	cr_assert_float_eq(c[0].depth, -0.0005, 1e-12);
+}
+
+Test(collide, box_capsule)
+{
+	struct sim_body g = fixed(box(0, 0, -0.5, 2, 2, 0.5));
+	struct sim_body k = capsule(0.1, 0.2, 0.24, 0.25, 1);
+	struct sim_body b = box(0, 0, 0, 1, 1, 1);
+	struct sim_contact c[SIM_MAX_POINTS];
+	const double d = 0.3 / s2;
+	int m;
+
+	/* lying flat along x: both ends, ids 2f + e of face f = 4 (+z) */
+	turn(&k, 0, 1, 0, M_PI / 2);
+	m = collide(&g, &k, 0.001, c);
+	cr_assert_eq(m, 2);
+	assert_all(c, m, 0, 0, 1, 0.01, 1e-12);
+	cr_assert_eq(at(c, m, -0.9, 0.2, -0.005, 1e-12)->feature, 8);
+	cr_assert_eq(at(c, m, 1.1, 0.2, -0.005, 1e-12)->feature, 9);
+	/* hanging over the box's side: the ends of the part above it */
+	k.x[0] = 1.5;
+	m = collide(&k, &g, 0.001, c);
+	cr_assert_eq(m, 2);
+	assert_all(c, m, 0, 0, -1, 0.01, 1e-12);
+	at(c, m, 0.5, 0.2, -0.005, 1e-12);
+	at(c, m, 2, 0.2, -0.005, 1e-12);
+	/* upright: its lower end only */
+	k = capsule(0.5, 0.5, 1.24, 0.25, 1);
+	cr_assert_eq(collide(&g, &k, 0.001, c), 1);
+	assert_all(c, 1, 0, 0, 1, 0.01, 1e-12);
+	assert_vec(c[0].p, 0.5, 0.5, -0.005, 1e-12);
+	/* along the box's edge (y, at x = z = 1), 0.3 away, radius 0.31:
+	 * the two ends of the part along the edge */
+	k = capsule(1 + d, 0, 1 + d, 0.31, 0.5);
+	turn(&k, 1, 0, 0, M_PI / 2);
+	m = collide(&b, &k, 0.001, c);
+	cr_assert_eq(m, 2);
+	assert_all(c, m, 1 / s2, 0, 1 / s2, 0.01, 1e-12);
+	at(c, m, 1 - 0.005 / s2, 0.5, 1 - 0.005 / s2, 1e-12);
+	at(c, m, 1 - 0.005 / s2, -0.5, 1 - 0.005 / s2, 1e-12);
+	/* across that edge, perpendicular to it and to the normal: one
+	 * point */
+	k = capsule(1 + d, 0, 1 + d, 0.31, 0.5);
+	turn(&k, 0, 1, 0, -M_PI / 4);
+	cr_assert_eq(collide(&b, &k, 0.001, c), 1);
+	assert_all(c, 1, 1 / s2, 0, 1 / s2, 0.01, 1e-12);
+	/* the segment inside the box, 0.1 below its top: pushed out through
+	 * the top, depth 0.1 + radius at both ends */
+	k = capsule(0, 0.3, 0.9, 0.2, 1);
+	turn(&k, 0, 1, 0, M_PI / 2);
+	m = collide(&b, &k, 0.001, c);
+	cr_assert_eq(m, 2);
+	assert_all(c, m, 0, 0, 1, 0.3, 1e-12);
+	at(c, m, 1, 0.3, 0.85, 1e-12);
+	at(c, m, -1, 0.3, 0.85, 1e-12);
+	/* beyond the margin */
+	k = capsule(0.1, 0.2, 0.25 + 0.002, 0.25, 1);
+	turn(&k, 0, 1, 0, M_PI / 2);
+	cr_assert_eq(collide(&g, &k, 0.001, c), 0);
+}
+
+Test(collide, capsule_capsule)
+{
+	struct sim_body a = capsule(0, 0, 0, 0.5, 1);
+	struct sim_body b = capsule(0, 0, 0.9, 0.5, 1);
+	struct sim_contact c[SIM_MAX_POINTS];
+	int m;
+
+	/* crossing at right angles: a along x, b along y */
+	turn(&a, 0, 1, 0, M_PI / 2);
+	turn(&b, 1, 0, 0, M_PI / 2);
+	cr_assert_eq(collide(&a, &b, 0.001, c), 1);
+	assert_vec(c[0].n, 0, 0, 1, 1e-15);
+	cr_assert_float_eq(c[0].depth, 0.1, 1e-15);
+	assert_vec(c[0].p, 0, 0, 0.45, 1e-15);
+	/* parallel, overlapping on x in [-0.5, 1]: 2 points at its ends */
+	b = capsule(0.5, 0, 0.95, 0.5, 1);
+	turn(&b, 0, 1, 0, M_PI / 2);
+	m = collide(&a, &b, 0.001, c);
+	cr_assert_eq(m, 2);
+	assert_all(c, m, 0, 0, 1, 0.05, 1e-12);
+	cr_assert_eq(at(c, m, -0.5, 0, 0.475, 1e-12)->feature, 0);
+	cr_assert_eq(at(c, m, 1, 0, 0.475, 1e-12)->feature, 1);
+	/* end to end along the same line: one point between the caps */
+	b = capsule(2.9, 0, 0, 0.5, 1);
+	turn(&b, 0, 1, 0, M_PI / 2);
+	cr_assert_eq(collide(&a, &b, 0.001, c), 1);
+	assert_vec(c[0].n, 1, 0, 0, 1e-12);
+	cr_assert_float_eq(c[0].depth, 0.1, 1e-12);
+	/* parallel but apart by 0.002 > margin */
+	b = capsule(0.5, 0, 1.002, 0.5, 1);
+	turn(&b, 0, 1, 0, M_PI / 2);
+	cr_assert_eq(collide(&a, &b, 0.001, c), 0);
+}
+
+Test(collide, static_and_plane_pairs_give_nothing)
+{
+	struct sim_body p = plane(0, 0, 0, 0, 0, 1),
+			q = plane(0, 0, 1, 0, 0, -1);
+	struct sim_body g = fixed(box(0, 0, 0, 1, 1, 1));
+	struct sim_body s = fixed(sphere(0, 0, 0.5, 1));
+	struct sim_contact c[SIM_MAX_POINTS];
+
+	cr_assert_eq(sim_collide_pair(&p, 0, &q, 1, 0.1, c), 0);
+	q.is_static = 0; /* even a plane that claims to move */
+	cr_assert_eq(sim_collide_pair(&p, 0, &q, 1, 0.1, c), 0);
+	cr_assert_eq(sim_collide_pair(&g, 0, &s, 1, 0.1, c), 0);
+	cr_assert_eq(sim_collide_pair(&g, 0, &p, 1, 0.1, c), 0);
+}
