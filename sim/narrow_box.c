@@ -212,7 +212,7 @@ static int edge_contact(const struct obb *a, const struct obb *b, int ea,
 			int eb, const double n[3], double margin,
 			struct sim_contact *out)
 {
-	double pa[3], pb[3], sa[3], sb[3], s, t;
+	double pa[3], pb[3], sa[3], sb[3], gap[3], m[3], s, t, len;
 	uint32_t code = 0;
 
 	v3_axpy(a->x, 0.0, n, pa);
@@ -231,6 +231,16 @@ static int edge_contact(const struct obb *a, const struct obb *b, int ea,
 			     &s, &t);
 	v3_axpy(pa, s, a->ax[ea], sa);
 	v3_axpy(pb, t, b->ax[eb], sb);
+	v3_sub(sb, sa, gap);
+	len = v3_norm(gap);
+	if (v3_dot(gap, n) > 0.0 && len > 0.0 &&
+	    (fabs(s) == a->h[ea] || fabs(t) == b->h[eb])) {
+		/* apart, and an edge's end is the closest: the points'
+		 * direction, not the axis, so that they lie along n */
+		for (int k = 0; k < 3; k++)
+			m[k] = gap[k] / len;
+		n = m;
+	}
 	sim_point(out, n, sa, sb, (uint32_t)(12 + 3 * ea + eb) << 9 | code);
 	return out->depth > -margin;
 }

@@ -611,3 +611,132 @@ Test(collide, static_and_plane_pairs_give_nothing)
 	cr_assert_eq(sim_collide_pair(&g, 0, &s, 1, 0.1, c), 0);
 	cr_assert_eq(sim_collide_pair(&g, 0, &p, 1, 0.1, c), 0);
 }
+
+/* The sorted feature ids of a pair. */
+static int ids(const struct sim_body *a, const struct sim_body *b,
+	       double margin, uint32_t *id)
+{
+	struct sim_contact c[SIM_MAX_POINTS];
+	const int m = collide(a, b, margin, c);
+
+	for (int k = 0; k < m; k++) {
+		int j = k;
+
+		for (; j > 0 && id[j - 1] > c[k].feature; j--)
+			id[j] = id[j - 1];
+		id[j] = c[k].feature;
+	}
+	return m;
+}
+
+Test(collide, feature_ids_survive_small_motions)
+{
+	struct sim_body pairs[8][2] = {
+	    {fixed(box(0, 0, -1, 5, 5, 1)),
+	     box(0.3, 0.2, 0.495, 0.5, 0.4, 0.5)},
+	    {fixed(box(0, 0, -1, 5, 5, 1)),
+	     box(0, 0, 0.5 * s2 - 0.005, 0.5, 0.5, 0.5)},
+	    {box(0, 0, 0, 0.5, 0.5, 0.5), box(0, 0, s2 - 0.01, 0.5, 0.5, 0.5)},
+	    {plane(0, 0, 0, 0, 0, 1), box(0, 0, 0.245, 1, 0.5, 0.25)},
+	    {fixed(box(0, 0, -0.5, 2, 2, 0.5)),
+	     capsule(0.1, 0.2, 0.245, 0.25, 1)},
+	    {plane(0, 0, 0, 0, 0, 1), capsule(0, 0, 0.495, 0.5, 1)},
+	    {capsule(0, 0, 0, 0.5, 1), capsule(0.5, 0, 0.995, 0.5, 1)},
+	    {box(0, 0, 0, 1, 1, 1),
+	     capsule(1 + 0.3 / s2, 0, 1 + 0.3 / s2, 0.305, 0.5)},
+	};
+	const int count[8] = {4, 2, 1, 4, 2, 2, 2, 2};
+
+	turn(&pairs[1][1], 1, 0, 0, M_PI / 4);
+	turn(&pairs[2][0], 0, 1, 0, M_PI / 4);
+	turn(&pairs[2][1], 1, 0, 0, M_PI / 4);
+	turn(&pairs[4][1], 0, 1, 0, M_PI / 2);
+	turn(&pairs[5][1], 0, 1, 0, M_PI / 2);
+	turn(&pairs[6][0], 0, 1, 0, M_PI / 2);
+	turn(&pairs[6][1], 0, 1, 0, M_PI / 2);
+	turn(&pairs[7][1], 1, 0, 0, M_PI / 2);
+	for (int p = 0; p < 8; p++) {
+		struct sim_body b = pairs[p][1];
+		uint32_t id0[SIM_MAX_POINTS], id1[SIM_MAX_POINTS];
+		const int m = ids(&pairs[p][0], &b, 0.01, id0);
+
+		cr_assert_eq(m, count[p], "pair %d: %d points", p, m);
+		/* moved by 1e-4 and turned by 1e-3 rad about a skew axis */
+		b.x[0] += 1e-4;
+		b.x[1] -= 2e-4;
+		b.x[2] -= 1e-4;
+		turn(&b, 1, 2, 3, 1e-3);
+		cr_assert_eq(ids(&pairs[p][0], &b, 0.01, id1), m, "pair %d", p);
+		for (int k = 0; k < m; k++)
+			cr_assert_eq(id0[k], id1[k], "pair %d: id %u became %u",
+				     p, id0[k], id1[k]);
+	}
+}
+
+/* A 64-bit LCG's next value in [0, 1) (SCENES.md's generator). */
+static double uni(uint64_t *s)
+{
+	*s = *s * 6364136223846793005u + 1442695040888963407u;
+	return (double)(*s >> 11) * 0x1p-53;
+}
+
+static void random_turn(struct sim_body *b, uint64_t *s)
+{
+	for (int i = 0; i < 4; i++)
+		b->q[i] = 2.0 * uni(s) - 1.0;
+	quat_normalize(b->q);
+}
+
+/* A random sphere, box or capsule of size about `size` near (x, y, z). */
+static struct sim_body random_body(uint64_t *s, double x, double y, double z,
+				   double size)
+{
+	const double r = size * (0.2 + uni(s));
+	const int kind = (int)(3.0 * uni(s));
+	struct sim_body b;
+
+	if (kind == 0)
+		b = sphere(x, y, z, r);
+	else if (kind == 1)
+		b = box(x, y, z, r, size * (0.2 + uni(s)),
+			size * (0.2 + uni(s)));
+	else
+		b = capsule(x, y, z, 0.5 * r, size * (0.1 + uni(s)));
+	random_turn(&b, s);
+	return b;
+}
+
+Test(collide, random_pairs_keep_the_invariants)
+{
+	uint64_t s = 7;
+	int touching = 0;
+
+	for (int t = 0; t < 4000; t++) {
+		struct sim_body a = random_body(&s, 0, 0, 0, 1.0);
+		struct sim_body b =
+		    random_body(&s, 3 * uni(&s) - 1.5, 3 * uni(&s) - 1.5,
+				3 * uni(&s) - 1.5, 1.0);
+		struct sim_contact c[SIM_MAX_POINTS];
+		int m;
+
+		if (t % 5 == 0) /* a plane through b's neighbourhood */
+			a = plane(0, 0, 0, uni(&s) - 0.5, uni(&s) - 0.5,
+				  uni(&s) + 0.1);
+		m = collide(&a, &b, 0.05, c);
+		touching += m > 0;
+		/* the surface points p +- depth/2 n lie in their shapes */
+		for (int k = 0; k < m; k++) {
+			double sa[3], sb[3];
+
+			v3_axpy(c[k].p, 0.5 * c[k].depth, c[k].n, sa);
+			v3_axpy(c[k].p, -0.5 * c[k].depth, c[k].n, sb);
+			cr_assert_leq(sdf(&a, sa), 1e-9,
+				      "pair %d (kinds %d %d)", t, a.shape.kind,
+				      b.shape.kind);
+			cr_assert_leq(sdf(&b, sb), 1e-9,
+				      "pair %d (kinds %d %d)", t, a.shape.kind,
+				      b.shape.kind);
+		}
+	}
+	cr_assert_gt(touching, 1000, "only %d of the pairs touch", touching);
+}
