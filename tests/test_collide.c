@@ -740,3 +740,223 @@ Test(collide, random_pairs_keep_the_invariants)
 	}
 	cr_assert_gt(touching, 1000, "only %d of the pairs touch", touching);
 }
+
+/* The box of b grown by margin, computed here independently. */
+static void aabb(const struct sim_body *b, double margin, double lo[3],
+		 double hi[3])
+{
+	const struct sim_shape *s = &b->shape;
+	double r[9];
+
+	quat_to_matrix(b->q, r);
+	for (int i = 0; i < 3; i++) {
+		double e = s->radius;
+
+		if (s->kind == SIM_BOX)
+			e = s->half[0] * fabs(r[3 * i]) +
+			    s->half[1] * fabs(r[3 * i + 1]) +
+			    s->half[2] * fabs(r[3 * i + 2]);
+		else if (s->kind == SIM_CAPSULE)
+			e += s->half_length * fabs(r[3 * i + 2]);
+		lo[i] = b->x[i] - e - margin;
+		hi[i] = b->x[i] + e + margin;
+	}
+}
+
+/* Brute force: pairs a < b, sorted by (b, a), whose grown boxes overlap
+ * (a plane: whose half-space grown by margin the other's box reaches). */
+static size_t brute_pairs(const struct sim_body *bodies, size_t n,
+			  double margin, struct sim_pair *out)
+{
+	size_t m = 0;
+
+	for (uint32_t j = 0; j < n; j++)
+		for (uint32_t i = 0; i < j; i++) {
+			const struct sim_body *a = &bodies[i], *b = &bodies[j];
+			double la[3], ha[3], lb[3], hb[3];
+			int hit = 1;
+
+			if ((a->is_static && b->is_static) ||
+			    (a->shape.kind == SIM_PLANE &&
+			     b->shape.kind == SIM_PLANE))
+				continue;
+			if (b->shape.kind == SIM_PLANE) {
+				const struct sim_body *t = a;
+
+				a = b;
+				b = t;
+			}
+			aabb(b, margin, lb, hb);
+			if (a->shape.kind == SIM_PLANE) {
+				double d = 0.0;
+
+				for (int k = 0; k < 3; k++) {
+					const double nk = a->shape.normal[k];
+
+					d += nk * ((nk > 0 ? lb[k] : hb[k]) -
+						   a->x[k]);
+				}
+				hit = d <= margin;
+			} else {
+				aabb(a, margin, la, ha);
+				for (int k = 0; k < 3; k++)
+					if (la[k] > hb[k] || lb[k] > ha[k])
+						hit = 0;
+			}
+			if (hit)
+				out[m++] = (struct sim_pair){i, j};
+		}
+	return m;
+}
+
+/* ~500 mixed bodies in a 15 m cube: a static ground box, two planes, some
+ * static bodies, a few large ones. */
+static struct sim_body *mixed_scene(size_t n, uint64_t *s)
+{
+	struct sim_body *b = malloc(n * sizeof *b);
+
+	cr_assert_not_null(b);
+	b[0] = fixed(box(7, 7, -1, 50, 50, 1));
+	b[1] = plane(0, 0, 0.5, 0, 0, 1);
+	b[2] = plane(14, 0, 0, -0.6, 0.2, 0.3);
+	for (size_t i = 3; i < n; i++) {
+		b[i] = random_body(s, 15 * uni(s), 15 * uni(s), 15 * uni(s),
+				   i % 97 == 0 ? 4.0 : 0.6);
+		if (i % 10 == 0)
+			b[i] = fixed(b[i]);
+	}
+	return b;
+}
+
+static void assert_same_pairs(const struct sim_pair *p, size_t n,
+			      const struct sim_pair *q, size_t m)
+{
+	cr_assert_eq(n, m, "%zu pairs, brute force finds %zu", n, m);
+	for (size_t k = 0; k < n; k++)
+		cr_assert(p[k].a == q[k].a && p[k].b == q[k].b,
+			  "pair %zu: (%u, %u), brute force (%u, %u)", k, p[k].a,
+			  p[k].b, q[k].a, q[k].b);
+}
+
+Test(collide, broadphase_finds_the_brute_force_pairs)
+{
+	const size_t n = 500;
+	uint64_t s = 11;
+	struct sim_body *b = mixed_scene(n, &s);
+	struct sim_pair *want = malloc(n * n / 2 * sizeof *want);
+	struct sim_broadphase *bp = sim_broadphase_create();
+	const struct sim_pair *got;
+	size_t n_got, n_want;
+
+	cr_assert(want && bp);
+	for (int round = 0; round < 3; round++) {
+		/* margin 0.05, then a second call on moved bodies, then a
+		 * large margin */
+		const double margin = round == 2 ? 0.5 : 0.05;
+
+		n_want = brute_pairs(b, n, margin, want);
+		cr_assert_eq(
+		    sim_broadphase_pairs(bp, b, n, margin, &got, &n_got), 0);
+		assert_same_pairs(got, n_got, want, n_want);
+		cr_assert_gt(n_want, 500, "round %d: only %zu pairs", round,
+			     n_want);
+		for (size_t i = 3; i < n; i++)
+			for (int k = 0; k < 3; k++)
+				b[i].x[k] += 0.3 * (uni(&s) - 0.5);
+	}
+	/* no dynamic body: no pair */
+	for (size_t i = 0; i < n; i++)
+		b[i] = fixed(b[i]);
+	cr_assert_eq(sim_broadphase_pairs(bp, b, n, 0.05, &got, &n_got), 0);
+	cr_assert_eq(n_got, 0);
+	/* points (radius 0) without margin: boxes of size 0 */
+	b[0] = sphere(1, 2, 3, 0);
+	b[1] = sphere(1, 2, 3, 0);
+	b[2] = sphere(1, 2, 3.5, 0);
+	cr_assert_eq(sim_broadphase_pairs(bp, b, 3, 0.0, &got, &n_got), 0);
+	cr_assert_eq(n_got, 1);
+	cr_assert(got[0].a == 0 && got[0].b == 1);
+	sim_broadphase_destroy(bp);
+	free(want);
+	free(b);
+}
+
+Test(collide, collide_all_is_every_pair_narrowed)
+{
+	const size_t n = 500;
+	uint64_t s = 12;
+	struct sim_body *b = mixed_scene(n, &s);
+	struct sim_broadphase *bp = sim_broadphase_create();
+	struct sim_contact *c = NULL, one[SIM_MAX_POINTS];
+	size_t n_c, cap = 0, k = 0;
+
+	cr_assert_eq(sim_collide_all(bp, b, n, 0.05, &c, &n_c, &cap), 0);
+	cr_assert_geq(cap, n_c);
+	for (uint32_t j = 0; j < n; j++)
+		for (uint32_t i = 0; i < j; i++) {
+			const int m =
+			    sim_collide_pair(&b[i], i, &b[j], j, 0.05, one);
+
+			for (int q = 0; q < m; q++, k++) {
+				cr_assert_lt(k, n_c);
+				cr_assert(c[k].a == i && c[k].b == j &&
+					      c[k].feature == one[q].feature &&
+					      c[k].depth == one[q].depth,
+					  "contact %zu differs", k);
+			}
+		}
+	cr_assert_eq(k, n_c);
+	cr_assert_gt(n_c, 200, "only %zu contacts", n_c);
+	sim_broadphase_destroy(bp);
+	free(c);
+	free(b);
+}
+
+/* SCENES.md's ballgrid-N: the ground box, then N^3 unit spheres touching
+ * in a cubic lattice on it. */
+static struct sim_body *ballgrid(int nn, size_t *n)
+{
+	struct sim_body *b;
+	size_t m = 0;
+
+	*n = 1 + (size_t)nn * nn * nn;
+	b = malloc(*n * sizeof *b);
+	cr_assert_not_null(b);
+	b[m++] = fixed(box(nn - 1, nn - 1, -1, nn + 10, nn + 10, 1));
+	for (int k = 0; k < nn; k++)
+		for (int j = 0; j < nn; j++)
+			for (int i = 0; i < nn; i++)
+				b[m++] = sphere(2 * i, 2 * j, 1 + 2 * k, 1);
+	return b;
+}
+
+Test(collide, ballgrid_8_has_the_lattice_contacts)
+{
+	size_t n, n_c = 0, cap = 0;
+	struct sim_body *b = ballgrid(8, &n);
+	struct sim_broadphase *bp = sim_broadphase_create();
+	struct sim_contact *c = NULL;
+
+	cr_assert_eq(n, 513);
+	for (int round = 0; round < 2; round++) {
+		cr_assert_eq(sim_collide_all(bp, b, n, 1e-3, &c, &n_c, &cap),
+			     0);
+		cr_assert_eq(n_c, 3 * 64 * 7 + 64); /* 1408 */
+		for (size_t k = 0; k < n_c; k++) {
+			const double *v = c[k].n;
+
+			cr_assert_eq(c[k].depth, 0.0);
+			cr_assert_lt(c[k].a, c[k].b);
+			cr_assert_eq(fabs(v[0]) + fabs(v[1]) + fabs(v[2]), 1.0);
+			cr_assert(v[0] >= 0 && v[1] >= 0 && v[2] >= 0,
+				  "contact %zu: normal from a lower index", k);
+			if (k > 0)
+				cr_assert(c[k - 1].b < c[k].b ||
+					  (c[k - 1].b == c[k].b &&
+					   c[k - 1].a < c[k].a));
+		}
+	}
+	sim_broadphase_destroy(bp);
+	free(c);
+	free(b);
+}
