@@ -1,0 +1,156 @@
+/* proxima's side of the world benchmark (bench/world.sh): step a scene file
+ * with a fixed number of sweeps per step and print the per-step breakdown
+ * (collision, problem build, solve) and the solve time per contact per
+ * sweep, in the same key=value form as bench/bullet_world. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/scene.h"
+#include "../sim/world.h"
+#include "common.h"
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench/world SCENE.ini [--name NAME] [--steps S] [--warmup W] [--iterations I] [--threads T] [--csv FILE]\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *scene = NULL, *name = NULL, *csv_path = NULL;
+	unsigned long steps = 0, iters = 10, threads = 1, warmup = 0;
+	size_t contacts_first = 0;
+	double *z0 = NULL, max_drop = 0.0;
+	struct sim_settings s;
+	struct sim_body *bodies = NULL;
+	struct sim_world *w = NULL;
+	struct px_config *cfg = NULL;
+	struct px_error err = {0};
+	struct sim_step_stats st;
+	double collide = 0, build = 0, solve = 0, total = 0, contacts = 0,
+	       work = 0;
+	size_t n_bodies = 0;
+	char text[512];
+	FILE *csv = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if (i + 1 < argc && strcmp(argv[i], "--steps") == 0)
+			steps = strtoul(argv[++i], NULL, 10);
+		else if (i + 1 < argc && strcmp(argv[i], "--warmup") == 0)
+			warmup = strtoul(argv[++i], NULL, 10);
+		else if (i + 1 < argc && strcmp(argv[i], "--iterations") == 0)
+			iters = strtoul(argv[++i], NULL, 10);
+		else if (i + 1 < argc && strcmp(argv[i], "--threads") == 0)
+			threads = strtoul(argv[++i], NULL, 10);
+		else if (i + 1 < argc && strcmp(argv[i], "--name") == 0)
+			name = argv[++i];
+		else if (i + 1 < argc && strcmp(argv[i], "--csv") == 0)
+			csv_path = argv[++i];
+		else if (!scene && argv[i][0] != '-')
+			scene = argv[i];
+		else {
+			usage();
+			return 2;
+		}
+	}
+	if (!scene || !iters || !threads) {
+		usage();
+		return 2;
+	}
+	/* exactly `iters` sweeps per step: a tolerance that is never met */
+	snprintf(text, sizeof text,
+		 "[solver]\nmax_sweeps = %lu\nabs_tol = 0\nrel_tol = 0\n"
+		 "[rfactor]\nplugin = local\nnu = 1\n"
+		 "[scheduler]\nplugin = %s\n%s",
+		 iters, threads > 1 ? "colored" : "sequential",
+		 threads > 1 ? "threads = " : "");
+	if (threads > 1)
+		snprintf(text + strlen(text), sizeof text - strlen(text),
+			 "%lu\n", threads);
+	if (bench_config(text, &cfg, &err) ||
+	    sim_scene_read(scene, &s, &bodies, &n_bodies, &err) ||
+	    sim_world_create(&s, &w, &err))
+		goto fail;
+	for (size_t i = 0; i < n_bodies; i++)
+		if (sim_world_add_body(w, bodies + i, NULL, &err))
+			goto fail;
+	if (!steps)
+		steps = s.steps;
+	if (warmup >= steps) {
+		fprintf(stderr, "bench/world: --warmup %lu leaves no step of %lu to measure\n",
+			warmup, steps);
+		goto out;
+	}
+	z0 = malloc((n_bodies + 1) * sizeof *z0);
+	if (!z0)
+		goto out;
+	for (size_t i = 0; i < n_bodies; i++)
+		z0[i] = bodies[i].x[2];
+	if (csv_path) {
+		csv = fopen(csv_path, "w");
+		if (!csv) {
+			perror(csv_path);
+			goto out;
+		}
+		fprintf(csv, "step,contacts,collide_s,build_s,solve_s,total_s\n");
+	}
+	for (unsigned long i = 0; i < steps; i++) {
+		if (sim_world_step(w, cfg, &st, &err))
+			goto fail;
+		if (i == 0)
+			contacts_first = st.contacts;
+		for (size_t k = 0; k < n_bodies; k++) {
+			const double drop = z0[k] - sim_world_bodies(w)[k].x[2];
+
+			max_drop = drop > max_drop ? drop : max_drop;
+		}
+		if (csv)
+			fprintf(csv, "%lu,%zu,%.6e,%.6e,%.6e,%.6e\n", i + 1,
+				st.contacts, st.seconds_collide,
+				st.seconds_build, st.seconds_solve,
+				st.seconds_total);
+		if (i < warmup)
+			continue;
+		collide += st.seconds_collide;
+		build += st.seconds_build;
+		solve += st.seconds_solve;
+		total += st.seconds_total;
+		contacts += (double)st.contacts;
+		work += (double)st.contacts * (double)st.sweeps;
+	}
+	{
+		const struct sim_body *b = sim_world_bodies(w);
+		const struct sim_body *top = b + n_bodies - 1;
+		const double m = (double)(steps - warmup);
+
+		name = name ? name : scene;
+		printf("proxima scene=%s bodies=%zu steps=%lu warmup=%lu iterations=%lu threads=%lu dt=%g contacts_first=%zu contacts_mean=%.1f collide_ms_per_step=%.4f build_ms_per_step=%.4f solve_ms_per_step=%.4f total_ms_per_step=%.4f solve_ns_per_contact_iteration=%.2f tracked=%zu tracked_final=%.6f,%.6f,%.6f max_drop=%.6f",
+		       name, n_bodies, steps, warmup, iters, threads, s.dt,
+		       contacts_first, contacts / m, 1e3 * collide / m,
+		       1e3 * build / m, 1e3 * solve / m, 1e3 * total / m,
+		       work > 0 ? 1e9 * solve / work : 0.0, n_bodies - 1,
+		       top->x[0], top->x[1], top->x[2], max_drop);
+		/* SCENES.md's verdicts on a box stack (ground, then bottom up) */
+		if (strncmp(name, "boxstack", 8) == 0 && n_bodies > 2) {
+			const double shift = hypot(top->x[0] - b[1].x[0],
+						   top->x[1] - b[1].x[1]);
+
+			printf(" top_shift=%.6f collapsed=%s leaning=%s", shift,
+			       max_drop > 0.15 ? "yes" : "no",
+			       shift > 0.35 ? "yes" : "no");
+		}
+		putchar('\n');
+	}
+	goto out;
+fail:
+	fprintf(stderr, "bench/world: %s\n", err.msg);
+out:
+	if (csv)
+		fclose(csv);
+	free(z0);
+	sim_world_destroy(w);
+	free(bodies);
+	px_config_free(cfg);
+	return err.code ? 1 : 0;
+}

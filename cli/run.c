@@ -1,0 +1,309 @@
+/* `proxima run`: read a scene (scenes/*.ini), step its world with a solver
+ * config, show progress on a terminal, and on request write per-step
+ * statistics (CSV) and VTK frames (.vtp per frame, .pvd index). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <proxima/proxima.h>
+
+#include "../io/vtk.h"
+#include "../sim/scene.h"
+#include "../sim/world.h"
+#include "cli.h"
+
+struct run_opts {
+	const char *config; /* NULL: defaults */
+	const char *scene;
+	const char *csv;    /* per-step statistics, or NULL */
+	const char *vtk;    /* directory of VTK frames, or NULL */
+	unsigned long long steps; /* 0: the scene's */
+	unsigned long long vtk_every;
+	int cache;          /* -1: the scene's, else 0/1 */
+	int quiet;
+};
+
+static const char *const stepping_name[] = {"semi-implicit", "moreau"};
+static const char *const stab_name[] = {"none", "baumgarte", "post"};
+
+static void csv_header(FILE *f)
+{
+	fprintf(f, "step,time,contacts,cache_hits,sweeps,merit,converged,"
+		   "collide_s,build_s,solve_s,stab_s,total_s,kinetic,"
+		   "potential,max_depth\n");
+}
+
+static void csv_row(FILE *f, const struct sim_step_stats *s)
+{
+	fprintf(f, "%llu,%.9g,%zu,%zu,%llu,%.6e,%d,%.6e,%.6e,%.6e,%.6e,%.6e,"
+		   "%.12g,%.12g,%.6e\n",
+		(unsigned long long)s->step, s->time, s->contacts,
+		s->cache_hits, (unsigned long long)s->sweeps, s->merit,
+		s->converged, s->seconds_collide, s->seconds_build,
+		s->seconds_solve, s->seconds_stab, s->seconds_total,
+		s->kinetic, s->potential, s->max_depth);
+}
+
+/* Frame i of the VTK output: DIR/frame_NNNNNN.vtp, its name kept for the
+ * .pvd index (relative to DIR). */
+static int vtk_frame(const char *dir, unsigned long long i,
+		     const struct sim_world *w, char ***names, double **times,
+		     size_t *n, struct px_error *err)
+{
+	char path[4096], name[64];
+	char **nn = realloc(*names, (*n + 1) * sizeof *nn);
+	double *nt;
+
+	if (!nn)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	*names = nn;
+	nt = realloc(*times, (*n + 1) * sizeof *nt);
+	if (!nt)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	*times = nt;
+	snprintf(name, sizeof name, "frame_%06llu.vtp", i);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (sim_vtk_write_frame(path, sim_world_bodies(w),
+				sim_world_n_bodies(w), err))
+		return err->code;
+	nn[*n] = strdup(name);
+	if (!nn[*n])
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	nt[*n] = (double)i * sim_world_settings(w)->dt;
+	(*n)++;
+	return PX_OK;
+}
+
+static int simulate(const struct run_opts *o)
+{
+	struct sim_settings s;
+	struct sim_body *bodies = NULL;
+	struct sim_world *w = NULL;
+	struct px_config *cfg = NULL;
+	struct px_error err = {0};
+	struct sim_step_stats st;
+	FILE *csv = NULL;
+	char **names = NULL, path[4096];
+	double *times = NULL, e0, e1, max_depth = 0.0, seconds = 0.0,
+			      solve = 0.0, collide = 0.0;
+	size_t n_bodies = 0, n_frames = 0, contacts = 0, max_contacts = 0;
+	unsigned long long sweeps = 0, unconverged = 0;
+	const int tty = !o->quiet && isatty(STDERR_FILENO);
+	int status = EXIT_BAD_INPUT;
+
+	if (px_config_read(o->config, &cfg, &err) ||
+	    sim_scene_read(o->scene, &s, &bodies, &n_bodies, &err))
+		goto fail;
+	if (o->steps)
+		s.steps = o->steps;
+	if (o->cache >= 0)
+		s.warm_start = o->cache;
+	if (sim_world_create(&s, &w, &err))
+		goto fail;
+	for (size_t i = 0; i < n_bodies; i++)
+		if (sim_world_add_body(w, bodies + i, NULL, &err)) {
+			/* the reader checked every key: this is our bug */
+			fprintf(stderr, "proxima: %s: body %zu: %s\n", o->scene,
+				i, err.msg);
+			goto done;
+		}
+	if (o->csv) {
+		csv = fopen(o->csv, "w");
+		if (!csv) {
+			px_error_set(&err, PX_ERR_IO, "%s: cannot write: %s",
+				     o->csv, strerror(errno));
+			goto fail;
+		}
+		csv_header(csv);
+	}
+	if (o->vtk) {
+		if (mkdir(o->vtk, 0777) && errno != EEXIST) {
+			px_error_set(&err, PX_ERR_IO, "%s: cannot create: %s",
+				     o->vtk, strerror(errno));
+			goto fail;
+		}
+		if (vtk_frame(o->vtk, 0, w, &names, &times, &n_frames, &err))
+			goto fail;
+	}
+	printf("scene       %s: %zu bodies, dt %g s, %llu steps, %s, stabilization %s, contact cache %s\n",
+	       o->scene, n_bodies, s.dt, (unsigned long long)s.steps,
+	       stepping_name[s.stepping], stab_name[s.stabilization],
+	       s.warm_start ? "on" : "off");
+	printf("config      %s: friction %s, ordering %s, rfactor %s, scheduler %s\n",
+	       o->config ? o->config : "(defaults)",
+	       px_plugin_header(px_config_plugin(cfg, PX_KIND_FRICTION))->name,
+	       px_plugin_header(px_config_plugin(cfg, PX_KIND_ORDERING))->name,
+	       px_plugin_header(px_config_plugin(cfg, PX_KIND_RFACTOR))->name,
+	       px_plugin_header(px_config_plugin(cfg, PX_KIND_SCHEDULER))->name);
+	e0 = sim_world_kinetic_energy(w) + sim_world_potential_energy(w);
+	for (unsigned long long i = 1; i <= s.steps; i++) {
+		if (sim_world_step(w, cfg, &st, &err)) {
+			fprintf(stderr, "%sproxima: %s: step %llu: %s\n",
+				tty ? "\n" : "", o->scene, i, err.msg);
+			goto done;
+		}
+		sweeps += st.sweeps;
+		unconverged += !st.converged;
+		contacts += st.contacts;
+		if (st.contacts > max_contacts)
+			max_contacts = st.contacts;
+		if (st.max_depth > max_depth)
+			max_depth = st.max_depth;
+		seconds += st.seconds_total;
+		solve += st.seconds_solve;
+		collide += st.seconds_collide;
+		if (csv)
+			csv_row(csv, &st);
+		if (o->vtk && i % o->vtk_every == 0 &&
+		    vtk_frame(o->vtk, i, w, &names, &times, &n_frames, &err))
+			goto fail;
+		if (tty && (i == s.steps || i % 10 == 0))
+			fprintf(stderr, "\rstep %llu/%llu  contacts %zu  sweeps %llu  %.1f s",
+				i, (unsigned long long)s.steps, st.contacts,
+				(unsigned long long)st.sweeps, seconds);
+	}
+	if (tty)
+		fputc('\n', stderr);
+	if (o->vtk) {
+		snprintf(path, sizeof path, "%s/frames.pvd", o->vtk);
+		if (sim_vtk_write_pvd(path, (const char *const *)names, times,
+				      n_frames, &err))
+			goto fail;
+	}
+	e1 = sim_world_kinetic_energy(w) + sim_world_potential_energy(w);
+	printf("contacts    %.1f per step on average, at most %zu; deepest penetration %.3g m\n",
+	       s.steps ? (double)contacts / (double)s.steps : 0.0,
+	       max_contacts, max_depth);
+	printf("solves      %llu sweeps in all, %.1f per step; %llu of %llu steps stopped without converging\n",
+	       sweeps, s.steps ? (double)sweeps / (double)s.steps : 0.0,
+	       unconverged, (unsigned long long)s.steps);
+	printf("energy      %.6g J at the start, %.6g J at the end (kinetic + potential)\n",
+	       e0, e1);
+	printf("time        %.3f s (collision %.3f s, solve %.3f s)\n", seconds,
+	       collide, solve);
+	if (o->csv)
+		printf("statistics  %s\n", o->csv);
+	if (o->vtk)
+		printf("frames      %zu in %s, index %s\n", n_frames, o->vtk, path);
+	status = EXIT_CONVERGED;
+	goto done;
+fail:
+	fprintf(stderr, "proxima: %s\n", err.msg);
+done:
+	if (csv && fclose(csv) && status == EXIT_CONVERGED) {
+		fprintf(stderr, "proxima: %s: cannot write: %s\n", o->csv,
+			strerror(errno));
+		status = EXIT_BAD_INPUT;
+	}
+	for (size_t i = 0; i < n_frames; i++)
+		free(names[i]);
+	free(names);
+	free(times);
+	sim_world_destroy(w);
+	free(bodies);
+	px_config_free(cfg);
+	return status;
+}
+
+static int parse_count(const char *opt, const char *v,
+		       unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(v, &end, 10);
+	if (errno || end == v || *end || *out == 0 || *v == '-') {
+		fprintf(stderr, "proxima run: %s '%s': expected a positive integer\n",
+			opt, v);
+		return -1;
+	}
+	return 0;
+}
+
+static void run_usage(FILE *f)
+{
+	fprintf(f, "Usage: proxima run [-c CONFIG] [SCENE] [--steps N] [--csv FILE.csv]\n"
+		   "                   [--vtk DIR] [--vtk-every K] [--cache on|off] [--quiet]\n");
+}
+
+/* The bundled default scene. */
+static void default_scene(struct run_opts *o, char *scene, size_t len)
+{
+	snprintf(scene, len, "%s/scenes/default.ini", px_cli_datadir());
+	o->scene = scene;
+}
+
+int px_cli_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"steps", required_argument, NULL, 'n'},
+		{"csv", required_argument, NULL, 'C'},
+		{"vtk", required_argument, NULL, 'v'},
+		{"vtk-every", required_argument, NULL, 'e'},
+		{"cache", required_argument, NULL, 'w'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct run_opts o = {.vtk_every = 1, .cache = -1};
+	char scene[4096];
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "c:n:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o.config = optarg; break;
+		case 'n':
+			if (parse_count("--steps", optarg, &o.steps))
+				return EXIT_BAD_INPUT;
+			break;
+		case 'C': o.csv = optarg; break;
+		case 'v': o.vtk = optarg; break;
+		case 'e':
+			if (parse_count("--vtk-every", optarg, &o.vtk_every))
+				return EXIT_BAD_INPUT;
+			break;
+		case 'w':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				fprintf(stderr, "proxima run: --cache '%s': expected on or off\n",
+					optarg);
+				return EXIT_BAD_INPUT;
+			}
+			o.cache = strcmp(optarg, "on") == 0;
+			break;
+		case 'q': o.quiet = 1; break;
+		case 'h': run_usage(stdout); return 0;
+		default:
+			fprintf(stderr, "proxima run: bad option '%s' (try 'proxima run --help')\n",
+				argv[optind - 1]);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "proxima run: expected at most one SCENE file, got %d\n",
+			argc - optind);
+		return EXIT_BAD_INPUT;
+	}
+	default_scene(&o, scene, sizeof scene);
+	if (optind < argc)
+		o.scene = argv[optind];
+	return simulate(&o);
+}
+
+int px_cli_default(void)
+{
+	struct run_opts o = {.vtk_every = 1, .cache = -1};
+	char scene[4096], config[4096];
+
+	default_scene(&o, scene, sizeof scene);
+	snprintf(config, sizeof config, "%s/conf/default.ini",
+		 px_cli_datadir());
+	o.config = config;
+	printf("proxima: default job: running the default scene with the default config\n");
+	return simulate(&o);
+}

@@ -1,0 +1,392 @@
+/* The broad phase: candidate pairs from axis-aligned bounding boxes grown by
+ * the margin, through a uniform grid stored as a spatial hash.
+ *
+ * The cell is the median extent of (a sample of) the dynamic bodies. Each
+ * body not much larger than a cell is entered in every cell its box
+ * touches; entries are counting-sorted by the hash of their cell, and two
+ * bodies of one cell make a pair only in the cell holding the lower corner
+ * of their boxes' intersection, so each pair comes out once without a set.
+ * Larger bodies (the ground, walls) and planes, which are unbounded, are
+ * tested against every other body: a plane against the box's reach into
+ * its half-space grown by the margin. The pairs are then counting-sorted by
+ * a, then stably by b. Every buffer is kept and only grows. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collide.h"
+#include "vec.h"
+
+#define SAMPLE 255	/* bodies sampled for the cell size */
+#define LARGE_CELLS 4.0 /* larger than this many cells: tested apart */
+#define CELL_LIMIT 1e9	/* cell coordinates are clamped to +-this */
+
+enum { F_STATIC = 1, F_PLANE = 2, F_LARGE = 4 };
+
+struct aabb {
+	double lo[3], hi[3];
+};
+
+struct entry {
+	int32_t c[3];
+	uint32_t body;
+};
+
+struct sim_broadphase {
+	struct aabb *box;
+	uint8_t *flag;
+	uint32_t *large;
+	struct entry *ent, *sorted;
+	size_t *start; /* bucket starts, n_buckets + 1 */
+	struct sim_pair *pairs, *tmp;
+	size_t *count; /* per body, for sorting the pairs */
+	size_t box_cap, flag_cap, large_cap, ent_cap, sorted_cap, start_cap;
+	size_t pair_cap, tmp_cap, count_cap, n_pairs;
+	double sample[SAMPLE];
+};
+
+struct sim_broadphase *sim_broadphase_create(void)
+{
+	return calloc(1, sizeof(struct sim_broadphase));
+}
+
+void sim_broadphase_destroy(struct sim_broadphase *bp)
+{
+	if (!bp)
+		return;
+	free(bp->box);
+	free(bp->flag);
+	free(bp->large);
+	free(bp->ent);
+	free(bp->sorted);
+	free(bp->start);
+	free(bp->pairs);
+	free(bp->tmp);
+	free(bp->count);
+	free(bp);
+}
+
+/* The array *p holds at least n elements of size sz (contents kept); it
+ * grows by half at least, so slowly growing scenes rarely reallocate. */
+static int grow(void *p, size_t *cap, size_t n, size_t sz)
+{
+	const size_t want = n > *cap + *cap / 2 ? n : *cap + *cap / 2;
+	void *q;
+
+	if (n <= *cap)
+		return 0;
+	q = realloc(*(void **)p, want * sz);
+	if (!q)
+		return -1;
+	*(void **)p = q;
+	*cap = want;
+	return 0;
+}
+
+static void body_aabb(const struct sim_body *b, double margin, struct aabb *o)
+{
+	const struct sim_shape *s = &b->shape;
+	double r[9], ext[3];
+
+	switch (s->kind) {
+	case SIM_SPHERE:
+		ext[0] = ext[1] = ext[2] = s->radius;
+		break;
+	case SIM_BOX:
+		quat_to_matrix(b->q, r);
+		for (int i = 0; i < 3; i++)
+			ext[i] = fabs(r[3 * i]) * s->half[0] +
+				 fabs(r[3 * i + 1]) * s->half[1] +
+				 fabs(r[3 * i + 2]) * s->half[2];
+		break;
+	case SIM_CAPSULE:
+		quat_to_matrix(b->q, r);
+		for (int i = 0; i < 3; i++)
+			ext[i] =
+			    fabs(r[3 * i + 2]) * s->half_length + s->radius;
+		break;
+	default: /* planes are unbounded */
+		ext[0] = ext[1] = ext[2] = INFINITY;
+		break;
+	}
+	for (int i = 0; i < 3; i++) {
+		o->lo[i] = b->x[i] - ext[i] - margin;
+		o->hi[i] = b->x[i] + ext[i] + margin;
+	}
+}
+
+static double extent(const struct aabb *a)
+{
+	return fmax(a->hi[0] - a->lo[0],
+		    fmax(a->hi[1] - a->lo[1], a->hi[2] - a->lo[2]));
+}
+
+/* (a NaN box overlaps nothing) */
+static int overlap(const struct aabb *a, const struct aabb *b)
+{
+	for (int i = 0; i < 3; i++)
+		if (!(a->lo[i] <= b->hi[i] && b->lo[i] <= a->hi[i]))
+			return 0;
+	return 1;
+}
+
+/* The box reaches within margin of plane p's half-space. */
+static int below_plane(const struct sim_body *p, const struct aabb *a,
+		       double margin)
+{
+	const double *n = p->shape.normal;
+	double s = 0.0;
+
+	for (int i = 0; i < 3; i++)
+		s += n[i] * (0.5 * (a->lo[i] + a->hi[i]) - p->x[i]) -
+		     fabs(n[i]) * 0.5 * (a->hi[i] - a->lo[i]);
+	return s <= margin;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median extent of up to SAMPLE dynamic bounded bodies (the largest
+ * if that is 0, 1 if all are), or 0 if there is none. */
+static double cell_size(struct sim_broadphase *bp, size_t n)
+{
+	size_t m = 0, stride = n / SAMPLE + 1;
+
+	for (int pass = 0; pass < 2 && m == 0; pass++) {
+		for (size_t i = 0; i < n && m < SAMPLE; i += stride) {
+			const double e = extent(&bp->box[i]);
+
+			if (!(bp->flag[i] & (F_STATIC | F_PLANE)) &&
+			    isfinite(e))
+				bp->sample[m++] = e;
+		}
+		stride = 1; /* few dynamic bodies: look at all */
+	}
+	if (m == 0)
+		return 0.0;
+	qsort(bp->sample, m, sizeof *bp->sample, cmp_double);
+	if (bp->sample[m / 2] > 0.0)
+		return bp->sample[m / 2];
+	return bp->sample[m - 1] > 0.0 ? bp->sample[m - 1] : 1.0;
+}
+
+static int32_t cell_of(double v, double inv)
+{
+	double c = floor(v * inv);
+
+	if (!(c > -CELL_LIMIT))
+		c = -CELL_LIMIT;
+	if (c > CELL_LIMIT)
+		c = CELL_LIMIT;
+	return (int32_t)c;
+}
+
+static uint32_t hash_cell(const int32_t c[3])
+{
+	uint32_t h = (uint32_t)c[0] * 73856093u + (uint32_t)c[1] * 19349663u +
+		     (uint32_t)c[2] * 83492791u;
+
+	h ^= h >> 15;
+	h *= 0x2c1b3c6du;
+	h ^= h >> 12;
+	return h;
+}
+
+static int push_pair(struct sim_broadphase *bp, uint32_t i, uint32_t j)
+{
+	if (bp->n_pairs == bp->pair_cap &&
+	    grow(&bp->pairs, &bp->pair_cap,
+		 bp->pair_cap ? 2 * bp->pair_cap : 1024, sizeof *bp->pairs))
+		return -1;
+	bp->pairs[bp->n_pairs].a = i < j ? i : j;
+	bp->pairs[bp->n_pairs].b = i < j ? j : i;
+	bp->n_pairs++;
+	return 0;
+}
+
+/* Enter the grid bodies in their cells, sorted by bucket; returns the
+ * bucket count (a power of 2), or 0 when out of memory. */
+static size_t fill_grid(struct sim_broadphase *bp, size_t n, double inv)
+{
+	size_t total = 0, nb = 64, e = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct aabb *a = &bp->box[i];
+		size_t cells = 1;
+
+		if (bp->flag[i] & F_LARGE)
+			continue;
+		for (int k = 0; k < 3; k++)
+			cells *= (size_t)(cell_of(a->hi[k], inv) -
+					  cell_of(a->lo[k], inv) + 1);
+		total += cells;
+	}
+	while (nb < 2 * total)
+		nb *= 2;
+	if (grow(&bp->ent, &bp->ent_cap, total, sizeof *bp->ent) ||
+	    grow(&bp->sorted, &bp->sorted_cap, total, sizeof *bp->sorted) ||
+	    grow(&bp->start, &bp->start_cap, nb + 1, sizeof *bp->start))
+		return 0;
+
+	memset(bp->start, 0, (nb + 1) * sizeof *bp->start);
+	for (size_t i = 0; i < n; i++) {
+		const struct aabb *a = &bp->box[i];
+		int32_t lo[3], hi[3], c[3];
+
+		if (bp->flag[i] & F_LARGE)
+			continue;
+		for (int k = 0; k < 3; k++) {
+			lo[k] = cell_of(a->lo[k], inv);
+			hi[k] = cell_of(a->hi[k], inv);
+		}
+		for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+			for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+				for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+					struct entry *x = &bp->ent[e++];
+
+					memcpy(x->c, c, sizeof x->c);
+					x->body = (uint32_t)i;
+					bp->start[(hash_cell(c) & (nb - 1)) +
+						  1]++;
+				}
+	}
+	for (size_t h = 0; h < nb; h++)
+		bp->start[h + 1] += bp->start[h];
+	for (size_t k = 0; k < e; k++) {
+		const size_t h = hash_cell(bp->ent[k].c) & (nb - 1);
+
+		bp->sorted[bp->start[h]++] = bp->ent[k];
+	}
+	/* start[h] is now the end of bucket h: shift back */
+	memmove(bp->start + 1, bp->start, nb * sizeof *bp->start);
+	bp->start[0] = 0;
+	return nb;
+}
+
+static int grid_pairs(struct sim_broadphase *bp, size_t nb, double inv)
+{
+	for (size_t h = 0; h < nb; h++) {
+		const struct entry *x = bp->sorted + bp->start[h];
+		const size_t m = bp->start[h + 1] - bp->start[h];
+
+		for (size_t p = 0; p < m; p++) {
+			const uint32_t i = x[p].body;
+			const struct aabb *a = &bp->box[i];
+
+			for (size_t q = p + 1; q < m; q++) {
+				const uint32_t j = x[q].body;
+				const struct aabb *b = &bp->box[j];
+				int k;
+
+				if (memcmp(x[p].c, x[q].c, sizeof x[p].c) ||
+				    (bp->flag[i] & bp->flag[j] & F_STATIC) ||
+				    !overlap(a, b))
+					continue;
+				for (k = 0; k < 3; k++)
+					if (cell_of(fmax(a->lo[k], b->lo[k]),
+						    inv) != x[p].c[k])
+						break;
+				if (k == 3 && push_pair(bp, i, j))
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int large_pairs(struct sim_broadphase *bp, const struct sim_body *bodies,
+		       size_t n, size_t n_large, double margin)
+{
+	for (size_t l = 0; l < n_large; l++) {
+		const uint32_t i = bp->large[l];
+		const uint8_t fi = bp->flag[i];
+
+		for (uint32_t j = 0; j < n; j++) {
+			const uint8_t fj = bp->flag[j];
+			int hit;
+
+			if (j == i || ((fj & F_LARGE) && j < i) ||
+			    (fi & fj & (F_STATIC | F_PLANE)))
+				continue;
+			if (fi & F_PLANE)
+				hit = below_plane(&bodies[i], &bp->box[j],
+						  margin);
+			else if (fj & F_PLANE)
+				hit = below_plane(&bodies[j], &bp->box[i],
+						  margin);
+			else
+				hit = overlap(&bp->box[i], &bp->box[j]);
+			if (hit && push_pair(bp, i, j))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Sort the pairs by (b, a): counting sorts by a, then stably by b. */
+static int sort_pairs(struct sim_broadphase *bp, size_t n)
+{
+	const size_t m = bp->n_pairs;
+
+	if (grow(&bp->count, &bp->count_cap, n + 1, sizeof *bp->count) ||
+	    grow(&bp->tmp, &bp->tmp_cap, m, sizeof *bp->tmp))
+		return -1;
+	for (int pass = 0; pass < 2; pass++) {
+		const struct sim_pair *in = pass ? bp->tmp : bp->pairs;
+		struct sim_pair *out = pass ? bp->pairs : bp->tmp;
+
+		memset(bp->count, 0, (n + 1) * sizeof *bp->count);
+		for (size_t k = 0; k < m; k++)
+			bp->count[(pass ? in[k].b : in[k].a) + 1]++;
+		for (size_t i = 0; i < n; i++)
+			bp->count[i + 1] += bp->count[i];
+		for (size_t k = 0; k < m; k++)
+			out[bp->count[pass ? in[k].b : in[k].a]++] = in[k];
+	}
+	return 0;
+}
+
+int sim_broadphase_pairs(struct sim_broadphase *bp,
+			 const struct sim_body *bodies, size_t n, double margin,
+			 const struct sim_pair **pairs, size_t *n_pairs)
+{
+	size_t n_large = 0, nb;
+	double cell, inv;
+
+	*pairs = NULL;
+	*n_pairs = 0;
+	bp->n_pairs = 0;
+	if (n == 0)
+		return 0;
+	if (grow(&bp->box, &bp->box_cap, n, sizeof *bp->box) ||
+	    grow(&bp->flag, &bp->flag_cap, n, sizeof *bp->flag) ||
+	    grow(&bp->large, &bp->large_cap, n, sizeof *bp->large))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		body_aabb(&bodies[i], margin, &bp->box[i]);
+		bp->flag[i] = (bodies[i].is_static ? F_STATIC : 0) |
+			      (bodies[i].shape.kind == SIM_PLANE ? F_PLANE : 0);
+	}
+	cell = cell_size(bp, n);
+	if (cell == 0.0)
+		return 0; /* no dynamic body: no pair */
+	inv = 1.0 / cell;
+	for (size_t i = 0; i < n; i++)
+		if ((bp->flag[i] & F_PLANE) ||
+		    !(extent(&bp->box[i]) <= LARGE_CELLS * cell)) {
+			bp->flag[i] |= F_LARGE;
+			bp->large[n_large++] = (uint32_t)i;
+		}
+
+	nb = fill_grid(bp, n, inv);
+	if (!nb || grid_pairs(bp, nb, inv) ||
+	    large_pairs(bp, bodies, n, n_large, margin) || sort_pairs(bp, n))
+		return -1;
+	*pairs = bp->pairs;
+	*n_pairs = bp->n_pairs;
+	return 0;
+}

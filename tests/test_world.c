@@ -1,0 +1,403 @@
+/* The rigid-body world (sim/world.h): tests that would catch wrong physics.
+ * A resting box carries m g dt per step; a box on an incline sticks or
+ * slides with g (sin - mu cos); a bouncing sphere reaches e^2 h; free fall
+ * is exact with Moreau's midpoint scheme; energy never grows in an
+ * inelastic pile; torsional friction stops a spinning sphere at the rate
+ * mu_tau m g / I; the contact cache carries impulses across steps; bodies
+ * with bad numbers are refused. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "../sim/vec.h"
+#include "../sim/world.h"
+#include "helpers.h"
+
+#define G 9.81
+
+/* A tightly converged solver: tests check physics, not the iteration. */
+static const char *const tight_ini = "[solver]\n"
+				     "max_sweeps = 20000\n"
+				     "merit = fc3d\n"
+				     "abs_tol = 1e-13\n";
+
+static struct sim_world *world(double dt, enum sim_stepping stepping,
+			       enum sim_stabilization stab)
+{
+	struct sim_settings s;
+	struct sim_world *w;
+	struct px_error err = {0};
+
+	sim_settings_default(&s);
+	s.dt = dt;
+	s.stepping = stepping;
+	s.stabilization = stab;
+	cr_assert_eq(sim_world_create(&s, &w, &err), PX_OK, "%s", err.msg);
+	return w;
+}
+
+static uint32_t add(struct sim_world *w, struct sim_body b)
+{
+	struct px_error err = {0};
+	uint32_t i;
+
+	cr_assert_eq(sim_world_add_body(w, &b, &i, &err), PX_OK, "%s",
+		     err.msg);
+	return i;
+}
+
+static struct sim_body ground_plane(const double normal[3], double mu)
+{
+	struct sim_body b = {.shape = {.kind = SIM_PLANE},
+			     .q = {1, 0, 0, 0},
+			     .mu = mu,
+			     .is_static = 1};
+
+	memcpy(b.shape.normal, normal, sizeof b.shape.normal);
+	return b;
+}
+
+static struct sim_body ground_box(double mu)
+{
+	return (struct sim_body){.shape = {.kind = SIM_BOX, .half = {50, 50, 1}},
+				 .x = {0, 0, -1},
+				 .q = {1, 0, 0, 0},
+				 .mu = mu,
+				 .is_static = 1};
+}
+
+static struct sim_body box(double hx, double hy, double hz, double m,
+			   double mu)
+{
+	return (struct sim_body){
+		.shape = {.kind = SIM_BOX, .half = {hx, hy, hz}},
+		.q = {1, 0, 0, 0},
+		.mass = m,
+		.inertia = {m / 3 * (hy * hy + hz * hz),
+			    m / 3 * (hx * hx + hz * hz),
+			    m / 3 * (hx * hx + hy * hy)},
+		.mu = mu};
+}
+
+static struct sim_body sphere(double r, double m, double mu)
+{
+	const double i = 0.4 * m * r * r;
+
+	return (struct sim_body){.shape = {.kind = SIM_SPHERE, .radius = r},
+				 .q = {1, 0, 0, 0},
+				 .mass = m,
+				 .inertia = {i, i, i},
+				 .mu = mu};
+}
+
+static void step(struct sim_world *w, const struct px_config *cfg,
+		 struct sim_step_stats *st)
+{
+	struct px_error err = {0};
+
+	cr_assert_eq(sim_world_step(w, cfg, st, &err), PX_OK, "%s", err.msg);
+}
+
+/* The sum of the normal impulses of the last step. */
+static double normal_sum(const struct sim_world *w)
+{
+	const struct sim_contact *c;
+	const double *l;
+	uint32_t bs;
+	const size_t n = sim_world_contacts(w, &c, &l, &bs);
+	double s = 0.0;
+
+	for (size_t k = 0; k < n; k++)
+		s += l[bs * k];
+	return s;
+}
+
+static void resting_box(struct sim_body ground, enum sim_stepping stepping)
+{
+	struct px_config *cfg = config_from_text(tight_ini);
+	struct sim_world *w = world(0.01, stepping, SIM_STAB_BAUMGARTE);
+	struct sim_body b = box(0.5, 0.4, 0.3, 7.0, 0.5);
+	struct sim_step_stats st;
+
+	add(w, ground);
+	b.x[2] = 0.3;
+	add(w, b);
+	for (int i = 0; i < 50; i++) {
+		step(w, cfg, &st);
+		cr_assert_eq(st.contacts, 4, "step %d: %zu contacts", i,
+			     st.contacts);
+		cr_assert(st.converged);
+		cr_assert_float_eq(normal_sum(w), 7.0 * G * 0.01,
+				   1e-6 * 7.0 * G * 0.01, "step %d: %.17g", i,
+				   normal_sum(w));
+	}
+	cr_assert_float_eq(sim_world_bodies(w)[1].x[2], 0.3, 1e-9);
+	sim_world_destroy(w);
+	px_config_free(cfg);
+}
+
+Test(world, resting_box_carries_m_g_dt_per_step)
+{
+	const double up[3] = {0, 0, 1};
+
+	resting_box(ground_plane(up, 0.5), SIM_SEMI_IMPLICIT);
+	resting_box(ground_box(0.5), SIM_SEMI_IMPLICIT);
+	resting_box(ground_box(0.5), SIM_MOREAU);
+}
+
+/* A box resting on a plane inclined by theta about y, mu 0.5, for t
+ * seconds: returns the displacement along the slope (down is positive) and
+ * the final speed along it. */
+static void incline(double theta, double t, double *dist, double *speed)
+{
+	struct px_config *cfg = config_from_text(tight_ini);
+	struct sim_world *w = world(0.01, SIM_SEMI_IMPLICIT, SIM_STAB_BAUMGARTE);
+	const double n[3] = {-sin(theta), 0, cos(theta)};
+	const double down[3] = {-cos(theta), 0, -sin(theta)};
+	struct sim_body b = box(0.5, 0.5, 0.25, 2.0, 0.5);
+	struct sim_step_stats st;
+	double x0[3];
+
+	add(w, ground_plane(n, 0.5));
+	/* turned by theta about y so that its -z face lies on the plane */
+	b.q[0] = cos(-theta / 2);
+	b.q[2] = sin(-theta / 2);
+	for (int i = 0; i < 3; i++)
+		b.x[i] = 0.25 * n[i];
+	memcpy(x0, b.x, sizeof x0);
+	add(w, b);
+	for (int i = 0; i < (int)lround(t / 0.01); i++) {
+		step(w, cfg, &st);
+		cr_assert_eq(st.contacts, 4);
+	}
+	*dist = 0.0;
+	*speed = v3_dot(sim_world_bodies(w)[1].v, down);
+	for (int i = 0; i < 3; i++)
+		*dist += (sim_world_bodies(w)[1].x[i] - x0[i]) * down[i];
+	sim_world_destroy(w);
+	px_config_free(cfg);
+}
+
+Test(world, box_sticks_on_an_incline_flatter_than_atan_mu)
+{
+	double d, v;
+
+	incline(atan(0.4), 2.0, &d, &v); /* tan = 0.4 < mu = 0.5 */
+	cr_assert_lt(fabs(d), 1e-4, "drifted %g m", d);
+}
+
+Test(world, box_slides_down_a_steeper_incline_at_g_sin_minus_mu_cos)
+{
+	const double theta = atan(0.8), t = 1.0;
+	const double a = G * (sin(theta) - 0.5 * cos(theta));
+	double d, v;
+
+	incline(theta, t, &d, &v);
+	cr_assert_float_eq(v / t, a, 0.01 * a, "a = %g, expected %g", v / t, a);
+	cr_assert_float_eq(d, 0.5 * a * t * t, 0.02 * 0.5 * a * t * t,
+			   "d = %g", d);
+}
+
+/* Drop a sphere from height h (gap under it) with restitution e: the apex
+ * of its first rebound. */
+static double rebound(double h, double e, enum sim_stabilization stab)
+{
+	struct px_config *cfg = config_from_text(tight_ini);
+	struct sim_world *w = world(1e-3, SIM_SEMI_IMPLICIT, stab);
+	const double up[3] = {0, 0, 1};
+	struct sim_body s = sphere(0.5, 1.0, 0.5);
+	struct sim_step_stats st;
+	double apex = 0.0;
+	int bounced = 0;
+
+	add(w, ground_plane(up, 0.5));
+	s.restitution = e;
+	s.x[2] = 0.5 + h;
+	add(w, s);
+	for (int i = 0; i < 5000; i++) {
+		const struct sim_body *b = sim_world_bodies(w) + 1;
+
+		step(w, cfg, &st);
+		if (!bounced && b->v[2] > 0)
+			bounced = 1;
+		if (bounced) {
+			apex = fmax(apex, b->x[2] - 0.5);
+			if (b->v[2] < 0)
+				break;
+		}
+	}
+	cr_assert(bounced);
+	sim_world_destroy(w);
+	px_config_free(cfg);
+	return apex;
+}
+
+Test(world, sphere_rebounds_to_e2_h)
+{
+	const double h = 1.0;
+
+	for (double e = 0.5; e < 1.0; e += 0.3) {
+		const double apex = rebound(h, e, SIM_STAB_POST);
+
+		cr_assert_float_eq(apex, e * e * h, 0.02 * e * e * h,
+				   "e %g: apex %g, expected %g", e, apex,
+				   e * e * h);
+	}
+	cr_assert_float_eq(rebound(h, 0.5, SIM_STAB_BAUMGARTE), 0.25,
+			   0.02 * 0.25);
+}
+
+Test(world, moreau_free_fall_is_exact_semi_implicit_is_first_order)
+{
+	struct px_config *cfg = config_from_text(tight_ini);
+	struct sim_world *m = world(0.01, SIM_MOREAU, SIM_STAB_NONE);
+	struct sim_world *s = world(0.01, SIM_SEMI_IMPLICIT, SIM_STAB_NONE);
+	struct sim_step_stats st;
+	struct sim_body b = sphere(0.5, 1.0, 0.5);
+
+	b.x[2] = 100.0;
+	add(m, b);
+	add(s, b);
+	for (int i = 1; i <= 100; i++) {
+		const double t = 0.01 * i;
+
+		step(m, cfg, &st);
+		step(s, cfg, &st);
+		cr_assert_float_eq(sim_world_bodies(m)[0].x[2],
+				   100.0 - 0.5 * G * t * t, 1e-10);
+		/* symplectic Euler: z_k = z0 - g dt^2 k (k + 1) / 2 */
+		cr_assert_float_eq(sim_world_bodies(s)[0].x[2],
+				   100.0 - 0.5 * G * t * (t + 0.01), 1e-10);
+	}
+	sim_world_destroy(m);
+	sim_world_destroy(s);
+	px_config_free(cfg);
+}
+
+/* Spheres dropped in a heap on the ground with restitution 0: total energy
+ * never grows from step to step. */
+Test(world, energy_never_grows_in_an_inelastic_pile)
+{
+	struct px_config *cfg = config_from_text(tight_ini);
+	struct sim_world *w = world(0.01, SIM_SEMI_IMPLICIT, SIM_STAB_NONE);
+	struct sim_step_stats st;
+	double e0;
+	int contacts = 0;
+
+	add(w, ground_box(0.5));
+	for (int k = 0; k < 3; k++)
+		for (int j = 0; j < 3; j++)
+			for (int i = 0; i < 3; i++) {
+				struct sim_body b = sphere(0.5, 1.0, 0.5);
+
+				b.x[0] = 1.02 * i + 0.13 * k;
+				b.x[1] = 1.03 * j + 0.07 * k;
+				b.x[2] = 0.5 + 1.1 * k;
+				b.v[0] = 0.3 * (i - 1);
+				add(w, b);
+			}
+	e0 = sim_world_kinetic_energy(w) + sim_world_potential_energy(w);
+	for (int i = 0; i < 200; i++) {
+		double e;
+
+		step(w, cfg, &st);
+		e = st.kinetic + st.potential;
+		contacts += st.contacts > 0;
+		cr_assert_leq(e, e0 + 1e-9 * fabs(e0), "step %d: %.12g > %.12g",
+			      i, e, e0);
+		e0 = e;
+	}
+	cr_assert_gt(contacts, 150);
+	sim_world_destroy(w);
+	px_config_free(cfg);
+}
+
+/* A sphere spinning about z on the ground: with torsional friction mu_tau
+ * its spin decays at mu_tau m g / I (a constant torque); without it, it
+ * keeps spinning. */
+static double spin_after(double mu_tau, int steps)
+{
+	struct px_config *cfg =
+		config_from_text("[solver]\nmax_sweeps = 20000\nmerit = fc3d\n"
+				 "abs_tol = 1e-13\n[friction]\nplugin = ellipsoid\n");
+	struct sim_world *w = world(0.01, SIM_SEMI_IMPLICIT, SIM_STAB_BAUMGARTE);
+	const double up[3] = {0, 0, 1};
+	struct sim_body g = ground_plane(up, 0.5), s = sphere(0.5, 2.0, 0.5);
+	struct sim_step_stats st;
+	double spin;
+
+	g.mu_tau = s.mu_tau = mu_tau;
+	add(w, g);
+	s.x[2] = 0.5;
+	s.w[2] = 10.0;
+	add(w, s);
+	for (int i = 0; i < steps; i++)
+		step(w, cfg, &st);
+	spin = sim_world_bodies(w)[1].w[2];
+	cr_assert_lt(v3_norm(sim_world_bodies(w)[1].v), 1e-9);
+	sim_world_destroy(w);
+	px_config_free(cfg);
+	return spin;
+}
+
+Test(world, torsional_friction_slows_a_spinning_sphere)
+{
+	const double mu_tau = 0.01, i = 0.4 * 2.0 * 0.25;
+	const double decel = mu_tau * 2.0 * G / i;
+
+	cr_assert_float_eq(spin_after(0.0, 100), 10.0, 1e-12);
+	cr_assert_float_eq(spin_after(mu_tau, 100), 10.0 - decel * 1.0,
+			   1e-6 * 10.0, "expected %g", 10.0 - decel);
+}
+
+/* With the cache on, a resting box's second step starts from the first
+ * step's impulses and needs (almost) no sweeps. */
+Test(world, contact_cache_warm_starts_matched_contacts)
+{
+	struct px_config *cfg = config_from_text(tight_ini);
+	struct sim_step_stats st;
+	uint64_t sweeps[2][3];
+
+	for (int cache = 0; cache < 2; cache++) {
+		struct sim_world *w =
+			world(0.01, SIM_SEMI_IMPLICIT, SIM_STAB_BAUMGARTE);
+		struct sim_body b = box(0.5, 0.5, 0.5, 1.0, 0.5);
+
+		sim_world_settings_mut(w)->warm_start = cache;
+		add(w, ground_box(0.5));
+		b.x[2] = 0.5;
+		add(w, b);
+		for (int i = 0; i < 3; i++) {
+			step(w, cfg, &st);
+			sweeps[cache][i] = st.sweeps;
+			cr_assert_eq(st.cache_hits, cache && i ? 4 : 0);
+		}
+		sim_world_destroy(w);
+	}
+	cr_assert_lt(sweeps[1][1], sweeps[0][1]);
+	cr_assert_leq(sweeps[1][2], 2, "%llu sweeps",
+		      (unsigned long long)sweeps[1][2]);
+	px_config_free(cfg);
+}
+
+Test(world, bad_bodies_are_refused_with_the_field)
+{
+	struct sim_world *w = world(0.01, SIM_SEMI_IMPLICIT, SIM_STAB_NONE);
+	struct px_error err = {0};
+	struct sim_body b = sphere(0.5, 1.0, 0.5);
+
+	b.x[1] = NAN;
+	cr_assert_eq(sim_world_add_body(w, &b, NULL, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "position is not finite");
+	b = sphere(0.5, -1.0, 0.5);
+	cr_assert_eq(sim_world_add_body(w, &b, NULL, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "mass must be positive and finite");
+	b = sphere(0.0, 1.0, 0.5);
+	cr_assert_eq(sim_world_add_body(w, &b, NULL, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "radius must be positive and finite");
+	b = box(0.5, 0.0, 0.5, 1.0, 0.5);
+	cr_assert_eq(sim_world_add_body(w, &b, NULL, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "half extents must be positive and finite");
+	cr_assert_eq(sim_world_n_bodies(w), 0);
+	sim_world_destroy(w);
+}
