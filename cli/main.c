@@ -21,7 +21,14 @@ static void usage(FILE *f)
 		"Solve rigid-body frictional contact problems with plugin solvers.\n"
 		"\n"
 		"Commands:\n"
-		"  (none)                 solve the bundled problem with the default config\n"
+		"  (none)                 run the bundled default scene with the default\n"
+		"                         config (scenes/default.ini, conf/default.ini)\n"
+		"  run [-c CONFIG] [SCENE] [--steps N] [--csv FILE.csv] [--vtk DIR]\n"
+		"      [--vtk-every K] [--cache on|off] [--quiet]\n"
+		"                         simulate a scene (default: the bundled one);\n"
+		"                         --csv writes per-step statistics, --vtk one\n"
+		"                         .vtp frame per K steps and DIR/frames.pvd;\n"
+		"                         --cache overrides the scene's warm start\n"
 		"  solve [-c CONFIG] PROBLEM [--history FILE.csv] [--out FILE]\n"
 		"        [--warm-start zero|guess|solution] [--save-fclib OUT.hdf5]\n"
 		"                         solve a problem file (Siconos .dat or FCLib\n"
@@ -73,6 +80,8 @@ int main(int argc, char **argv)
 		return px_cli_solve(argc - 1, argv + 1);
 	if (strcmp(argv[1], "convert") == 0)
 		return px_cli_convert(argc - 1, argv + 1);
+	if (strcmp(argv[1], "run") == 0)
+		return px_cli_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "plugins") == 0)
 		return px_cli_plugins(argc - 1, argv + 1);
 	fprintf(stderr, "proxima: unknown command '%s' (try 'proxima --help')\n",

@@ -1,4 +1,4 @@
-/* `proxima run`: read a scene (scenes/*.ini), step its world with a solver
+/* `proxima run`: read a scene (an INI file of scenes/), step its world with a solver
  * config, show progress on a terminal, and on request write per-step
  * statistics (CSV) and VTK frames (.vtp per frame, .pvd index). */
 #include <errno.h>

@@ -216,17 +216,3 @@ int px_cli_solve(int argc, char **argv)
 	}
 	return run(argv[optind], &opts);
 }
-
-int px_cli_default(void)
-{
-	char problem[4096], config[4096];
-	const struct solve_opts opts = {config, NULL, NULL, NULL,
-					PX_FCLIB_R_NONE};
-
-	snprintf(problem, sizeof problem, "%s/scenes/two-boxes.dat",
-		 px_cli_datadir());
-	snprintf(config, sizeof config, "%s/conf/default.ini",
-		 px_cli_datadir());
-	printf("proxima: default job: solving the bundled problem with the default config\n");
-	return run(problem, &opts);
-}

@@ -225,12 +225,65 @@ Test(cli, solve_prints_the_schedulers_line)
 	cr_assert(strstr(line, "(reused: no)\n"), "%s", out);
 }
 
-Test(cli, default_job_solves_the_bundled_problem)
+Test(cli, default_job_runs_the_bundled_scene)
 {
 	cr_assert_eq(run(""), 0, "%s", err);
-	cr_assert(strstr(out, "two-boxes.dat: 8 contacts, 3 rows each"), "%s", out);
+	cr_assert(strstr(out, "scenes/default.ini: 513 bodies, dt 0.01 s, 100 steps"),
+		  "%s", out);
 	cr_assert(strstr(out, "conf/default.ini: friction disc"), "%s", out);
-	cr_assert(strstr(out, "result      converged"), "%s", out);
+	cr_assert(strstr(out, "0 of 100 steps stopped without converging"), "%s",
+		  out);
+}
+
+/* `run` writes one CSV row per step and a VTK frame per step plus the
+ * index; the energies it reports are those of the rows. */
+Test(cli, run_writes_statistics_and_frames)
+{
+	char args[4096], path[4096];
+	char csv[65536];
+	FILE *f;
+
+	cr_assert_eq(run("--version"), 0); /* makes dir */
+	snprintf(args, sizeof args,
+		 "run %s/scenes/heavyonlight.ini --steps 3 --csv %s/s.csv --vtk %s/vtk",
+		 PX_TEST_SRCDIR, dir, dir);
+	cr_assert_eq(run(args), 0, "%s", err);
+	cr_assert(strstr(out, "heavyonlight.ini: 3 bodies, dt 0.0166667 s, 3 steps"),
+		  "%s", out);
+	snprintf(path, sizeof path, "%s/s.csv", dir);
+	read_all(path, csv, sizeof csv);
+	cr_assert_eq(count_lines(csv), 4, "%s", csv);
+	cr_assert(strncmp(csv, "step,time,contacts,cache_hits,sweeps,merit,", 43) == 0,
+		  "%s", csv);
+	cr_assert(strstr(csv, "\n3,0.05,8,8,"), "%s", csv);
+	for (int i = 0; i <= 3; i++) {
+		snprintf(path, sizeof path, "%s/vtk/frame_%06d.vtp", dir, i);
+		f = fopen(path, "r");
+		cr_assert_not_null(f, "%s", path);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/vtk/frames.pvd", dir);
+	read_all(path, csv, sizeof csv);
+	cr_assert(strstr(csv, "file=\"frame_000003.vtp\""), "%s", csv);
+}
+
+Test(cli, run_refuses_bad_scenes_and_options)
+{
+	char path[4096], args[8192];
+
+	cr_assert_eq(run("run --steps 0"), 2);
+	cr_assert_str_eq(err, "proxima run: --steps '0': expected a positive integer\n");
+	cr_assert_eq(run("run --cache maybe"), 2);
+	cr_assert_str_eq(err, "proxima run: --cache 'maybe': expected on or off\n");
+	write_file("nan.ini",
+		   "[body ball]\nshape = sphere\nradius = 1\nmass = 1\n"
+		   "position = 0, nan, 1\n",
+		   path, sizeof path);
+	snprintf(args, sizeof args, "run %s", path);
+	cr_assert_eq(run(args), 2);
+	cr_assert_eq(count_lines(err), 1, "%s", err);
+	cr_assert(strstr(err, "nan.ini:5: [body ball] position: "), "%s", err);
+	cr_assert_str_eq(out, "");
 }
 
 static struct px_problem *read_problem(const char *path)

@@ -1,0 +1,320 @@
+/* The scene generators: bodies placed by rule (a grid, SCENES.md's ball
+ * pile and wall, a box stack, a card house, a tower), and the mass
+ * properties of shapes (solid sphere 2/5 m r^2, box m/3 (b^2 + c^2) with
+ * half extents, capsule = cylinder + two hemispheres). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <proxima/error.h>
+
+#include "scene.h"
+#include "scene_impl.h"
+
+double sim_shape_volume(const struct sim_shape *s)
+{
+	const double r = s->radius;
+
+	switch (s->kind) {
+	case SIM_SPHERE: return 4.0 / 3.0 * M_PI * r * r * r;
+	case SIM_BOX: return 8.0 * s->half[0] * s->half[1] * s->half[2];
+	case SIM_CAPSULE:
+		return M_PI * r * r * 2.0 * s->half_length +
+		       4.0 / 3.0 * M_PI * r * r * r;
+	case SIM_PLANE: return 0.0;
+	}
+	return 0.0;
+}
+
+void sim_body_set_mass(struct sim_body *b, double m)
+{
+	const struct sim_shape *s = &b->shape;
+	const double r = s->radius, *h = s->half;
+
+	b->mass = m;
+	switch (s->kind) {
+	case SIM_SPHERE:
+		b->inertia[0] = b->inertia[1] = b->inertia[2] = 0.4 * m * r * r;
+		break;
+	case SIM_BOX:
+		b->inertia[0] = m / 3.0 * (h[1] * h[1] + h[2] * h[2]);
+		b->inertia[1] = m / 3.0 * (h[0] * h[0] + h[2] * h[2]);
+		b->inertia[2] = m / 3.0 * (h[0] * h[0] + h[1] * h[1]);
+		break;
+	case SIM_CAPSULE: {
+		/* the cylinder (length l) and the two hemispheres share the
+		 * mass by volume; a hemisphere's centre of mass lies 3r/8
+		 * from its flat face (parallel axis theorem) */
+		const double l = 2.0 * s->half_length;
+		const double vc = M_PI * r * r * l;
+		const double mc = m * vc / (vc + 4.0 / 3.0 * M_PI * r * r * r);
+		const double ms = m - mc;
+
+		b->inertia[0] =
+		    mc * (l * l / 12.0 + r * r / 4.0) +
+		    ms * (0.4 * r * r + l * l / 4.0 + 3.0 * l * r / 8.0);
+		b->inertia[1] = b->inertia[0];
+		b->inertia[2] = mc * r * r / 2.0 + ms * 0.4 * r * r;
+		break;
+	}
+	case SIM_PLANE:
+		b->inertia[0] = b->inertia[1] = b->inertia[2] = 0.0;
+		break;
+	}
+}
+
+int sim_body_list_push(struct sim_body_list *l, const struct sim_body *b)
+{
+	if (l->n == l->cap) {
+		const size_t cap = l->cap ? 2 * l->cap : 64;
+		struct sim_body *grown = realloc(l->b, cap * sizeof *grown);
+
+		if (!grown)
+			return PX_ERR_NOMEM;
+		l->b = grown;
+		l->cap = cap;
+	}
+	l->b[l->n++] = *b;
+	return PX_OK;
+}
+
+void sim_quat_axis_angle(const double axis[3], double degrees, double q[4])
+{
+	const double half = degrees * M_PI / 360.0, s = sin(half);
+
+	q[0] = cos(half);
+	for (int i = 0; i < 3; i++)
+		q[i + 1] = s * axis[i];
+}
+
+/* proto moved to x (its orientation kept) */
+static int put(struct sim_body_list *l, const struct sim_body *proto, double x,
+	       double y, double z)
+{
+	struct sim_body b = *proto;
+
+	b.x[0] = x;
+	b.x[1] = y;
+	b.x[2] = z;
+	return sim_body_list_push(l, &b);
+}
+
+int sim_scene_grid(struct sim_body_list *l, const struct sim_body *proto,
+		   const size_t count[3], const double origin[3],
+		   const double spacing[3])
+{
+	for (size_t k = 0; k < count[2]; k++)
+		for (size_t j = 0; j < count[1]; j++)
+			for (size_t i = 0; i < count[0]; i++)
+				if (put(l, proto,
+					origin[0] + (double)i * spacing[0],
+					origin[1] + (double)j * spacing[1],
+					origin[2] + (double)k * spacing[2]))
+					return PX_ERR_NOMEM;
+	return PX_OK;
+}
+
+/* SCENES.md's generator: 64-bit LCG, (s >> 11) 2^-53 after each step. */
+static double draw(uint64_t *s)
+{
+	*s = *s * 6364136223846793005u + 1442695040888963407u;
+	return (double)(*s >> 11) * 0x1p-53;
+}
+
+/* pos[i] = pos[i-1] + 2 + g, g = 0 when the first draw is < 0.375, else
+ * 0.05 + 0.4 u() (a second draw) */
+static void pile_row(uint64_t *s, double *pos, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		const double g = draw(s) < 0.375 ? 0.0 : 0.05 + 0.4 * draw(s);
+
+		pos[i] = pos[i - 1] + 2.0 + g;
+	}
+}
+
+int sim_scene_pile(struct sim_body_list *l, size_t n, uint64_t seed, int ground,
+		   const struct sim_body *surface)
+{
+	double *xs = malloc(2 * n * n * sizeof *xs), *ys = xs + n * n;
+	double max_x = -INFINITY, max_y = -INFINITY;
+	struct sim_body b = *surface;
+	uint64_t s = seed;
+	int rc = PX_OK;
+
+	if (!xs)
+		return PX_ERR_NOMEM;
+	for (size_t k = 0; k < n; k++) {
+		xs[k * n] = draw(&s);
+		ys[k * n] = draw(&s);
+		pile_row(&s, xs + k * n, n);
+		pile_row(&s, ys + k * n, n);
+		max_x = fmax(max_x, xs[k * n + n - 1]);
+		max_y = fmax(max_y, ys[k * n + n - 1]);
+	}
+	memset(&b.shape, 0, sizeof b.shape);
+	memset(b.v, 0, sizeof b.v);
+	memset(b.w, 0, sizeof b.w);
+	b.q[0] = 1.0;
+	b.q[1] = b.q[2] = b.q[3] = 0.0;
+	if (ground) {
+		const double pad = 2.0 * (double)n + 10.0;
+
+		b.shape.kind = SIM_BOX;
+		b.shape.half[0] = max_x / 2.0 + pad;
+		b.shape.half[1] = max_y / 2.0 + pad;
+		b.shape.half[2] = 1.0;
+		b.is_static = 1;
+		sim_body_set_mass(&b, 0.0);
+		rc = put(l, &b, max_x / 2.0, max_y / 2.0, -1.0);
+	}
+	b.shape.kind = SIM_SPHERE;
+	memset(b.shape.half, 0, sizeof b.shape.half);
+	b.shape.radius = 1.0;
+	b.is_static = 0;
+	sim_body_set_mass(&b, 1.0);
+	for (size_t k = 0; k < n && !rc; k++)
+		for (size_t j = 0; j < n && !rc; j++)
+			for (size_t i = 0; i < n && !rc; i++) {
+				b.x[0] = xs[k * n + i];
+				b.x[1] = ys[k * n + j];
+				b.x[2] = 1.0 + 2.0 * (double)k;
+				for (int d = 0; d < 3; d++)
+					b.v[d] = draw(&s) - 0.5;
+				rc = sim_body_list_push(l, &b);
+			}
+	free(xs);
+	return rc;
+}
+
+int sim_scene_stack(struct sim_body_list *l, const struct sim_body *proto,
+		    size_t count, const double base[3], double gap,
+		    const double offset[2])
+{
+	const double hz = proto->shape.half[2];
+
+	for (size_t k = 0; k < count; k++) {
+		const double kk = (double)k;
+
+		if (put(l, proto, base[0] + kk * offset[0],
+			base[1] + kk * offset[1],
+			base[2] + hz + kk * (2.0 * hz + gap)))
+			return PX_ERR_NOMEM;
+	}
+	return PX_OK;
+}
+
+int sim_scene_wall(struct sim_body_list *l, const struct sim_body *proto,
+		   size_t rows, size_t bricks, const double origin[3])
+{
+	const double hx = proto->shape.half[0], hz = proto->shape.half[2];
+	struct sim_body half = *proto;
+	int rc = PX_OK;
+
+	half.shape.half[0] = hx / 2.0;
+	sim_body_set_mass(&half, proto->mass / 2.0);
+	for (size_t r = 0; r < rows && !rc; r++) {
+		const double y = origin[1];
+		const double z = origin[2] + hz + 2.0 * hz * (double)r;
+
+		if (r % 2 == 0) {
+			for (size_t i = 0; i < bricks && !rc; i++)
+				rc =
+				    put(l, proto,
+					origin[0] + 2.0 * hx * (double)i, y, z);
+			continue;
+		}
+		rc = put(l, &half, origin[0] - hx / 2.0, y, z);
+		for (size_t i = 0; i + 1 < bricks && !rc; i++)
+			rc =
+			    put(l, proto,
+				origin[0] + (2.0 * (double)i + 1.0) * hx, y, z);
+		if (!rc)
+			rc = put(l, &half,
+				 origin[0] +
+				     (2.0 * (double)(bricks - 1) + 0.5) * hx,
+				 y, z);
+	}
+	return rc;
+}
+
+/* A-frame: two cards (half thickness t, half length h) leaning by phi
+ * from the vertical, their top inner edges meeting above the frame's
+ * centre. Its feet reach 2 h sin phi + 2 t cos phi to either side, its
+ * top (the two outer top edges, 2 t cos phi from the centre) is
+ * 2 h cos phi + 2 t sin phi high. */
+void sim_cardhouse_spacing(const double half[3], double angle, double *lo,
+			   double *hi)
+{
+	const double phi = angle * M_PI / 180.0, t = half[0], h = half[2];
+
+	*lo = 2.0 * (2.0 * h * sin(phi) + 2.0 * t * cos(phi));
+	*hi = 2.0 * h - 4.0 * t * cos(phi);
+}
+
+int sim_scene_cardhouse(struct sim_body_list *l, const struct sim_body *proto,
+			size_t levels, double angle, double spacing,
+			const double origin[3])
+{
+	const double phi = angle * M_PI / 180.0, t = proto->shape.half[0];
+	const double h = proto->shape.half[2];
+	const double height = 2.0 * h * cos(phi) + 2.0 * t * sin(phi);
+	const double dx = t * cos(phi) + h * sin(phi);
+	const double dz = h * cos(phi) + t * sin(phi);
+	const double y_axis[3] = {0.0, 1.0, 0.0};
+	struct sim_body left = *proto, right = *proto, flat = *proto;
+
+	sim_quat_axis_angle(y_axis, angle, left.q);
+	sim_quat_axis_angle(y_axis, -angle, right.q);
+	flat.shape.half[0] = proto->shape.half[2];
+	flat.shape.half[2] = proto->shape.half[0];
+	sim_body_set_mass(&flat, proto->mass);
+	for (size_t lv = 0; lv < levels; lv++) {
+		const size_t k = levels - lv;
+		const double z0 = origin[2] + (double)lv * (height + 2.0 * t);
+		const double x0 = origin[0] - (double)(k - 1) * spacing / 2.0;
+
+		for (size_t i = 0; i < k; i++) {
+			const double c = x0 + (double)i * spacing;
+
+			if (put(l, &left, c - dx, origin[1], z0 + dz) ||
+			    put(l, &right, c + dx, origin[1], z0 + dz))
+				return PX_ERR_NOMEM;
+		}
+		for (size_t i = 0; i + 1 < k; i++)
+			if (put(l, &flat, x0 + ((double)i + 0.5) * spacing,
+				origin[1], z0 + height + t))
+				return PX_ERR_NOMEM;
+	}
+	return PX_OK;
+}
+
+/* The inner corners of neighbouring bricks meet on the line halfway
+ * between them, pi / bricks away: hx = (R - hy) tan(pi / bricks). */
+double sim_tower_min_radius(const double half[3], size_t bricks)
+{
+	return half[1] + half[0] / tan(M_PI / (double)bricks);
+}
+
+int sim_scene_tower(struct sim_body_list *l, const struct sim_body *proto,
+		    size_t rings, size_t bricks, double radius,
+		    const double origin[3])
+{
+	const double z_axis[3] = {0.0, 0.0, 1.0}, hz = proto->shape.half[2];
+	struct sim_body b = *proto;
+
+	for (size_t r = 0; r < rings; r++)
+		for (size_t j = 0; j < bricks; j++) {
+			const double deg = 360.0 *
+					   ((double)j + 0.5 * (double)(r % 2)) /
+					   (double)bricks;
+			const double a = deg * M_PI / 180.0;
+
+			/* the long axis (x) along the ring */
+			sim_quat_axis_angle(z_axis, deg + 90.0, b.q);
+			if (put(l, &b, origin[0] + radius * cos(a),
+				origin[1] + radius * sin(a),
+				origin[2] + hz + 2.0 * hz * (double)r))
+				return PX_ERR_NOMEM;
+		}
+	return PX_OK;
+}

@@ -1,0 +1,324 @@
+/* The scene reader (scene.h): the INI file read with inih as the solver
+ * configs are (core/config.c: our own line source counts whole lines and
+ * reads the section headers, which inih does not report), into sections
+ * of settings; then the [world], then every other section in file order,
+ * each parsed by scene_sections.c. Errors: FILE:LINE: message, the first
+ * one wins. */
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <proxima/error.h>
+
+#include "scene.h"
+#include "scene_impl.h"
+
+#define MAX_LINE 200 /* inih's INI_MAX_LINE as Debian builds it */
+
+static const char *const kind_name[SIM_SEC_KINDS] = {
+    "world", "body", "grid", "pile", "stack", "wall", "cardhouse", "tower",
+};
+
+struct section {
+	enum sim_section_kind kind;
+	char *title;	/* "body NAME" or "world", as in messages */
+	size_t name_at; /* offset of NAME in title */
+	unsigned line;
+	size_t first, n; /* its entries (a section's keys follow its header) */
+};
+
+struct entry {
+	char *key, *value;
+	unsigned line;
+};
+
+struct reader {
+	FILE *f;
+	const char *path;
+	unsigned line; /* being parsed */
+	char *buf;
+	size_t cap;
+	struct section *sec;
+	size_t n_sec, sec_cap;
+	long cur;     /* section of the keys that follow, -1 after an error */
+	int key_seen; /* since the last header: inih continues a value on an
+			 indented line, even one that starts with '[' */
+	struct entry *e;
+	size_t n, ecap;
+	struct px_error *err; /* first error wins */
+};
+
+static void fail(struct reader *r, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void fail(struct reader *r, int code, const char *fmt, ...)
+{
+	char msg[PX_ERROR_MSG_MAX];
+	va_list ap;
+
+	if (r->err->code != PX_OK)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	px_error_set(r->err, code, "%s:%u: %s", r->path, r->line, msg);
+}
+
+static int add_section(struct reader *r, enum sim_section_kind k,
+		       const char *title, size_t name_at)
+{
+	struct section *s;
+
+	if (r->n_sec == r->sec_cap) {
+		size_t cap = r->sec_cap ? 2 * r->sec_cap : 16;
+		struct section *grown = realloc(r->sec, cap * sizeof *grown);
+
+		if (!grown)
+			return -1;
+		r->sec = grown;
+		r->sec_cap = cap;
+	}
+	s = &r->sec[r->n_sec];
+	s->title = strdup(title);
+	if (!s->title)
+		return -1;
+	s->kind = k;
+	s->name_at = name_at;
+	s->line = r->line;
+	s->first = s->n = 0;
+	r->cur = (long)r->n_sec++;
+	return 0;
+}
+
+/* The header [text]: a known kind, and a one-word name that no other
+ * section has (the world has none and comes once). */
+static void header(struct reader *r, const char *text, size_t len)
+{
+	char t[MAX_LINE], title[MAX_LINE];
+	const char *ws = " \t";
+	char *kind, *name, *end;
+	size_t kl;
+	int k;
+
+	r->cur = -1;
+	r->key_seen = 0;
+	snprintf(t, sizeof t, "%.*s", (int)len, text);
+	for (end = t + strlen(t); end > t && strchr(ws, end[-1]); end--)
+		*(end - 1) = '\0';
+	kind = t + strspn(t, ws);
+	kl = strcspn(kind, ws);
+	name = kind + kl + strspn(kind + kl, ws);
+	for (k = 0; k < SIM_SEC_KINDS; k++)
+		if (strlen(kind_name[k]) == kl &&
+		    !strncmp(kind, kind_name[k], kl))
+			break;
+	if (k == SIM_SEC_KINDS) {
+		fail(
+		    r, PX_ERR_CONFIG,
+		    "unknown section [%s] (known kinds: world, body, grid, pile, stack, wall, cardhouse, tower)",
+		    kind);
+		return;
+	}
+	if (k == SIM_SEC_WORLD && *name) {
+		fail(r, PX_ERR_CONFIG,
+		     "[%s]: the world has no name (expected [world])", kind);
+		return;
+	}
+	if (k != SIM_SEC_WORLD && (!*name || name[strcspn(name, ws)])) {
+		fail(r, PX_ERR_CONFIG,
+		     "[%s]: %s (expected [%s NAME] with a one-word NAME)", kind,
+		     *name ? "the name is not one word" : "no name",
+		     kind_name[k]);
+		return;
+	}
+	snprintf(title, sizeof title, "%s%s%s", kind_name[k], *name ? " " : "",
+		 name);
+	for (size_t i = 0; i < r->n_sec; i++) {
+		const struct section *o = &r->sec[i];
+
+		if (k == SIM_SEC_WORLD && o->kind == SIM_SEC_WORLD) {
+			fail(r, PX_ERR_CONFIG,
+			     "[world]: repeated section (first on line %u)",
+			     o->line);
+			return;
+		}
+		if (k != SIM_SEC_WORLD && o->kind != SIM_SEC_WORLD &&
+		    !strcmp(o->title + o->name_at, name)) {
+			fail(
+			    r, PX_ERR_CONFIG,
+			    "[%s]: duplicate section name '%s' (first on line %u, [%s])",
+			    title, name, o->line, o->title);
+			return;
+		}
+	}
+	if (add_section(r, (enum sim_section_kind)k, title,
+			k == SIM_SEC_WORLD ? strlen(title)
+					   : strlen(kind_name[k]) + 1))
+		fail(r, PX_ERR_NOMEM, "out of memory");
+}
+
+/* inih's line source: one whole line per call, counting lines and reading
+ * section headers as inih will (inih reports no line numbers, skips empty
+ * sections and truncates long section names). */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct reader *r = stream;
+	ssize_t len = getline(&r->buf, &r->cap, r->f);
+	const char *s = str, *end;
+
+	if (len < 0)
+		return NULL;
+	r->line++;
+	if (len >= num) {
+		fail(r, PX_ERR_CONFIG, "line too long");
+		strcpy(str, "\n");
+		return str;
+	}
+	memcpy(str, r->buf, (size_t)len + 1);
+	if (r->line == 1 && !strncmp(s, "\xEF\xBB\xBF", 3))
+		s += 3;
+	s += strspn(s, " \t");
+	if (*s != '[' || (s > str && r->key_seen))
+		return str;
+	end = strchr(s, ']');
+	if (end) /* else inih reports the line */
+		header(r, s + 1, (size_t)(end - s - 1));
+	return str;
+}
+
+static int on_value(void *user, const char *section, const char *key,
+		    const char *value)
+{
+	struct reader *r = user;
+	struct entry *e;
+
+	if (!*section) {
+		fail(r, PX_ERR_CONFIG, "key '%s' outside any section", key);
+		return 1;
+	}
+	r->key_seen = 1;
+	if (r->cur < 0)
+		return 1; /* reported at its header */
+	if (r->n == r->ecap) {
+		size_t cap = r->ecap ? 2 * r->ecap : 64;
+		struct entry *grown = realloc(r->e, cap * sizeof *grown);
+
+		if (!grown) {
+			fail(r, PX_ERR_NOMEM, "out of memory");
+			return 0;
+		}
+		r->e = grown;
+		r->ecap = cap;
+	}
+	e = &r->e[r->n];
+	e->line = r->line;
+	e->key = strdup(key);
+	e->value = strdup(value);
+	if (!e->key || !e->value) {
+		free(e->key);
+		free(e->value);
+		fail(r, PX_ERR_NOMEM, "out of memory");
+		return 0;
+	}
+	if (!r->sec[r->cur].n++)
+		r->sec[r->cur].first = r->n;
+	r->n++;
+	return 1;
+}
+
+/* The world first (its surface is every body's default), then the
+ * bodies in file order. */
+static int build(const struct reader *r, struct sim_settings *s,
+		 struct sim_body_list *l)
+{
+	struct sim_surface def = {0.5, 0.0, 0.0};
+	struct px_setting *set = malloc((r->n + 1) * sizeof *set);
+	int rc = 0;
+
+	if (!set)
+		return px_error_set(r->err, PX_ERR_NOMEM, "out of memory");
+	for (int pass = 0; pass < 2 && !rc; pass++)
+		for (size_t i = 0; i < r->n_sec && !rc; i++) {
+			const struct section *sec = &r->sec[i];
+			struct sim_keys c = {.path = r->path,
+					     .title = sec->title,
+					     .line = sec->line,
+					     .set = set,
+					     .n = sec->n,
+					     .err = r->err};
+
+			if ((sec->kind == SIM_SEC_WORLD) != (pass == 0))
+				continue;
+			for (size_t k = 0; k < sec->n; k++) {
+				const struct entry *e = &r->e[sec->first + k];
+
+				set[k] = (struct px_setting){e->key, e->value,
+							     r->path, e->line};
+			}
+			rc = sim_scene_section(&c, sec->kind, s, &def, l);
+		}
+	free(set);
+	if (rc)
+		return r->err->code;
+	if (!l->n)
+		return px_error_set(
+		    r->err, PX_ERR_CONFIG,
+		    "%s: no bodies (expected a [body], [grid], [pile], [stack], [wall], [cardhouse] or [tower] section)",
+		    r->path);
+	return PX_OK;
+}
+
+int sim_scene_read(const char *path, struct sim_settings *settings,
+		   struct sim_body **bodies, size_t *n_bodies,
+		   struct px_error *err)
+{
+	struct reader r = {.path = path, .cur = -1};
+	struct px_error local = {0};
+	struct sim_body_list l = {0};
+	struct sim_settings s;
+	int rc, bad_line;
+
+	*bodies = NULL;
+	*n_bodies = 0;
+	r.err = err = err ? err : &local;
+	err->code = PX_OK;
+	r.f = fopen(path, "r");
+	if (!r.f)
+		return px_error_set(err, PX_ERR_IO, "%s: cannot open: %s", path,
+				    strerror(errno));
+	bad_line = ini_parse_stream(read_line, &r, on_value, &r);
+	fclose(r.f);
+	if (err->code != PX_OK)
+		rc = err->code;
+	else if (bad_line > 0)
+		rc = px_error_set(
+		    err, PX_ERR_CONFIG,
+		    "%s:%d: syntax error (expected [section], key = value or a comment)",
+		    path, bad_line);
+	else if (bad_line < 0)
+		rc = px_error_set(err, PX_ERR_NOMEM, "%s: out of memory", path);
+	else {
+		sim_settings_default(&s);
+		rc = build(&r, &s, &l);
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		free(r.e[i].key);
+		free(r.e[i].value);
+	}
+	for (size_t i = 0; i < r.n_sec; i++)
+		free(r.sec[i].title);
+	free(r.e);
+	free(r.sec);
+	free(r.buf);
+	if (rc) {
+		free(l.b);
+		return rc;
+	}
+	*settings = s;
+	*bodies = l.b;
+	*n_bodies = l.n;
+	return PX_OK;
+}
