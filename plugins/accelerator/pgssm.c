@@ -1,50 +1,73 @@
 /* Accelerator `pgssm`: Projected Gauss-Seidel Subspace Minimization
  * (002, Silcowitz, Niebe and Erleben 2010, sec. 4). The driver runs k_pgs
- * sweeps; then this plugin takes up to k_sm subspace steps, each:
+ * sweeps; then this plugin takes up to k_sm subspace steps (002 sec. 4.3),
+ * each:
  *
- *   1. index sets from lambda (002 eq. 19): a row is fixed when it sits at
- *      a bound of its set, free otherwise;
- *   2. the reduced system on the free rows F, fixed rows held at their
- *      values (002 eq. 22):  A_FF dx_F = -(A lambda + b)_F,  optionally
- *      with A_FF + gamma mean(diag A) I (002 sec. 5.1), solved by
- *      conjugate gradients with matrix-free products with A (never a
- *      dense A); a non-positive curvature p^T A_FF p <= 0 means A_FF is
- *      not positive definite: the step is dropped and flagged;
+ *   1. index sets from lambda (002 eq. 19, below): which rows are free and
+ *      which are held at their values;
+ *   2. the reduced system on the free subspace (002 eq. 22): with P the
+ *      orthogonal projector onto it,  P (A + C + shift) P dx = -P (A lambda
+ *      + b),  C the tangential compliance of sliding contacts (below),
+ *      shift = gamma mean(diag A) (002 sec. 5.1, 0 by default), solved by
+ *      conjugate gradients, matrix-free (one product with A, through the
+ *      host, per iteration; never a dense A), preconditioned by each
+ *      contact's diagonal block of the reduced matrix (precond = none:
+ *      plain CG, as 002). A curvature d^T A d < -1e-8 dmax d^T d, or a
+ *      diagonal block that is not positive semi-definite, means the
+ *      reduced matrix is indefinite: the step is dropped and the call
+ *      flagged (PX_ACCEL_NOT_SPD). A curvature within +-1e-8 dmax d^T d is
+ *      a direction of its null space (redundant contacts: four corners of
+ *      a face): CG stops with what it has (PX_ACCEL_SINGULAR). CG also
+ *      stops at its rounding floor, 1e-14 (||b|| + ||A lambda||), below
+ *      which it would chase noise into that null space;
  *   3. the bounds updated for the new normal impulses and lambda projected
  *      onto them (002 Alg. lines 13-15);
- *   4. its merit evaluated.
+ *   4. its merit evaluated: the natural-map residual of the configured
+ *      friction set with unit r, ||lambda - prox(lambda - (A lambda +
+ *      b))||_2 (the numerator of the driver's certificate), zero exactly at
+ *      the solutions of any set.
  *
- * It returns the best iterate it saw, its entry iterate included (002
- * sec. 4.3's fallback), so it never leaves lambda worse by its merit than
- * it found it; at the end of a solve that did not converge, finish puts
- * back the best iterate of the whole solve. The merit is the natural-map
- * residual of the configured friction set with unit r,
- * ||lambda - prox(lambda - (A lambda + b))||_2 (the numerator of the
- * driver's certificate): zero exactly at solutions, whatever the set.
+ * A call returns the best iterate it saw, its entry iterate included (002
+ * sec. 4.3's fallback): it never leaves lambda worse by that merit than it
+ * found it. At the end of a solve that did not converge, finish puts back
+ * the best iterate of the whole solve. After a call that could not improve
+ * the iterate, the next 1, 2, 4, ... 64 calls are skipped (backoff = yes):
+ * on problems where subspace steps do not help it bounds the work they
+ * waste (not in 002).
  *
  * Index sets, per contact with normal impulse lambda_n:
- *   - normal row: fixed (at 0) when lambda_n <= 0, else free;
+ *   - normal row: held (at 0) when lambda_n <= 0, else free;
  *   - a separable friction set (box, PX_FRICTION_SEPARABLE): each friction
  *     row is its own interval [l_i, u_i], read from the plugin's project
- *     (the projection of +-1e300); fixed at l_i or u_i when it sits there,
- *     free inside: exactly 002 eq. 19. After the solve a row fixed at a
- *     bound goes to that bound of the new lambda_n (for bound = constant
- *     the bound does not move);
- *   - any other set (disc, ellipsoid) is the analogue: separated (lambda_n
- *     <= 0): every row fixed (at 0); sticking (lambda_f strictly inside
- *     the set): every row free; sliding (lambda_f on the boundary): the
- *     normal row free and the friction rows held at their values during
- *     the solve, then scaled with the new normal impulse, lambda_f *
- *     lambda_n' / lambda_n, which keeps them on the boundary of a set that
- *     grows in proportion to lambda_n (disc, ellipsoid), and projected. A
- *     friction row whose set is {0} (disc's torsional row, mu = 0) is
- *     always fixed. "On the boundary" is read from project: lambda_f
- *     scaled by 1 + 1e-9 moves when projected.
- * Holding the friction of a sliding contact (the bound, for box) fixed
- * during the solve, rather than substituting lambda_f = mu lambda_n d into
- * it, is 002's own choice for the box (bounds updated after the solve,
- * line 13): it keeps A_FF a symmetric principal submatrix of A, which CG
- * needs. */
+ *     (the projection of +-1e300); held at l_i or u_i when it sits there,
+ *     free inside: exactly 002 eq. 19. After the solve a row held at a
+ *     bound goes to that bound of the new lambda_n (002 line 13; for bound
+ *     = constant the bound does not move);
+ *   - any other set (disc, ellipsoid) is the analogue: separated
+ *     (lambda_n <= 0): every row held (at 0); sticking (lambda_f strictly
+ *     inside the set): every row free; sliding (lambda_f on the boundary:
+ *     lambda_f (1 + 1e-6) moves when projected): the normal row free, the
+ *     friction held along the set's outward normal nu there (read from that
+ *     projection: the bound, as for the box) and free along the tangent
+ *     space of the boundary. Coulomb's law wants the friction of a sliding
+ *     contact opposite to its sliding velocity v_f; turned by dt along the
+ *     tangent e, lambda_f turns by dt / |lambda_f|, so the law holds to
+ *     first order when  e.(A dx + v)_f + (|v_f| / |lambda_f|) dt = 0:  the
+ *     compliance c = |v_f| / |lambda_f| on the tangential directions (exact
+ *     for a disc; for an ellipse it takes the curvature of the circle
+ *     through lambda_f). Without it the tangential directions have no
+ *     stiffness of their own: the reduced system of a sliding box is then
+ *     nearly singular and CG's answer leaves the tangent plane far behind
+ *     (a box sliding on four corners went from 1e-6 to 1e-1). After the
+ *     solve the friction is scaled with the normal impulse, lambda_f
+ *     lambda_n' / lambda_n (outside or on the boundary of the new set, for
+ *     sets that grow in proportion to lambda_n as disc and ellipsoid do)
+ *     and projected: on the boundary again. A friction row whose set is
+ *     {0} (disc's torsional row, mu = 0) is always held (at 0).
+ * Holding the friction's bound during the solve and updating it after,
+ * rather than substituting lambda_f = mu lambda_n d into the system, is
+ * 002's own choice for the box (line 13); it keeps the reduced matrix
+ * symmetric (P A P + C), which CG needs. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
