@@ -339,6 +339,7 @@ Test(pgssm, config_errors_name_file_section_and_key)
 
 Test(pgssm, none_and_absent_mean_no_plugin)
 {
+	struct px_error err = {0};
 	struct px_config *c = config_from_text("[solver]\nmax_sweeps = 3\n");
 
 	cr_assert_null(px_config_plugin(c, PX_KIND_ACCELERATOR));
@@ -349,6 +350,11 @@ Test(pgssm, none_and_absent_mean_no_plugin)
 	c = config_from_text("[accelerator]\nplugin = pgssm\nk_pgs = 7\n");
 	cr_assert_str_eq(px_plugin_header(px_config_plugin(c, PX_KIND_ACCELERATOR))->name,
 			 "pgssm");
+	px_config_free(c);
+	/* the shipped example config */
+	cr_assert_eq(px_config_read(PX_TEST_SRCDIR "/conf/pgssm.ini", &c, &err),
+		     PX_OK, "%s", err.msg);
+	cr_assert_not_null(px_config_plugin(c, PX_KIND_ACCELERATOR));
 	px_config_free(c);
 }
 
