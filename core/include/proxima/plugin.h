@@ -303,8 +303,9 @@ struct px_scheduler_ops {
 struct px_accel_host {
 	const struct px_problem_info *p;
 	/* The current iterate (n_contacts * bs), feasible after the sweep the
-	 * host just ran. step may overwrite it with a finite iterate and then
-	 * sets res->replaced; the host recomputes its own state from it. */
+	 * host just ran. step may overwrite it. The host tells by comparing
+	 * (res->replaced is informative), puts the old one back if the new
+	 * one is not finite, and recomputes its own state from it. */
 	double *lambda;
 	/* The configured friction set (its plugin's project, state and
 	 * flags, PX_FRICTION_SEPARABLE) and name, for index sets and merits. */
@@ -336,12 +337,14 @@ enum {
  * NAN before the call. Merits are the plugin's own (its help says which),
  * lower is better. */
 struct px_accel_result {
-	int replaced;        /* host->lambda was overwritten */
+	int replaced;        /* host->lambda was overwritten (the host's
+				record says what it found by comparing) */
 	uint32_t flags;      /* PX_ACCEL_* */
 	uint32_t substeps;   /* inner steps taken (e.g. subspace solves) */
 	uint64_t inner;      /* inner iterations (e.g. CG iterations) */
 	double merit_in;     /* of the iterate the host gave */
-	double merit_last;   /* of the last iterate the step tried */
+	double merit_last;   /* of the last iterate the step tried (NAN if
+				it tried none) */
 	double merit_out;    /* of the iterate it leaves in host->lambda */
 };
 
