@@ -299,3 +299,97 @@ int scene_ballpile(size_t n, enum px_form form, struct px_problem **out,
 	free(ys);
 	return build(s, nb, c, k, form, out, err);
 }
+
+/* ---- 002's test cases (Fig. 2 d, e) ------------------------------------ */
+
+/* A solid box at rest: centre c, half extents h, mass. */
+static struct scene_body box_body(const double c[3], const double h[3],
+				  double mass)
+{
+	return (struct scene_body){
+		{c[0], c[1], c[2]},
+		{0.0, 0.0, 0.0},
+		1.0 / mass,
+		{3.0 / (mass * (h[1] * h[1] + h[2] * h[2])),
+		 3.0 / (mass * (h[0] * h[0] + h[2] * h[2])),
+		 3.0 / (mass * (h[0] * h[0] + h[1] * h[1]))},
+	};
+}
+
+/* The four corner contacts of a horizontal face at height z, centred at
+ * (x, y) with half extents (hx, hy): body a above body b, normal up. */
+static void face_z(struct scene_contact *c, uint32_t a, uint32_t b, double x,
+		   double y, double z, double hx, double hy, double mu)
+{
+	for (int i = 0; i < 4; i++)
+		c[i] = (struct scene_contact){
+			a, b,
+			{x + (i & 1 ? hx : -hx), y + (i & 2 ? hy : -hy), z},
+			{0.0, 0.0, 1.0}, mu};
+}
+
+int scene_heavy_on_light(double ratio, double mu, enum px_form form,
+			 struct px_problem **out, struct px_error *err)
+{
+	static const double g[3] = {0.0, 0.0, -9.81};
+	const double hs[3] = {0.25, 0.25, 0.25}, hh[3] = {1.0, 1.0, 0.25};
+	struct scene_body b[5];
+	struct scene_contact c[32];
+
+	for (uint32_t i = 0; i < 4; i++) {
+		const double x = i & 1 ? 0.75 : -0.75, y = i & 2 ? 0.75 : -0.75;
+		const double cs[3] = {x, y, 0.25};
+
+		b[i] = box_body(cs, hs, 1.0);
+		face_z(c + 4 * i, i, PX_STATIC, x, y, 0.0, 0.25, 0.25, mu);
+		face_z(c + 16 + 4 * i, 4, i, x, y, 0.5, 0.25, 0.25, mu);
+	}
+	{
+		const double ch[3] = {0.0, 0.0, 0.75};
+
+		b[4] = box_body(ch, hh, ratio);
+	}
+	return scene_problem_create(b, 5, c, 32, 1.0 / 60.0, g, form, out, err);
+}
+
+int scene_incline(size_t boxes, double angle_deg, double mu,
+		  enum px_form form, struct px_problem **out,
+		  struct px_error *err)
+{
+	const double a = angle_deg * 3.14159265358979323846 / 180.0;
+	const double g[3] = {9.81 * sin(a), 0.0, -9.81 * cos(a)};
+	const double h[3] = {0.5, 0.5, 0.5};
+	const size_t nc = 4 * boxes + 4 * (boxes ? boxes - 1 : 0);
+	struct scene_body *b = malloc(boxes * sizeof *b);
+	struct scene_contact *c = malloc(nc * sizeof *c);
+	size_t k = 0;
+	int rc;
+
+	*out = NULL;
+	if (!b || !c) {
+		free(b);
+		free(c);
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < boxes; i++) {
+		const double x = (double)i;
+		const double cb[3] = {x, 0.0, 0.5};
+
+		b[i] = box_body(cb, h, 10.0);
+		face_z(c + k, (uint32_t)i, PX_STATIC, x, 0.0, 0.0, 0.5, 0.5, mu);
+		k += 4;
+		/* the face shared with the box uphill (-x): normal +x from
+		 * box i - 1 to box i */
+		for (int j = 0; i > 0 && j < 4; j++)
+			c[k++] = (struct scene_contact){
+				(uint32_t)i, (uint32_t)(i - 1),
+				{x - 0.5, j & 1 ? 0.5 : -0.5,
+				 j & 2 ? 1.0 : 0.0},
+				{1.0, 0.0, 0.0}, mu};
+	}
+	rc = scene_problem_create(b, boxes, c, k, 1.0 / 60.0, g, form, out,
+				  err);
+	free(b);
+	free(c);
+	return rc;
+}

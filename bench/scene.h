@@ -49,4 +49,22 @@ int scene_ballgrid(size_t n, enum px_form form, struct px_problem **out,
 int scene_ballpile(size_t n, enum px_form form, struct px_problem **out,
 		   struct px_error *err);
 
+/* 002's test cases (Fig. 2 d, e) at rest, first step dt = 1/60 s, g =
+ * 9.81 m/s^2, four contacts per touching face at its corners:
+ *   heavy-on-light: four light cubes (half extent 0.25 m, 1 kg) on the
+ *     ground at the corners of a heavy slab (half extents 1 x 1 x 0.25 m,
+ *     `ratio` kg) that rests on them: 32 contacts, mass ratio `ratio`;
+ *   incline: a row of `boxes` cubes (half extent 0.5 m, 10 kg) touching
+ *     face to face down a plane inclined by `angle_deg` degrees (gravity
+ *     tilted by that angle about y; the plane is z = 0 and the row runs
+ *     along x, downhill = +x): 4 contacts with the plane per cube and 4 per
+ *     touching pair. With tan(angle) < mu everything sticks (static
+ *     friction).
+ * mu for every contact. */
+int scene_heavy_on_light(double ratio, double mu, enum px_form form,
+			 struct px_problem **out, struct px_error *err);
+int scene_incline(size_t boxes, double angle_deg, double mu,
+		  enum px_form form, struct px_problem **out,
+		  struct px_error *err);
+
 #endif

@@ -53,15 +53,38 @@ static void describe(const char *problem_path, const struct px_problem *p,
 	       problem_path, px_problem_n_contacts(p), px_problem_block_size(p),
 	       px_problem_form(p) == PX_FORM_ASSEMBLED ? "assembled"
 							: "factorized");
-	printf("config      %s: friction %s, ordering %s, rfactor %s, scheduler %s\n",
+	const struct px_plugin *acc = px_config_plugin(cfg, PX_KIND_ACCELERATOR);
+
+	printf("config      %s: friction %s, ordering %s, rfactor %s, scheduler %s%s%s\n",
 	       config_path ? config_path : "(defaults)",
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_FRICTION))->name,
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_ORDERING))->name,
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_RFACTOR))->name,
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_SCHEDULER))->name);
+	       px_plugin_header(px_config_plugin(cfg, PX_KIND_SCHEDULER))->name,
+	       acc ? ", accelerator " : "",
+	       acc ? px_plugin_header(acc)->name : "");
 	printf("            max_sweeps %llu, abs_tol %g, rel_tol %g, merit %s, max_backtracks %llu\n",
 	       (unsigned long long)s->max_sweeps, s->abs_tol, s->rel_tol,
 	       merit[s->merit], (unsigned long long)s->max_backtracks);
+}
+
+/* The accelerator's line: its calls, their work in sweep equivalents and
+ * time, then what the plugin says about them. */
+static void print_accelerator(const struct px_config *cfg,
+			      const struct px_report *rep)
+{
+	const struct px_plugin *acc = px_config_plugin(cfg, PX_KIND_ACCELERATOR);
+	char line[1024];
+
+	printf("accelerator %s: %llu calls (%llu replaced the iterate), %llu products with A (sweep equivalents), %.6f s%s",
+	       px_plugin_header(acc)->name,
+	       (unsigned long long)rep->accel_steps,
+	       (unsigned long long)rep->accel_replaced,
+	       (unsigned long long)rep->accel_products, rep->accel_seconds,
+	       rep->accel_restored ? "; the end of the solve put back its best iterate" : "");
+	if (px_accelerator_describe(cfg, line, sizeof line))
+		printf("; %s", line);
+	printf("\n");
 }
 
 /* What `proxima solve` was asked for besides the problem. */
@@ -125,14 +148,19 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 			       ? "natural"
 			       : "minmap",
 		       rep.merit);
+	/* per sweep: without the accelerator's calls (their own line) */
 	printf("time        %.6f s (%.3g us per sweep; prepare %.6f s)\n",
 	       rep.seconds,
-	       rep.sweeps ? 1e6 * (rep.seconds - rep.prepare_seconds) /
+	       rep.sweeps ? 1e6 *
+				    (rep.seconds - rep.prepare_seconds -
+				     rep.accel_seconds) /
 				    (double)rep.sweeps
 			  : 0.0,
 	       rep.prepare_seconds);
 	if (px_scheduler_describe(cfg, line, sizeof line))
 		printf("scheduler   %s\n", line);
+	if (px_config_plugin(cfg, PX_KIND_ACCELERATOR))
+		print_accelerator(cfg, &rep);
 	if (opts->history && write_history(opts->history, &rep)) {
 		px_error_set(&err, PX_ERR_IO, "%s: cannot write the history",
 			     opts->history);

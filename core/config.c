@@ -1,8 +1,9 @@
 /* Solver configuration: an INI file read with inih (DESIGN.md section 6).
- * [solver] holds the driver's settings; [friction], [ordering], [rfactor]
- * and [scheduler] name a plugin and set its declared keys. Absent sections
- * take the defaults; everything else that is not understood is an error
- * naming the file, line, section and key. */
+ * [solver] holds the driver's settings; [friction], [ordering], [rfactor],
+ * [scheduler] and [accelerator] name a plugin and set its declared keys.
+ * Absent sections take the defaults (for [accelerator]: none, no plugin at
+ * all); everything else that is not understood is an error naming the
+ * file, line, section and key. */
 #include <errno.h>
 #include <ini.h>
 #include <stdio.h>
@@ -15,9 +16,12 @@
 
 #define MAX_LINE 200 /* inih's INI_MAX_LINE as Debian builds it */
 
+#define N_KINDS 5u
+
 static const char *const plugin_default[] = {
-	NULL, PX_DEFAULT_FRICTION, PX_DEFAULT_ORDERING, PX_DEFAULT_RFACTOR,
-	PX_DEFAULT_SCHEDULER,
+	NULL,		      PX_DEFAULT_FRICTION, PX_DEFAULT_ORDERING,
+	PX_DEFAULT_RFACTOR,   PX_DEFAULT_SCHEDULER,
+	PX_DEFAULT_ACCELERATOR,
 };
 
 #define STR_(x) #x
@@ -64,7 +68,7 @@ struct reader {
 	FILE *f;
 	const char *path;
 	unsigned line;        /* line being parsed */
-	unsigned header_line[5]; /* first [section] header per section */
+	unsigned header_line[N_KINDS + 1]; /* first [section] header per section */
 	char *buf;
 	size_t cap;
 	struct entry *e;
@@ -74,7 +78,7 @@ struct reader {
 
 struct px_config {
 	struct px_solver_settings settings;
-	struct px_plugin *plugin[5];
+	struct px_plugin *plugin[N_KINDS + 1]; /* [accelerator]: NULL = none */
 };
 
 const struct px_param_decl *px_config_solver_params(size_t *n)
@@ -87,7 +91,7 @@ static int section_index(const char *name)
 {
 	if (strcmp(name, "solver") == 0)
 		return 0;
-	for (unsigned k = 1; k <= 4; k++)
+	for (unsigned k = 1; k <= N_KINDS; k++)
 		if (strcmp(name, px_kind_name(k)) == 0)
 			return (int)k;
 	return -1;
@@ -129,7 +133,7 @@ static char *read_line(char *str, int num, void *stream)
 		idx = section_index(name);
 		if (idx < 0) {
 			snprintf(msg, sizeof msg,
-				 "unknown section [%s] (known: solver, friction, ordering, rfactor, scheduler)",
+				 "unknown section [%s] (known: solver, friction, ordering, rfactor, scheduler, accelerator)",
 				 name);
 			fail(r, PX_ERR_CONFIG, msg);
 		} else if (!r->header_line[idx]) {
@@ -227,10 +231,18 @@ static int apply_solver(struct px_config *cfg, const struct reader *r,
 	return PX_OK;
 }
 
+/* The accelerator 'none': no plugin is loaded, and it has no keys. */
+static int no_accelerator(const struct px_setting *set, size_t n,
+			  struct px_error *err)
+{
+	return px_params_parse(NULL, 0, set, n, "accelerator",
+			       "accelerator 'none' (no accelerator)", NULL, err);
+}
+
 static int load_plugins(struct px_config *cfg, const struct reader *r,
 			struct px_setting *set, struct px_error *err)
 {
-	for (unsigned k = 1; k <= 4; k++) {
+	for (unsigned k = 1; k <= N_KINDS; k++) {
 		const struct entry *pe;
 		size_t n = gather(r, (int)k, set, &pe);
 		const char *name = pe ? pe->value : plugin_default[k];
@@ -247,6 +259,13 @@ static int load_plugins(struct px_config *cfg, const struct reader *r,
 						    "%s:%u: [%s] plugin: set twice (first on line %u)",
 						    r->path, set[i].line,
 						    px_kind_name(k), pe->line);
+		if (k == PX_KIND_ACCELERATOR &&
+		    strcmp(name, PX_ACCELERATOR_NONE) == 0) {
+			rc = no_accelerator(set, n, err);
+			if (rc)
+				return rc;
+			continue;
+		}
 		rc = px_plugin_load(k, name, set, n, &cfg->plugin[k], err);
 		if (rc == PX_ERR_PLUGIN && pe) {
 			char inner[PX_ERROR_MSG_MAX];
@@ -332,7 +351,7 @@ void px_config_free(struct px_config *cfg)
 {
 	if (!cfg)
 		return;
-	for (unsigned k = 1; k <= 4; k++)
+	for (unsigned k = 1; k <= N_KINDS; k++)
 		px_plugin_unload(cfg->plugin[k]);
 	free(cfg);
 }
@@ -350,5 +369,5 @@ struct px_solver_settings *px_config_settings_mut(struct px_config *c)
 const struct px_plugin *px_config_plugin(const struct px_config *c,
 					 unsigned kind)
 {
-	return kind >= 1 && kind <= 4 ? c->plugin[kind] : NULL;
+	return kind >= 1 && kind <= N_KINDS ? c->plugin[kind] : NULL;
 }

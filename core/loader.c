@@ -27,8 +27,10 @@ struct px_plugin {
 	char *path;
 };
 
-static const char *const kind_names[] = {NULL, "friction", "ordering",
-					 "rfactor", "scheduler"};
+static const char *const kind_names[] = {NULL,	     "friction",
+					 "ordering", "rfactor",
+					 "scheduler", "accelerator"};
+#define N_KINDS 5u
 
 /* Smallest ops struct the host accepts per kind: the size at ABI 1.0. When
  * fields are appended (a minor bump), keep these and check the new fields
@@ -39,11 +41,15 @@ static const size_t min_ops_size[] = {
 	sizeof(struct px_ordering_ops),
 	sizeof(struct px_rfactor_ops),
 	offsetof(struct px_scheduler_ops, describe),
+	sizeof(struct px_accelerator_ops), /* a kind since 1.3: all of it */
 };
+
+/* The first minor version that knows each kind. */
+static const uint32_t kind_since_minor[] = {0, 0, 0, 0, 0, 3};
 
 const char *px_kind_name(unsigned kind)
 {
-	return kind >= 1 && kind <= 4 ? kind_names[kind] : NULL;
+	return kind >= 1 && kind <= N_KINDS ? kind_names[kind] : NULL;
 }
 
 const char *px_plugin_dir(void)
@@ -140,6 +146,14 @@ static int open_checked(const char *path, unsigned expect_kind,
 				     h->kind, kind_names[expect_kind]);
 		goto refuse;
 	}
+	if (h->abi_minor < kind_since_minor[expect_kind]) {
+		px_error_set(err, PX_ERR_PLUGIN,
+			     "%s: ABI %u.%u has no kind '%s' (it came with %u.%u)",
+			     path, h->abi_major, h->abi_minor,
+			     kind_names[expect_kind], PX_ABI_MAJOR,
+			     kind_since_minor[expect_kind]);
+		goto refuse;
+	}
 	if (h->ops_size < min_ops_size[expect_kind]) {
 		px_error_set(err, PX_ERR_PLUGIN,
 			     "%s: ops size %u bytes, expected at least %zu for a %s plugin",
@@ -187,6 +201,10 @@ static int check_ops(const struct px_plugin_header *h, const char *path,
 	case PX_KIND_SCHEDULER:
 		ok = ((const struct px_scheduler_ops *)h)->prepare &&
 		     ((const struct px_scheduler_ops *)h)->sweep;
+		break;
+	case PX_KIND_ACCELERATOR:
+		ok = ((const struct px_accelerator_ops *)h)->prepare &&
+		     ((const struct px_accelerator_ops *)h)->step;
 		break;
 	}
 	if (!ok)
@@ -302,7 +320,7 @@ static unsigned parse_file_name(const char *file, char *name, size_t len)
 
 	if (fl < 4 || strcmp(file + fl - 3, ".so") != 0)
 		return 0;
-	for (unsigned k = 1; k <= 4; k++) {
+	for (unsigned k = 1; k <= N_KINDS; k++) {
 		size_t kl = strlen(kind_names[k]);
 
 		if (strncmp(file, kind_names[k], kl) == 0 && file[kl] == '_' &&

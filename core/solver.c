@@ -1,6 +1,8 @@
 /* The solve driver: sweeps of the proximal fixed point until a tolerance or
  * a sweep limit, with the rfactor plugin's back-tracking (001 Algorithm 2,
- * sec. 4.2: a sweep whose residual grew is rolled back and R shrunk). */
+ * sec. 4.2: a sweep whose residual grew is rolled back and R shrunk), and
+ * an optional accelerator called between sweeps (002 sec. 4.3: PGS sweeps,
+ * then subspace steps that may replace the iterate). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -18,6 +20,25 @@ struct work {
 	uint32_t *perm;
 	double *r, *prev, *w, *wprev, *diag, *u;
 	struct px_kernel_ctx kctx;
+};
+
+/* The accelerator's view of A: the problem's product, counted (one
+ * product = one sweep equivalent of work). */
+struct counted {
+	const struct px_problem *p;
+	uint64_t products;
+};
+
+/* The optional accelerator of a solve. */
+struct accel {
+	const struct px_plugin *pl;
+	const struct px_accelerator_ops *ops; /* NULL: none */
+	struct counted cnt;
+	struct px_problem_info info; /* the problem with the counted product */
+	struct px_accel_host host;
+	uint64_t every, since; /* call after `every` accepted sweeps */
+	double *save;          /* lambda before a call */
+	size_t cap;            /* of rep->accel */
 };
 
 static double now(void)
@@ -88,6 +109,15 @@ static void apply_a(const void *ctx, const double *x, double *y, int add_b)
 	px_problem_apply(ctx, x, y, add_b);
 }
 
+static void apply_counted(const void *ctx, const double *x, double *y,
+			  int add_b)
+{
+	struct counted *c = (struct counted *)ctx; /* not const: the driver's */
+
+	c->products++;
+	px_problem_apply(c->p, x, y, add_b);
+}
+
 static int plugin_error(struct px_error *err, const struct px_plugin *pl,
 			const char *what, const char *msg)
 {
@@ -115,6 +145,99 @@ static double merit(const struct px_problem *p,
 	}
 }
 
+/* The stop test of a merit other than delta at lambda, after the
+ * accelerator replaced it: as after a sweep (certificate included). */
+static void stop_test(const struct px_problem *p,
+		      const struct px_solver_settings *set,
+		      const double *lambda, double *u,
+		      const struct px_friction_ops *fr, const void *fstate,
+		      struct px_report *rep)
+{
+	rep->merit = merit(p, set, lambda, u, fr, fstate);
+	rep->converged = rep->merit <= set->abs_tol;
+	if (rep->converged && set->merit != PX_MERIT_FC3D) {
+		rep->check = px_merit_check_ws(p, lambda, u, fr->project, fstate);
+		rep->converged = rep->check <= set->check_tol;
+		rep->check_failed |= !rep->converged;
+	}
+}
+
+/* One call of the accelerator (step, or finish at the end of a solve):
+ * run it, keep lambda only if finite, bring the kernel's body velocities
+ * up to date, evaluate the stop test and record the call. Returns 1 when
+ * lambda was replaced, or -1 when the record could not be stored. */
+static int accel_call(struct accel *ac, int finish, const struct px_problem *p,
+		      const struct px_solver_settings *set, double *lambda,
+		      double *u, const struct px_kernel *kern,
+		      const struct px_friction_ops *fr, const void *fstate,
+		      struct px_report *rep)
+{
+	const size_t m = p->n * p->bs;
+	struct px_accel_result res = {0};
+	struct px_accel_record rec;
+	double t = now();
+	int bad = 0;
+
+	res.merit_in = res.merit_last = res.merit_out = NAN;
+	ac->cnt.products = 0;
+	memcpy(ac->save, lambda, m * sizeof *lambda);
+	if (finish)
+		ac->ops->finish(px_plugin_state(ac->pl), &ac->host, &res);
+	else
+		ac->ops->step(px_plugin_state(ac->pl), &ac->host, &res);
+	/* what counts is whether lambda changed, not what the plugin says */
+	res.replaced = memcmp(lambda, ac->save, m * sizeof *lambda) != 0;
+	for (size_t i = 0; res.replaced && i < m && !bad; i++)
+		bad = !isfinite(lambda[i]);
+	if (bad) {
+		memcpy(lambda, ac->save, m * sizeof *lambda);
+		res.replaced = 0;
+		res.flags |= PX_ACCEL_NONFINITE;
+	}
+	rec = (struct px_accel_record){
+		.after_sweep = rep->sweeps,
+		.products = ac->cnt.products,
+		.inner = res.inner,
+		.substeps = res.substeps,
+		.flags = res.flags,
+		.replaced = res.replaced,
+		.finish = finish,
+		.merit_in = res.merit_in,
+		.merit_last = res.merit_last,
+		.merit_out = res.merit_out,
+		.merit = NAN,
+	};
+	if (res.replaced) {
+		kern->refresh(kern->ctx, 0, p->n_bodies);
+		if (set->merit != PX_MERIT_DELTA) {
+			stop_test(p, set, lambda, u, fr, fstate, rep);
+			rec.merit = rep->merit;
+		}
+	}
+	rec.seconds = now() - t;
+	if (!finish)
+		rep->accel_steps++;
+	rep->accel_replaced += !finish && res.replaced;
+	rep->accel_restored |= finish && res.replaced;
+	rep->accel_products += rec.products;
+	rep->accel_substeps += rec.substeps;
+	rep->accel_inner += rec.inner;
+	rep->accel_not_spd += (rec.flags & PX_ACCEL_NOT_SPD) != 0;
+	rep->accel_fallbacks += (rec.flags & PX_ACCEL_FALLBACK) != 0;
+	rep->accel_seconds += rec.seconds;
+	if (rep->n_accel == ac->cap) {
+		size_t nc = ac->cap ? 2 * ac->cap : 16;
+		struct px_accel_record *a = realloc(rep->accel, nc * sizeof *a);
+
+		if (!a)
+			return -1;
+		rep->accel = a;
+		ac->cap = nc;
+	}
+	rep->accel[rep->n_accel++] = rec;
+	return res.replaced;
+}
+
 int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	     double *lambda, struct px_report *rep, struct px_error *err)
 {
@@ -123,6 +246,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	const struct px_plugin *po = px_config_plugin(cfg, PX_KIND_ORDERING);
 	const struct px_plugin *pr = px_config_plugin(cfg, PX_KIND_RFACTOR);
 	const struct px_plugin *ps = px_config_plugin(cfg, PX_KIND_SCHEDULER);
+	const struct px_plugin *pa = px_config_plugin(cfg, PX_KIND_ACCELERATOR);
 	const struct px_friction_ops *fr = (const void *)px_plugin_header(pf);
 	const struct px_ordering_ops *ord = (const void *)px_plugin_header(po);
 	const struct px_rfactor_ops *rf = (const void *)px_plugin_header(pr);
@@ -134,6 +258,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	double last[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}; /* per part */
 	int quiet_n = 0, quiet_f = 0, rc;
 	struct work wk = {0};
+	struct accel ac = {0};
 	struct px_problem_info info;
 	struct px_kernel kern;
 	size_t cap = 0;
@@ -211,6 +336,34 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		rc = plugin_error(err, ps, "prepare", msg);
 		goto out;
 	}
+	if (pa) {
+		ac.pl = pa;
+		ac.ops = (const void *)px_plugin_header(pa);
+		ac.cnt.p = p;
+		ac.info = info;
+		ac.info.apply = apply_counted;
+		ac.info.ctx = &ac.cnt;
+		ac.host = (struct px_accel_host){
+			.p = &ac.info,
+			.lambda = lambda,
+			.project = fr->project,
+			.fstate = px_plugin_state(pf),
+			.friction_flags = fr->flags,
+			.friction_name = fr->h.name,
+		};
+		ac.save = malloc(m * sizeof *ac.save);
+		if (!ac.save) {
+			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		if (ac.ops->prepare(px_plugin_state(pa), &ac.host, &ac.every,
+				    msg, sizeof msg)) {
+			rc = plugin_error(err, pa, "prepare", msg);
+			goto out;
+		}
+		if (ac.every < 1)
+			ac.every = 1;
+	}
 	rep->prepare_seconds = now() - tp;
 
 	while (rep->sweeps < set->max_sweeps) {
@@ -285,15 +438,42 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		}
 		if (rep->converged)
 			break;
+		/* 002 sec. 4.3: k_pgs sweeps, then the subspace steps. Only
+		 * after a sweep that projected the friction rows. */
+		if (ac.ops && rec.accepted && part != PX_PART_NORMAL &&
+		    ++ac.since >= ac.every) {
+			int got = accel_call(&ac, 0, p, set, lambda, wk.u, &kern,
+					     fr, px_plugin_state(pf), rep);
+
+			ac.since = 0;
+			if (got < 0)
+				goto nomem;
+			if (got) {
+				/* a new iterate: back-tracking starts over */
+				last[0] = last[1] = last[2] = HUGE_VAL;
+				if (rep->converged)
+					break;
+			}
+		}
 	}
+	if (ac.ops && ac.ops->finish && !rep->converged &&
+	    accel_call(&ac, 1, p, set, lambda, wk.u, &kern, fr,
+		       px_plugin_state(pf), rep) < 0)
+		goto nomem;
 	rep->work_bytes = n * sizeof *wk.perm +
 			  (nr + 3 * m + n * bs * bs) * sizeof(double) +
 			  2 * (nb * 6 + 1) * sizeof *wk.w +
-			  px_kernel_bytes(&wk.kctx);
+			  px_kernel_bytes(&wk.kctx) +
+			  (ac.ops ? m * sizeof *ac.save : 0);
 	rc = PX_OK;
+	goto out;
+nomem:
+	rc = px_error_set(err, PX_ERR_NOMEM,
+			  "out of memory for the accelerator's records");
 out:
 	rep->seconds = now() - t0;
 	work_free(&wk);
+	free(ac.save);
 	if (rc)
 		px_report_free(rep);
 	return rc;
@@ -325,9 +505,26 @@ int px_scheduler_describe(const struct px_config *cfg, char *buf, size_t len)
 	return buf[0] != '\0';
 }
 
+int px_accelerator_describe(const struct px_config *cfg, char *buf, size_t len)
+{
+	const struct px_plugin *pa = px_config_plugin(cfg, PX_KIND_ACCELERATOR);
+	const struct px_accelerator_ops *acc =
+		pa ? (const void *)px_plugin_header(pa) : NULL;
+
+	if (len == 0)
+		return 0;
+	buf[0] = '\0';
+	if (acc && acc->describe)
+		acc->describe(px_plugin_state(pa), buf, len);
+	return buf[0] != '\0';
+}
+
 void px_report_free(struct px_report *rep)
 {
 	free(rep->history);
 	rep->history = NULL;
 	rep->n_history = 0;
+	free(rep->accel);
+	rep->accel = NULL;
+	rep->n_accel = 0;
 }

@@ -73,7 +73,7 @@ static void write_file(const char *name, const char *text, char *path,
 Test(cli, version_and_help)
 {
 	cr_assert_eq(run("--version"), 0);
-	cr_assert_str_eq(out, "proxima " PACKAGE_VERSION " (plugin ABI 1.2)\n");
+	cr_assert_str_eq(out, "proxima " PACKAGE_VERSION " (plugin ABI 1.3)\n");
 	cr_assert_eq(run("--help"), 0);
 	cr_assert(strstr(out, "Usage: proxima"));
 	cr_assert(strstr(out, "solve [-c CONFIG] PROBLEM"));
@@ -198,6 +198,34 @@ Test(cli, plugins_lists_kinds_names_and_parameters)
 	cr_assert(strstr(out, "scheduler  naive"), "%s", out);
 	cr_assert(strstr(out, "    nu           real   default 0.9"), "%s", out);
 	cr_assert(strstr(out, "    merit        choice default delta"), "%s", out);
+	cr_assert(strstr(out, "accelerator pgssm        PGS subspace minimization (002)"),
+		  "%s", out);
+	cr_assert(strstr(out, "    k_pgs        int    default 25 "), "%s", out);
+}
+
+/* With an accelerator the config line names it and its line follows the
+ * time line; without one neither appears. */
+Test(cli, solve_prints_the_accelerators_line)
+{
+	char cfg[256], args[1024];
+	const char *line;
+
+	run("--version");
+	snprintf(args, sizeof args, "solve %s", TWO_BOXES);
+	cr_assert_eq(run(args), 0, "%s", err);
+	cr_assert_null(strstr(out, "accelerator"), "%s", out);
+	write_file("pgssm.ini",
+		   "[solver]\nmerit = fc3d\nabs_tol = 1e-14\n[accelerator]\nplugin = pgssm\nk_pgs = 10\n",
+		   cfg, sizeof cfg);
+	snprintf(args, sizeof args, "solve -c %s %s", cfg, TWO_BOXES);
+	cr_assert_eq(run(args), 0, "%s", err);
+	cr_assert(strstr(out, ", scheduler sequential, accelerator pgssm\n"), "%s", out);
+	line = strstr(out, "\ntime        ");
+	cr_assert_not_null(line, "%s", out);
+	line = strchr(line + 1, '\n');
+	cr_assert(strncmp(line, "\naccelerator pgssm: ", 20) == 0, "%s", out);
+	cr_assert(strstr(line, "products with A (sweep equivalents)"), "%s", out);
+	cr_assert(strstr(line, "; k_pgs 10, k_sm 5: "), "%s", out);
 }
 
 /* The scheduler's describe line follows the time line; sequential has

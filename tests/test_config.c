@@ -119,13 +119,13 @@ Test(config, unknown_section)
 {
 	refused("[solver]\nmax_sweeps = 5\n[frction]\nplugin = disc\n",
 		PX_ERR_CONFIG,
-		"%s:3: unknown section [frction] (known: solver, friction, ordering, rfactor, scheduler)");
+		"%s:3: unknown section [frction] (known: solver, friction, ordering, rfactor, scheduler, accelerator)");
 }
 
 Test(config, unknown_empty_section)
 {
 	refused("[bogus]\n", PX_ERR_CONFIG,
-		"%s:1: unknown section [bogus] (known: solver, friction, ordering, rfactor, scheduler)");
+		"%s:1: unknown section [bogus] (known: solver, friction, ordering, rfactor, scheduler, accelerator)");
 }
 
 Test(config, unknown_solver_key)

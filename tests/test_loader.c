@@ -170,6 +170,21 @@ Test(loader, refuses_short_ops)
 	refused("shortops", msg);
 }
 
+/* The accelerator kind came with ABI 1.3: a plugin that claims it with an
+ * older minor is refused. */
+Test(loader, refuses_accelerator_of_abi_1_2)
+{
+	struct px_plugin *pl = (void *)1;
+	struct px_error err = {0};
+
+	use_test_plugins();
+	cr_assert_eq(px_plugin_load(PX_KIND_ACCELERATOR, "abi12", NULL, 0, &pl,
+				    &err),
+		     PX_ERR_PLUGIN);
+	cr_assert_null(pl);
+	cr_assert_str_eq(err.msg, DIR "/accelerator_abi12.so: ABI 1.2 has no kind 'accelerator' (it came with 1.3)");
+}
+
 Test(loader, refuses_name_mismatch)
 {
 	refused("misnamed", DIR "/friction_misnamed.so: plugin name 'other', expected 'misnamed' (from the file name)");
@@ -249,7 +264,8 @@ Test(loader, foreach_lists_good_and_reports_refused)
 	cr_assert_eq(s.disc, 1);
 	cr_assert_eq(s.box, 1);
 	cr_assert_eq(s.ellipsoid, 1);
-	/* badmajor, newminor, wrongkind, shortops, misnamed, nosymbol; a
-	 * plugin whose create fails is still listable */
-	cr_assert_eq(s.refused, 6);
+	/* badmajor, newminor, wrongkind, shortops, misnamed, nosymbol and
+	 * the accelerator of ABI 1.2; a plugin whose create fails is still
+	 * listable */
+	cr_assert_eq(s.refused, 7);
 }

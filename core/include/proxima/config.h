@@ -6,6 +6,8 @@
  *   [ordering]   ditto
  *   [rfactor]    ditto
  *   [scheduler]  ditto
+ *   [accelerator] ditto, optional: absent or `plugin = none` means no
+ *                accelerator (px_config_plugin gives NULL)
  *
  * Absent sections take the defaults below. An unknown section or key, a
  * value of the wrong type or out of range, a missing plugin or a missing file
@@ -29,6 +31,8 @@ extern "C" {
 #define PX_DEFAULT_ORDERING "identity"
 #define PX_DEFAULT_RFACTOR "local"
 #define PX_DEFAULT_SCHEDULER "sequential"
+#define PX_ACCELERATOR_NONE "none" /* no accelerator: not a plugin */
+#define PX_DEFAULT_ACCELERATOR PX_ACCELERATOR_NONE
 #define PX_DEFAULT_MAX_SWEEPS 10000
 #define PX_DEFAULT_ABS_TOL 1e-10
 #define PX_DEFAULT_REL_TOL 1e-12
@@ -69,7 +73,8 @@ struct px_solver_settings *px_config_settings_mut(struct px_config *c);
 /* The declared keys of [solver], for documentation and `proxima plugins`. */
 const struct px_param_decl *px_config_solver_params(size_t *n);
 
-/* The plugin instance of a kind (enum px_kind). */
+/* The plugin instance of a kind (enum px_kind); NULL for
+ * PX_KIND_ACCELERATOR when the config has none. */
 const struct px_plugin *px_config_plugin(const struct px_config *c,
 					 unsigned kind);
 

@@ -14,7 +14,9 @@
  * friction  decides the set F (project),
  * ordering  decides which contacts, in which order and which part a sweep visits,
  * rfactor   decides R and how it shrinks when a sweep is rejected,
- * scheduler decides how a sweep runs on the cores.
+ * scheduler decides how a sweep runs on the cores,
+ * accelerator (optional, ABI 1.3) may replace the iterate between sweeps,
+ *           e.g. by a subspace minimization (002).
  *
  * ABI changelog (bump MINOR when appending fields to the end of a struct or
  * adding a kind; bump MAJOR for any other change, and reset MINOR):
@@ -28,6 +30,13 @@
  *        copy of the shared state for race-free naive parallel sweeps.
  *        Scheduler ops gain describe (optional): one line about the last
  *        prepare. Hosts read it only from plugins whose ops_size covers it.
+ *   1.3  a fifth kind, accelerator (struct px_accelerator_ops, with the
+ *        host struct px_accel_host and struct px_accel_result): the driver
+ *        calls it every few accepted sweeps and it may replace the
+ *        iterate. Optional in a config ([accelerator], default none: no
+ *        accelerator, and the solve is exactly that of a 1.2 host). The
+ *        loader refuses an accelerator declaring a minor below 3; plugins
+ *        of the other four kinds built against 1.0-1.2 load as before.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -41,7 +50,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 2u
+#define PX_ABI_MINOR 3u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -60,6 +69,7 @@ enum px_kind {
 	PX_KIND_ORDERING = 2,
 	PX_KIND_RFACTOR = 3,
 	PX_KIND_SCHEDULER = 4,
+	PX_KIND_ACCELERATOR = 5, /* ABI 1.3 */
 };
 
 /* ---- declared parameters --------------------------------------------- */
@@ -280,6 +290,84 @@ struct px_scheduler_ops {
 	/* ABI 1.2, may be NULL. One line about the last prepare (e.g. the
 	 * colors of a coloring and what they cost) into buf, at most len bytes
 	 * with the terminating NUL; "" when there is nothing to say. */
+	void (*describe)(const void *state, char *buf, size_t len);
+};
+
+/* ---- accelerator (ABI 1.3) ------------------------------------------ */
+
+/* What an accelerator sees. p->lambda is host->lambda; p->apply computes
+ * y = A x (+ b) matrix-free (assembled: the block-sparse A; factorized and
+ * rigid: through J and M^-1 J^T) and the host counts every call: one
+ * product with A is charged as one sweep of work ("sweep equivalent", the
+ * unit 002 sec. 5 measures in). Never form a dense A from it. */
+struct px_accel_host {
+	const struct px_problem_info *p;
+	/* The current iterate (n_contacts * bs), feasible after the sweep the
+	 * host just ran. step may overwrite it. The host tells by comparing
+	 * (res->replaced is informative), puts the old one back if the new
+	 * one is not finite, and recomputes its own state from it. */
+	double *lambda;
+	/* The configured friction set (its plugin's project, state and
+	 * flags, PX_FRICTION_SEPARABLE) and name, for index sets and merits. */
+	void (*project)(const void *fstate, const struct px_friction_params *fp,
+			double lambda_n, double *z, uint32_t nf);
+	const void *fstate;
+	uint32_t friction_flags;
+	const char *friction_name;
+};
+
+/* Flags of a step's result. */
+enum {
+	PX_ACCEL_NOT_SPD = 1u << 0,    /* a reduced system was found
+					  indefinite (negative curvature):
+					  that step was dropped */
+	PX_ACCEL_FALLBACK = 1u << 1,   /* the last iterate tried was worse
+					  than an earlier one: the best was
+					  returned instead (002 sec. 4.3) */
+	PX_ACCEL_INNER_LIMIT = 1u << 2, /* an inner solve stopped at its
+					   iteration limit */
+	PX_ACCEL_NONFINITE = 1u << 3,  /* a non-finite iterate was dropped */
+	PX_ACCEL_SINGULAR = 1u << 4,   /* a reduced system was found only
+					  semi-definite (a direction of zero
+					  curvature): its inner solve
+					  stopped there */
+};
+
+/* Filled by step (and finish); the host zeroes it and sets the merits to
+ * NAN before the call. Merits are the plugin's own (its help says which),
+ * lower is better. */
+struct px_accel_result {
+	int replaced;        /* host->lambda was overwritten (the host's
+				record says what it found by comparing) */
+	uint32_t flags;      /* PX_ACCEL_* */
+	uint32_t substeps;   /* inner steps taken (e.g. subspace solves) */
+	uint64_t inner;      /* inner iterations (e.g. CG iterations) */
+	double merit_in;     /* of the iterate the host gave */
+	double merit_last;   /* of the last iterate the step tried (NAN if
+				it tried none) */
+	double merit_out;    /* of the iterate it leaves in host->lambda */
+};
+
+struct px_accelerator_ops {
+	struct px_plugin_header h;
+	/* Once per solve, after the other plugins' prepare: check the problem
+	 * and the friction set (a refusal is an error naming the plugin),
+	 * allocate, and set *every >= 1: step runs after every `every`
+	 * accepted sweeps that projected the friction rows. */
+	int (*prepare)(void *state, const struct px_accel_host *host,
+		       uint64_t *every, char *err, size_t errlen);
+	/* Between sweeps. May replace host->lambda; must never leave it worse
+	 * by its merit than the iterate it was given. Never allocates, logs
+	 * or fails (a failed inner solve is a flag in res). */
+	void (*step)(void *state, const struct px_accel_host *host,
+		     struct px_accel_result *res);
+	/* May be NULL. Once, when a solve ends without converging: may put
+	 * back the best iterate it saw during the solve (002 sec. 4.3's
+	 * fallback), with res as for step. */
+	void (*finish)(void *state, const struct px_accel_host *host,
+		       struct px_accel_result *res);
+	/* May be NULL. One line about the last solve into buf (len bytes
+	 * with the NUL); "" when there is nothing to say. */
 	void (*describe)(const void *state, char *buf, size_t len);
 };
 

@@ -24,7 +24,19 @@
  * configured friction set with unit r, ||lambda - prox(lambda - v)||_2 /
  * max(||b||, ||lambda||, ||v||), and reports convergence only if it is at
  * most check_tol; otherwise it stops with check_failed set. fc3d is itself
- * such a residual and needs no certificate. */
+ * such a residual and needs no certificate.
+ *
+ * Accelerator (optional, [accelerator] in the config, plugin ABI 1.3):
+ * after every `every` accepted sweeps that projected the friction rows (the
+ * plugin's prepare sets `every`), and only when that sweep did not end the
+ * solve, the driver calls its step, which may replace lambda. Its products
+ * with A are counted (one product = one sweep equivalent). When it replaced
+ * lambda the driver recomputes the body velocities, restarts back-tracking
+ * (the next sweep is compared with nothing), and with a merit other than
+ * delta evaluates the stop test at the new lambda, which may end the solve.
+ * A solve that ends without converging calls the plugin's finish, which may
+ * put back the best iterate it saw. Without an accelerator nothing of this
+ * runs and every iterate is bit for bit what it was before. */
 #ifndef PROXIMA_SOLVER_H
 #define PROXIMA_SOLVER_H
 
@@ -49,6 +61,21 @@ struct px_sweep_record {
 	int accepted;    /* 0: rejected and rolled back */
 };
 
+/* One call of the accelerator. */
+struct px_accel_record {
+	uint64_t after_sweep; /* rep->sweeps when it ran */
+	uint64_t products;    /* products with A it made (sweep equivalents) */
+	uint64_t inner;       /* its inner iterations (e.g. CG) */
+	uint32_t substeps;    /* its inner steps (e.g. subspace solves) */
+	uint32_t flags;       /* PX_ACCEL_* (plugin.h) */
+	int replaced;         /* lambda was replaced */
+	int finish;           /* 1: the end-of-solve call (finish) */
+	double merit_in, merit_last, merit_out; /* the plugin's merit */
+	double merit;         /* the stop test's merit after it (NAN when
+				 lambda was not replaced or merit = delta) */
+	double seconds;       /* its wall time */
+};
+
 struct px_report {
 	uint64_t sweeps;   /* all sweeps run, rejected ones included */
 	uint64_t rejected; /* sweeps rolled back by the rfactor plugin */
@@ -66,6 +93,19 @@ struct px_report {
 				   scheduler prepare (e.g. a coloring) */
 	struct px_sweep_record *history; /* one per sweep; free with px_report_free */
 	size_t n_history;
+	/* The accelerator's calls (all zero without one). */
+	uint64_t accel_steps;    /* calls of step */
+	uint64_t accel_replaced; /* of them, calls that replaced lambda */
+	uint64_t accel_products; /* products with A in step and finish: the
+				    accelerator's work in sweep equivalents */
+	uint64_t accel_substeps; /* inner steps (subspace solves) */
+	uint64_t accel_inner;    /* inner iterations (CG) */
+	uint64_t accel_not_spd;  /* calls that met a non-SPD reduced system */
+	uint64_t accel_fallbacks; /* calls that returned an earlier iterate */
+	int accel_restored;      /* finish put back an earlier iterate */
+	double accel_seconds;    /* wall time in step and finish */
+	struct px_accel_record *accel; /* one per call, free with px_report_free */
+	size_t n_accel;
 };
 
 /* Solve p with cfg's settings and plugins. lambda (n_contacts * bs) holds
@@ -80,6 +120,11 @@ void px_report_free(struct px_report *rep);
  * terminated). Returns 1, or 0 with buf = "" when the scheduler has
  * nothing to say or no describe operation (plugin ABI older than 1.2). */
 int px_scheduler_describe(const struct px_config *cfg, char *buf, size_t len);
+
+/* One line from cfg's accelerator about its last solve into buf (len
+ * bytes, NUL terminated). Returns 1, or 0 with buf = "" when there is no
+ * accelerator or it has nothing to say. */
+int px_accelerator_describe(const struct px_config *cfg, char *buf, size_t len);
 
 /* Siconos's fc3d_compute_error (problems README sec. 3.2) on the (n, s, t)
  * rows: ||F(r)||_2 / max(||q||_2, ||r||_2, ||W r + q||_2), with ||F(r)||_2

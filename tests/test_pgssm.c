@@ -1,0 +1,469 @@
+/* The accelerator kind and its plugin pgssm (002, PGS subspace
+ * minimization): a call never leaves a worse iterate than it was given
+ * (recomputed here, not taken from the plugin), on 002's test cases it
+ * reaches what PGS does not at equal work, indefinite reduced systems are
+ * detected and dropped, config errors are exact, and without an
+ * accelerator the solve is bit for bit what it was before ABI 1.3. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../bench/scene.h"
+#include "../bench/stack.h"
+#include "helpers.h"
+
+#define SOLVER "[solver]\nmax_sweeps = %d\nmerit = %s\nabs_tol = %g\n" \
+	       "[friction]\nplugin = %s\n[rfactor]\nplugin = local\nnu = 1\n"
+
+/* Solve p from lambda (warm start, or 0 when zero) with the text's config;
+ * the report stays for the caller to free. */
+static void solve(const struct px_problem *p, const char *text,
+		  double *lambda, int zero, struct px_report *rep)
+{
+	struct px_config *cfg = config_from_text(text);
+	struct px_error err = {0};
+
+	if (zero)
+		memset(lambda, 0,
+		       px_problem_n_contacts(p) * 3 * sizeof *lambda);
+	cr_assert_eq(px_solve(p, cfg, lambda, rep, &err), PX_OK, "%s", err.msg);
+	px_config_free(cfg);
+}
+
+/* The plugin's merit, recomputed for the disc set: ||lambda - prox(lambda
+ * - (A lambda + b))||_2 with unit r. */
+static double natural_disc(const struct px_problem *p, const double *x)
+{
+	const size_t n = px_problem_n_contacts(p);
+	const struct px_friction_params *fr = px_problem_friction_const(p);
+	double *v = malloc(3 * n * sizeof *v), sum = 0.0;
+
+	cr_assert_not_null(v);
+	px_problem_apply(p, x, v, 1);
+	for (size_t k = 0; k < n; k++) {
+		double z[3], radius, len;
+
+		for (int i = 0; i < 3; i++)
+			z[i] = x[3 * k + i] - v[3 * k + i];
+		z[0] = fmax(z[0], 0.0);
+		radius = fr[k].mu * z[0];
+		len = hypot(z[1], z[2]);
+		if (len > radius && len > 0.0) {
+			z[1] = z[1] / len * radius;
+			z[2] = z[2] / len * radius;
+		}
+		for (int i = 0; i < 3; i++)
+			sum += (x[3 * k + i] - z[i]) * (x[3 * k + i] - z[i]);
+	}
+	free(v);
+	return sqrt(sum);
+}
+
+/* 002's test cases and a box column, as built in code. */
+enum { HEAVY, SLIDING, INCLINE, N_CASES };
+
+static struct px_problem *test_case(int which)
+{
+	struct px_problem *p = NULL;
+	int rc = which == HEAVY	    ? scene_heavy_on_light(1000.0, 0.5,
+							   PX_FORM_FACTORIZED, &p, NULL)
+		 : which == SLIDING ? stack_problem_create(5, 0.5, 0.1,
+							   PX_FORM_FACTORIZED, &p, NULL)
+				    : scene_incline(3, 20.0, 0.5, PX_FORM_RIGID,
+						    &p, NULL);
+
+	cr_assert_eq(rc, PX_OK);
+	return p;
+}
+
+/* Every call returns the best iterate it saw: its merit is at most that of
+ * the iterate it was given and of the last one it tried, and it replaces
+ * lambda only when strictly better; the end of the solve puts back the
+ * best iterate of the solve. The last two are recomputed from lambda. */
+Test(pgssm, never_returns_a_worse_iterate)
+{
+	int fallbacks = 0;
+
+	for (int c = 0; c < N_CASES; c++) {
+		struct px_problem *p = test_case(c);
+		const size_t m = 3 * px_problem_n_contacts(p);
+		double *sm = malloc(m * sizeof *sm), *pgs = malloc(m * sizeof *pgs);
+		double best = HUGE_VAL;
+		struct px_report rep;
+		char text[512];
+
+		cr_assert(sm && pgs);
+		/* 60 sweeps: calls after 25 and 50, then finish at 60 */
+		snprintf(text, sizeof text,
+			 SOLVER "[accelerator]\nplugin = pgssm\nbackoff = no\n", 60,
+			 "fc3d", 1e-300, "disc");
+		solve(p, text, sm, 1, &rep);
+		cr_assert_eq(rep.sweeps, 60);
+		cr_assert_eq(rep.accel_steps, 2);
+		cr_assert_eq(rep.n_accel, 3, "two calls and finish");
+		for (size_t i = 0; i < rep.n_accel; i++) {
+			const struct px_accel_record *a = &rep.accel[i];
+
+			cr_assert_eq(a->finish, i == 2);
+			cr_assert_eq(a->after_sweep, i == 0 ? 25u : i == 1 ? 50u : 60u);
+			cr_assert_leq(a->merit_out, a->merit_in, "case %d call %zu", c, i);
+			if (a->substeps) /* else it tried nothing: NAN */
+				cr_assert_leq(a->merit_out, a->merit_last);
+			cr_assert_eq(a->replaced, a->merit_out < a->merit_in);
+			if (a->merit_last > a->merit_out) {
+				cr_assert(a->flags & PX_ACCEL_FALLBACK);
+				fallbacks++;
+			}
+			cr_assert_gt(a->products, 0);
+			best = fmin(best, fmin(a->merit_in, a->merit_out));
+		}
+		/* the end of the solve: the best iterate seen */
+		cr_assert_leq(natural_disc(p, sm), best * (1 + 1e-12),
+			      "case %d: %g > %g", c, natural_disc(p, sm), best);
+		cr_assert_eq(rep.accel_restored, rep.accel[2].replaced);
+		px_report_free(&rep);
+
+		/* one call after 25 sweeps, then finish: what it returns is no
+		 * worse than the 25 PGS sweeps it was given */
+		snprintf(text, sizeof text, SOLVER, 25, "delta", 0.0, "disc");
+		solve(p, text, pgs, 1, &rep);
+		px_report_free(&rep);
+		snprintf(text, sizeof text,
+			 SOLVER "[accelerator]\nplugin = pgssm\n", 25, "delta", 0.0,
+			 "disc");
+		solve(p, text, sm, 1, &rep);
+		cr_assert_eq(rep.accel_steps, 1);
+		cr_assert_leq(natural_disc(p, sm), natural_disc(p, pgs));
+		cr_log_info("case %d: natural residual after 25 PGS sweeps %.3e, after the subspace steps %.3e (%llu products)",
+			    c, natural_disc(p, pgs), natural_disc(p, sm),
+			    (unsigned long long)rep.accel_products);
+		px_report_free(&rep);
+		free(sm);
+		free(pgs);
+		px_problem_destroy(p);
+	}
+	cr_assert_gt(fallbacks, 0, "no call fell back: the property was not exercised");
+}
+
+/* 002 sec. 5: on small configurations PGS-SM reaches what PGS does not.
+ * PGS-SM to an fc3d error of 1e-12; then PGS with as many sweeps as
+ * PGS-SM's sweeps plus its products with A (sweep equivalents). */
+Test(pgssm, beats_pgs_at_equal_work)
+{
+	static const char *const friction[] = {"disc", "box"};
+	static const char *const merit[] = {"fc3d", "minmap"};
+	/* minmap is 1/2 |H|^2: 1e-24 is |H| ~ 1e-12. "Clearly worse": PGS
+	 * stays at least 1e4 times (|H|: 1e2 times) above. */
+	static const double tol[] = {1e-12, 1e-24}, pgs_worse[] = {1e-8, 1e-20};
+
+	for (int c = 0; c < 2; c++)
+		for (int f = 0; f < 2; f++) {
+			struct px_problem *p = test_case(c);
+			const size_t m = 3 * px_problem_n_contacts(p);
+			double *x = malloc(m * sizeof *x);
+			struct px_report rep;
+			uint64_t work;
+			char text[512];
+
+			cr_assert_not_null(x);
+			snprintf(text, sizeof text,
+				 SOLVER "[accelerator]\nplugin = pgssm\n", 2000,
+				 merit[f], tol[f], friction[f]);
+			solve(p, text, x, 1, &rep);
+			cr_assert(rep.converged, "case %d %s: %s %g after %llu sweeps",
+				  c, friction[f], merit[f], rep.merit,
+				  (unsigned long long)rep.sweeps);
+			if (f == 0)
+				cr_assert_lt(px_merit_fc3d(p, x, NULL), 1e-12);
+			work = rep.sweeps + rep.accel_products;
+			cr_log_info("case %d %s: PGS-SM %s %.3e after %llu sweeps + %llu products",
+				    c, friction[f], merit[f], rep.merit,
+				    (unsigned long long)rep.sweeps,
+				    (unsigned long long)rep.accel_products);
+			px_report_free(&rep);
+			snprintf(text, sizeof text, SOLVER, (int)work, merit[f],
+				 tol[f], friction[f]);
+			solve(p, text, x, 1, &rep);
+			cr_assert_not(rep.converged);
+			cr_assert_gt(rep.merit, pgs_worse[f],
+				     "case %d %s: PGS reached %g in %llu sweeps",
+				     c, friction[f], rep.merit,
+				     (unsigned long long)work);
+			cr_log_info("case %d %s: PGS %s %.3e after %llu sweeps",
+				    c, friction[f], merit[f], rep.merit,
+				    (unsigned long long)work);
+			px_report_free(&rep);
+			free(x);
+			px_problem_destroy(p);
+		}
+}
+
+/* An assembled problem of n contacts from dense 3x3 blocks (row-major,
+ * n x n of them, zero blocks left out), mu = 1, and b = -A lambda_star. */
+static struct px_problem *dense_problem(size_t n, const double *blocks,
+					const double *lambda_star)
+{
+	size_t rowptr[3] = {0}, q = 0;
+	uint32_t cols[4];
+	double bl[36], *b;
+	struct px_problem *p;
+
+	cr_assert_leq(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			const double *blk = blocks + 9 * (i * n + j);
+			int any = 0;
+
+			for (int e = 0; e < 9; e++)
+				any |= blk[e] != 0.0;
+			if (!any)
+				continue;
+			cols[q] = (uint32_t)j;
+			memcpy(bl + 9 * q, blk, 9 * sizeof *bl);
+			q++;
+		}
+		rowptr[i + 1] = q;
+	}
+	cr_assert_eq(px_problem_create(n, 3, &p, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, bl, NULL), PX_OK);
+	for (size_t k = 0; k < n; k++)
+		px_problem_friction(p)[k] = (struct px_friction_params){1, 1, 1, 0};
+	b = px_problem_b(p);
+	px_problem_apply(p, lambda_star, b, 0);
+	for (size_t i = 0; i < 3 * n; i++)
+		b[i] = -b[i];
+	return p;
+}
+
+/* One sweep from the warm start, then one call; its reduced system is
+ * indefinite: the call is flagged and leaves lambda as the sweep did. */
+static void expect_indefinite(const struct px_problem *p, const double *warm,
+			      const char *precond)
+{
+	const size_t m = 3 * px_problem_n_contacts(p);
+	double *x = malloc(m * sizeof *x), *ref = malloc(m * sizeof *ref);
+	struct px_report rep;
+	char text[512];
+
+	cr_assert(x && ref);
+	snprintf(text, sizeof text, SOLVER, 1, "delta", 1e-10, "disc");
+	memcpy(ref, warm, m * sizeof *ref);
+	solve(p, text, ref, 0, &rep);
+	px_report_free(&rep);
+	snprintf(text, sizeof text,
+		 SOLVER "[accelerator]\nplugin = pgssm\nk_pgs = 1\nprecond = %s\n",
+		 1, "delta", 1e-10, "disc", precond);
+	memcpy(x, warm, m * sizeof *x);
+	solve(p, text, x, 0, &rep);
+	cr_assert_eq(rep.accel_steps, 1);
+	cr_assert_eq(rep.accel_not_spd, 1);
+	cr_assert(rep.accel[0].flags & PX_ACCEL_NOT_SPD);
+	cr_assert_not(rep.accel[0].replaced);
+	cr_assert_eq(rep.accel[0].substeps, 0, "the step was dropped");
+	cr_assert_not(rep.accel_restored);
+	cr_assert_arr_eq(x, ref, m * sizeof *x, "lambda is the sweep's");
+	px_report_free(&rep);
+	free(x);
+	free(ref);
+}
+
+/* A contact whose diagonal block is indefinite in its friction rows
+ * (eigenvalues 3 and -1), sticking: the preconditioner's Cholesky of that
+ * block fails, whatever the preconditioner. */
+Test(pgssm, indefinite_diagonal_block_is_detected)
+{
+	static const double a[9] = {1, 0, 0, 0, 1, 2, 0, 2, 1};
+	static const double star[3] = {1, 0.1, 0.1}, warm[3] = {1, 0.11, 0.1};
+	struct px_problem *p = dense_problem(1, a, star);
+
+	expect_indefinite(p, warm, "block");
+	expect_indefinite(p, warm, "none");
+	px_problem_destroy(p);
+}
+
+/* Two contacts with positive definite diagonal blocks coupled by 2 I:
+ * A = [[I, 2I], [2I, I]] has eigenvalues 3 and -1. Every row is free;
+ * CG meets the negative curvature at its second iteration. */
+Test(pgssm, indefinite_coupling_is_detected_by_cg)
+{
+	static const double a[36] = {
+		1, 0, 0, 0, 1, 0, 0, 0, 1, 2, 0, 0, 0, 2, 0, 0, 0, 2,
+		2, 0, 0, 0, 2, 0, 0, 0, 2, 1, 0, 0, 0, 1, 0, 0, 0, 1,
+	};
+	static const double star[6] = {1, 0.1, 0.1, 1, 0.1, 0.1};
+	static const double warm[6] = {1, 0.1, 0.1, 1, 0.11, 0.1};
+	struct px_problem *p = dense_problem(2, a, star);
+
+	expect_indefinite(p, warm, "block");
+	expect_indefinite(p, warm, "none");
+	px_problem_destroy(p);
+}
+
+static char path[64];
+
+static void refused(const char *text, int code, const char *fmt)
+{
+	struct px_config *cfg = (void *)1;
+	struct px_error err = {0};
+	char want[2048];
+
+	write_temp_ini(text, path, sizeof path);
+	snprintf(want, sizeof want, fmt, path, getenv("PROXIMA_PLUGIN_PATH"),
+		 px_plugin_dir());
+	cr_assert_eq(px_config_read(path, &cfg, &err), code, "%s", err.msg);
+	cr_assert_null(cfg);
+	cr_assert_str_eq(err.msg, want);
+	unlink(path);
+}
+
+Test(pgssm, config_errors_name_file_section_and_key)
+{
+	refused("[accelerator]\nplugin = pgssm\nk_pgs = 0\n", PX_ERR_CONFIG,
+		"%s:3: [accelerator] k_pgs: '0' is out of range [1, 1000000000]");
+	refused("[accelerator]\nplugin = pgssm\nk_pgs = often\n", PX_ERR_CONFIG,
+		"%s:3: [accelerator] k_pgs: 'often' is not an integer");
+	refused("[accelerator]\nplugin = pgssm\nkpgs = 25\n", PX_ERR_CONFIG,
+		"%s:3: [accelerator] kpgs: unknown key for accelerator plugin 'pgssm' (known keys: k_pgs, k_sm, cg_tol, cg_max, gamma, regularize, backoff, precond)");
+	refused("[accelerator]\nplugin = pgssm\nprecond = ilu\n", PX_ERR_CONFIG,
+		"%s:3: [accelerator] precond: 'ilu' is not one of block|none");
+	refused("[accelerator]\nplugin = none\nk_pgs = 25\n", PX_ERR_CONFIG,
+		"%s:3: [accelerator] k_pgs: unknown key for accelerator 'none' (no accelerator) (known keys: none)");
+	refused("[accelerator]\nk_pgs = 25\n", PX_ERR_CONFIG,
+		"%s:1: [accelerator] has no 'plugin = NAME' key");
+	refused("[accelerator]\nplugin = pgssm\nplugin = none\n", PX_ERR_CONFIG,
+		"%s:3: [accelerator] plugin: set twice (first on line 2)");
+	refused("\n[accelerator]\nplugin = cg\n", PX_ERR_PLUGIN,
+		"%s:3: [accelerator] plugin: accelerator plugin 'cg' not found: no accelerator_cg.so in %s:%s");
+}
+
+Test(pgssm, none_and_absent_mean_no_plugin)
+{
+	struct px_error err = {0};
+	struct px_config *c = config_from_text("[solver]\nmax_sweeps = 3\n");
+
+	cr_assert_null(px_config_plugin(c, PX_KIND_ACCELERATOR));
+	px_config_free(c);
+	c = config_from_text("[accelerator]\nplugin = none\n");
+	cr_assert_null(px_config_plugin(c, PX_KIND_ACCELERATOR));
+	px_config_free(c);
+	c = config_from_text("[accelerator]\nplugin = pgssm\nk_pgs = 7\n");
+	cr_assert_str_eq(px_plugin_header(px_config_plugin(c, PX_KIND_ACCELERATOR))->name,
+			 "pgssm");
+	px_config_free(c);
+	/* the shipped example config */
+	cr_assert_eq(px_config_read(PX_TEST_SRCDIR "/conf/pgssm.ini", &c, &err),
+		     PX_OK, "%s", err.msg);
+	cr_assert_not_null(px_config_plugin(c, PX_KIND_ACCELERATOR));
+	px_config_free(c);
+}
+
+/* FNV-1a of lambda's bytes. */
+static uint64_t hash(const double *x, size_t m)
+{
+	const unsigned char *b = (const void *)x;
+	uint64_t h = 1469598103934665603u;
+
+	for (size_t i = 0; i < m * sizeof *x; i++) {
+		h ^= b[i];
+		h *= 1099511628211u;
+	}
+	return h;
+}
+
+/* Without an accelerator (no section, or plugin = none) the solve is the
+ * one before plugin ABI 1.3, bit for bit: the hashes of lambda were
+ * recorded with the build before issue 9 (commit 3839914) on a column of 8
+ * boxes sliding at 0.1 m/s. A deliberate change of the iteration must
+ * update them; anything else that moves them is a bug. */
+Test(pgssm, no_accelerator_is_bit_for_bit_the_solve_before)
+{
+	static const struct {
+		const char *text;
+		uint64_t sweeps, hash;
+	} runs[] = {
+		{"[solver]\nmax_sweeps = 150\n", 150, 0xceeab72b46c34ee1u},
+		{"[solver]\nmax_sweeps = 150\nmerit = fc3d\nabs_tol = 0\n"
+		 "[friction]\nplugin = box\n[rfactor]\nplugin = local\nnu = 0.9\n",
+		 150, 0xf92511f1d849099au},
+	};
+	struct px_problem *p;
+
+	cr_assert_eq(stack_problem_create(8, 0.5, 0.1, PX_FORM_FACTORIZED, &p,
+					  NULL),
+		     PX_OK);
+	for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+		const size_t m = 3 * px_problem_n_contacts(p);
+		double *x = malloc(m * sizeof *x), *y = malloc(m * sizeof *y);
+		struct px_report rx, ry;
+		char text[512];
+
+		cr_assert(x && y);
+		solve(p, runs[r].text, x, 1, &rx);
+		snprintf(text, sizeof text, "%s[accelerator]\nplugin = none\n",
+			 runs[r].text);
+		solve(p, text, y, 1, &ry);
+		cr_assert_eq(rx.sweeps, runs[r].sweeps);
+		cr_assert_eq(hash(x, m), runs[r].hash, "run %zu: %016llx", r,
+			     (unsigned long long)hash(x, m));
+		cr_assert_arr_eq(x, y, m * sizeof *x);
+		cr_assert_eq(rx.n_history, ry.n_history);
+		for (size_t i = 0; i < rx.n_history; i++)
+			cr_assert_eq(memcmp(&rx.history[i].residual,
+					    &ry.history[i].residual,
+					    sizeof(double)),
+				     0);
+		cr_assert_eq(rx.accel_steps + rx.n_accel + rx.accel_products, 0);
+		cr_assert_null(rx.accel);
+		px_report_free(&rx);
+		px_report_free(&ry);
+		free(x);
+		free(y);
+	}
+	px_problem_destroy(p);
+}
+
+/* The report and the plugin's line agree on what was done. */
+Test(pgssm, report_and_describe)
+{
+	struct px_problem *p = test_case(HEAVY);
+	const size_t m = 3 * px_problem_n_contacts(p);
+	double *x = malloc(m * sizeof *x);
+	struct px_config *cfg;
+	struct px_report rep;
+	uint64_t products = 0, sub = 0, inner = 0;
+	char line[1024], want[256];
+
+	cr_assert_not_null(x);
+	memset(x, 0, m * sizeof *x);
+	cfg = config_from_text("[solver]\nmax_sweeps = 100\nmerit = fc3d\nabs_tol = 0\n"
+			       "[rfactor]\nplugin = local\nnu = 1\n"
+			       "[accelerator]\nplugin = pgssm\nk_pgs = 10\nk_sm = 3\nbackoff = no\n");
+	cr_assert_eq(px_solve(p, cfg, x, &rep, NULL), PX_OK);
+	cr_assert_eq(rep.accel_steps, 10, "%llu calls, %llu sweeps, merit %g",
+		     (unsigned long long)rep.accel_steps,
+		     (unsigned long long)rep.sweeps, rep.merit);
+	for (size_t i = 0; i < rep.n_accel; i++) {
+		products += rep.accel[i].products;
+		sub += rep.accel[i].substeps;
+		inner += rep.accel[i].inner;
+		cr_assert_leq(rep.accel[i].substeps, 3);
+		/* one product for the merit at entry, then per substep the CG
+		 * iterations and one for the trial's merit */
+		if (!rep.accel[i].finish)
+			cr_assert_eq(rep.accel[i].products,
+				     1 + rep.accel[i].inner + rep.accel[i].substeps);
+	}
+	cr_assert_eq(products, rep.accel_products);
+	cr_assert_eq(sub, rep.accel_substeps);
+	cr_assert_eq(inner, rep.accel_inner);
+	cr_assert(px_accelerator_describe(cfg, line, sizeof line));
+	snprintf(want, sizeof want,
+		 "k_pgs 10, k_sm 3: 10 calls ran (0 skipped backing off), %llu subspace steps, %llu CG iterations;",
+		 (unsigned long long)sub, (unsigned long long)inner);
+	cr_assert(strncmp(line, want, strlen(want)) == 0, "%s\nwant %s", line, want);
+	px_report_free(&rep);
+	px_config_free(cfg);
+	free(x);
+	px_problem_destroy(p);
+}
