@@ -13,12 +13,13 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench/world SCENE.ini [--name NAME] [--steps S] [--warmup W] [--iterations I] [--threads T] [--csv FILE]\n");
+	fprintf(stderr, "usage: bench/world SCENE.ini [--name NAME] [--steps S] [--warmup W] [--iterations I] [--threads T] [--friction NAME] [--ordering NAME] [--csv FILE]\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *scene = NULL, *name = NULL, *csv_path = NULL;
+	const char *friction = "disc", *ordering = "identity";
 	unsigned long steps = 0, iters = 10, threads = 1, warmup = 0;
 	size_t contacts_first = 0;
 	double *z0 = NULL, max_drop = 0.0;
@@ -45,6 +46,10 @@ int main(int argc, char **argv)
 			threads = strtoul(argv[++i], NULL, 10);
 		else if (i + 1 < argc && strcmp(argv[i], "--name") == 0)
 			name = argv[++i];
+		else if (i + 1 < argc && strcmp(argv[i], "--friction") == 0)
+			friction = argv[++i];
+		else if (i + 1 < argc && strcmp(argv[i], "--ordering") == 0)
+			ordering = argv[++i];
 		else if (i + 1 < argc && strcmp(argv[i], "--csv") == 0)
 			csv_path = argv[++i];
 		else if (!scene && argv[i][0] != '-')
@@ -61,9 +66,10 @@ int main(int argc, char **argv)
 	/* exactly `iters` sweeps per step: a tolerance that is never met */
 	snprintf(text, sizeof text,
 		 "[solver]\nmax_sweeps = %lu\nabs_tol = 0\nrel_tol = 0\n"
+		 "[friction]\nplugin = %s\n[ordering]\nplugin = %s\n"
 		 "[rfactor]\nplugin = local\nnu = 1\n"
 		 "[scheduler]\nplugin = %s\n%s",
-		 iters, threads > 1 ? "colored" : "sequential",
+		 iters, friction, ordering, threads > 1 ? "colored" : "sequential",
 		 threads > 1 ? "threads = " : "");
 	if (threads > 1)
 		snprintf(text + strlen(text), sizeof text - strlen(text),
