@@ -4,7 +4,7 @@
  *   bench/collide [N [REPEATS]]      (defaults 40 and 5)
  *
  * One untimed call warms the buffers up, then REPEATS calls of the broad
- * phase alone and of sim_collide_all are timed; the median of each is
+ * phase alone and of px_collide_all are timed; the median of each is
  * printed with the counts of bodies, candidate pairs and contacts (the
  * lattice has 3N^2(N-1) + N^2). */
 #include <stdio.h>
@@ -29,7 +29,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void init(struct sim_body *b, enum sim_shape_kind kind, double x,
+static void init(struct px_body *b, enum px_shape_kind kind, double x,
 		 double y, double z)
 {
 	memset(b, 0, sizeof *b);
@@ -46,26 +46,26 @@ int main(int argc, char **argv)
 	const int nn = argc > 1 ? atoi(argv[1]) : 40;
 	const int reps = argc > 2 ? atoi(argv[2]) : 5;
 	const size_t n = 1 + (size_t)nn * nn * nn;
-	struct sim_body *b = malloc(n * sizeof *b);
-	struct sim_broadphase *bp = sim_broadphase_create();
+	struct px_body *b = malloc(n * sizeof *b);
+	struct px_broadphase *bp = px_broadphase_create();
 	double *tb = malloc((size_t)(reps > 0 ? reps : 1) * sizeof *tb);
 	double *ta = malloc((size_t)(reps > 0 ? reps : 1) * sizeof *ta);
-	struct sim_contact *c = NULL;
-	const struct sim_pair *pairs;
+	struct px_contact *c = NULL;
+	const struct px_pair *pairs;
 	size_t m = 0, n_c = 0, cap = 0, n_pairs = 0;
 
 	if (nn < 1 || reps < 1 || !b || !bp || !tb || !ta) {
 		fprintf(stderr, "usage: bench/collide [N [REPEATS]]\n");
 		return 1;
 	}
-	init(&b[m], SIM_BOX, nn - 1, nn - 1, -1);
+	init(&b[m], PX_BOX, nn - 1, nn - 1, -1);
 	b[m].shape.half[0] = b[m].shape.half[1] = nn + 10;
 	b[m].shape.half[2] = 1;
 	b[m++].is_static = 1;
 	for (int k = 0; k < nn; k++)
 		for (int j = 0; j < nn; j++)
 			for (int i = 0; i < nn; i++) {
-				init(&b[m], SIM_SPHERE, 2 * i, 2 * j,
+				init(&b[m], PX_SPHERE, 2 * i, 2 * j,
 				     1 + 2 * k);
 				b[m].shape.radius = 1.0;
 				b[m].mass = 1.0;
@@ -74,16 +74,16 @@ int main(int argc, char **argv)
 				m++;
 			}
 
-	if (sim_collide_all(bp, b, n, 1e-3, &c, &n_c, &cap))
+	if (px_collide_all(bp, b, n, 1e-3, &c, &n_c, &cap))
 		return 1;
 	for (int r = 0; r < reps; r++) {
 		double t0 = now();
 
-		if (sim_broadphase_pairs(bp, b, n, 1e-3, &pairs, &n_pairs))
+		if (px_broadphase_pairs(bp, b, n, 1e-3, &pairs, &n_pairs))
 			return 1;
 		tb[r] = now() - t0;
 		t0 = now();
-		if (sim_collide_all(bp, b, n, 1e-3, &c, &n_c, &cap))
+		if (px_collide_all(bp, b, n, 1e-3, &c, &n_c, &cap))
 			return 1;
 		ta[r] = now() - t0;
 	}
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 	       "(%.0f ns per contact)\n",
 	       reps, 1e3 * tb[reps / 2], 1e3 * ta[reps / 2],
 	       1e9 * ta[reps / 2] / (double)(n_c ? n_c : 1));
-	sim_broadphase_destroy(bp);
+	px_broadphase_destroy(bp);
 	free(c);
 	free(b);
 	free(tb);

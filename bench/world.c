@@ -23,12 +23,12 @@ int main(int argc, char **argv)
 	unsigned long steps = 0, iters = 10, threads = 1, warmup = 0;
 	size_t contacts_first = 0;
 	double *z0 = NULL, max_drop = 0.0;
-	struct sim_settings s;
-	struct sim_body *bodies = NULL;
-	struct sim_world *w = NULL;
+	struct px_world_settings s;
+	struct px_body *bodies = NULL;
+	struct px_world *w = NULL;
 	struct px_config *cfg = NULL;
 	struct px_error err = {0};
-	struct sim_step_stats st;
+	struct px_step_stats st;
 	double collide = 0, build = 0, solve = 0, total = 0, contacts = 0,
 	       work = 0;
 	size_t n_bodies = 0;
@@ -75,11 +75,11 @@ int main(int argc, char **argv)
 		snprintf(text + strlen(text), sizeof text - strlen(text),
 			 "%lu\n", threads);
 	if (bench_config(text, &cfg, &err) ||
-	    sim_scene_read(scene, &s, &bodies, &n_bodies, &err) ||
-	    sim_world_create(&s, &w, &err))
+	    px_scene_read(scene, &s, &bodies, &n_bodies, &err) ||
+	    px_world_create(&s, &w, &err))
 		goto fail;
 	for (size_t i = 0; i < n_bodies; i++)
-		if (sim_world_add_body(w, bodies + i, NULL, &err))
+		if (px_world_add_body(w, bodies + i, NULL, &err))
 			goto fail;
 	if (!steps)
 		steps = s.steps;
@@ -102,12 +102,12 @@ int main(int argc, char **argv)
 		fprintf(csv, "step,contacts,collide_s,build_s,solve_s,total_s\n");
 	}
 	for (unsigned long i = 0; i < steps; i++) {
-		if (sim_world_step(w, cfg, &st, &err))
+		if (px_world_step(w, cfg, &st, &err))
 			goto fail;
 		if (i == 0)
 			contacts_first = st.contacts;
 		for (size_t k = 0; k < n_bodies; k++) {
-			const double drop = z0[k] - sim_world_bodies(w)[k].x[2];
+			const double drop = z0[k] - px_world_bodies(w)[k].x[2];
 
 			max_drop = drop > max_drop ? drop : max_drop;
 		}
@@ -126,8 +126,8 @@ int main(int argc, char **argv)
 		work += (double)st.contacts * (double)st.sweeps;
 	}
 	{
-		const struct sim_body *b = sim_world_bodies(w);
-		const struct sim_body *top = b + n_bodies - 1;
+		const struct px_body *b = px_world_bodies(w);
+		const struct px_body *top = b + n_bodies - 1;
 		const double m = (double)(steps - warmup);
 
 		name = name ? name : scene;
@@ -155,7 +155,7 @@ out:
 	if (csv)
 		fclose(csv);
 	free(z0);
-	sim_world_destroy(w);
+	px_world_destroy(w);
 	free(bodies);
 	px_config_free(cfg);
 	return err.code ? 1 : 0;

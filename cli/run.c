@@ -37,7 +37,7 @@ static void csv_header(FILE *f)
 		   "potential,max_depth\n");
 }
 
-static void csv_row(FILE *f, const struct sim_step_stats *s)
+static void csv_row(FILE *f, const struct px_step_stats *s)
 {
 	fprintf(f, "%llu,%.9g,%zu,%zu,%llu,%.6e,%d,%.6e,%.6e,%.6e,%.6e,%.6e,"
 		   "%.12g,%.12g,%.6e\n",
@@ -51,7 +51,7 @@ static void csv_row(FILE *f, const struct sim_step_stats *s)
 /* Frame i of the VTK output: DIR/frame_NNNNNN.vtp, its name kept for the
  * .pvd index (relative to DIR). */
 static int vtk_frame(const char *dir, unsigned long long i,
-		     const struct sim_world *w, char ***names, double **times,
+		     const struct px_world *w, char ***names, double **times,
 		     size_t *n, struct px_error *err)
 {
 	char path[4096], name[64];
@@ -67,25 +67,25 @@ static int vtk_frame(const char *dir, unsigned long long i,
 	*times = nt;
 	snprintf(name, sizeof name, "frame_%06llu.vtp", i);
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	if (sim_vtk_write_frame(path, sim_world_bodies(w),
-				sim_world_n_bodies(w), err))
+	if (px_vtk_write_frame(path, px_world_bodies(w),
+				px_world_n_bodies(w), err))
 		return err->code;
 	nn[*n] = strdup(name);
 	if (!nn[*n])
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-	nt[*n] = (double)i * sim_world_settings(w)->dt;
+	nt[*n] = (double)i * px_world_settings(w)->dt;
 	(*n)++;
 	return PX_OK;
 }
 
 static int simulate(const struct run_opts *o)
 {
-	struct sim_settings s;
-	struct sim_body *bodies = NULL;
-	struct sim_world *w = NULL;
+	struct px_world_settings s;
+	struct px_body *bodies = NULL;
+	struct px_world *w = NULL;
 	struct px_config *cfg = NULL;
 	struct px_error err = {0};
-	struct sim_step_stats st;
+	struct px_step_stats st;
 	FILE *csv = NULL;
 	char **names = NULL, path[4096];
 	double *times = NULL, e0, e1, max_depth = 0.0, seconds = 0.0,
@@ -96,16 +96,16 @@ static int simulate(const struct run_opts *o)
 	int status = EXIT_BAD_INPUT;
 
 	if (px_config_read(o->config, &cfg, &err) ||
-	    sim_scene_read(o->scene, &s, &bodies, &n_bodies, &err))
+	    px_scene_read(o->scene, &s, &bodies, &n_bodies, &err))
 		goto fail;
 	if (o->steps)
 		s.steps = o->steps;
 	if (o->cache >= 0)
 		s.warm_start = o->cache;
-	if (sim_world_create(&s, &w, &err))
+	if (px_world_create(&s, &w, &err))
 		goto fail;
 	for (size_t i = 0; i < n_bodies; i++)
-		if (sim_world_add_body(w, bodies + i, NULL, &err)) {
+		if (px_world_add_body(w, bodies + i, NULL, &err)) {
 			/* the reader checked every key: this is our bug */
 			fprintf(stderr, "proxima: %s: body %zu: %s\n", o->scene,
 				i, err.msg);
@@ -139,9 +139,9 @@ static int simulate(const struct run_opts *o)
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_ORDERING))->name,
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_RFACTOR))->name,
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_SCHEDULER))->name);
-	e0 = sim_world_kinetic_energy(w) + sim_world_potential_energy(w);
+	e0 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
 	for (unsigned long long i = 1; i <= s.steps; i++) {
-		if (sim_world_step(w, cfg, &st, &err)) {
+		if (px_world_step(w, cfg, &st, &err)) {
 			fprintf(stderr, "%sproxima: %s: step %llu: %s\n",
 				tty ? "\n" : "", o->scene, i, err.msg);
 			goto done;
@@ -170,11 +170,11 @@ static int simulate(const struct run_opts *o)
 		fputc('\n', stderr);
 	if (o->vtk) {
 		snprintf(path, sizeof path, "%s/frames.pvd", o->vtk);
-		if (sim_vtk_write_pvd(path, (const char *const *)names, times,
+		if (px_vtk_write_pvd(path, (const char *const *)names, times,
 				      n_frames, &err))
 			goto fail;
 	}
-	e1 = sim_world_kinetic_energy(w) + sim_world_potential_energy(w);
+	e1 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
 	printf("contacts    %.1f per step on average, at most %zu; deepest penetration %.3g m\n",
 	       s.steps ? (double)contacts / (double)s.steps : 0.0,
 	       max_contacts, max_depth);
@@ -203,7 +203,7 @@ done:
 		free(names[i]);
 	free(names);
 	free(times);
-	sim_world_destroy(w);
+	px_world_destroy(w);
 	free(bodies);
 	px_config_free(cfg);
 	return status;

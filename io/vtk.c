@@ -118,7 +118,7 @@ static void plane_mesh(const double *n, double *p, uint32_t *t, size_t *np,
 	static const double su[4] = {-1, 1, 1, -1}, sv[4] = {-1, -1, 1, 1};
 	const double a = fabs(n[0]) < 0.9 ? 1.0 : 0.0;
 	const double other[3] = {a, 1.0 - a, 0.0};
-	const double half = SIM_VTK_PLANE_SIZE / 2.0;
+	const double half = PX_VTK_PLANE_SIZE / 2.0;
 	double u[3], v[3], len;
 
 	v3_cross(n, other, u); /* u, v, n right-handed */
@@ -134,22 +134,22 @@ static void plane_mesh(const double *n, double *p, uint32_t *t, size_t *np,
 	*nt = 2;
 }
 
-void sim_vtk_body_mesh(const struct sim_body *b, double *points, uint32_t *tris,
+void px_vtk_body_mesh(const struct px_body *b, double *points, uint32_t *tris,
 		       size_t *n_points, size_t *n_tris)
 {
-	const struct sim_shape *s = &b->shape;
+	const struct px_shape *s = &b->shape;
 	double r[9];
 
 	switch (s->kind) {
-	case SIM_SPHERE:
+	case PX_SPHERE:
 		round_mesh(s->radius, 0.0, points, tris, n_points, n_tris);
 		break;
-	case SIM_CAPSULE:
+	case PX_CAPSULE:
 		round_mesh(s->radius, s->half_length, points, tris, n_points,
 			   n_tris);
 		break;
-	case SIM_BOX: box_mesh(s->half, points, tris, n_points, n_tris); break;
-	case SIM_PLANE: /* in world axes already */
+	case PX_BOX: box_mesh(s->half, points, tris, n_points, n_tris); break;
+	case PX_PLANE: /* in world axes already */
 		plane_mesh(s->normal, points, tris, n_points, n_tris);
 		for (size_t i = 0; i < *n_points; i++)
 			v3_axpy(points + 3 * i, 1.0, b->x, points + 3 * i);
@@ -165,7 +165,7 @@ void sim_vtk_body_mesh(const struct sim_body *b, double *points, uint32_t *tris,
 }
 
 /* How many points and triangles the bodies have. */
-static void count(const struct sim_body *bodies, size_t n, size_t *np,
+static void count(const struct px_body *bodies, size_t n, size_t *np,
 		  size_t *nt)
 {
 	static const size_t pts[4] = {2 + (STACKS - 1) * SLICES, 8,
@@ -191,11 +191,11 @@ static int finish(FILE *f, const char *path, struct px_error *err)
 	return PX_OK;
 }
 
-int sim_vtk_write_frame(const char *path, const struct sim_body *bodies,
+int px_vtk_write_frame(const char *path, const struct px_body *bodies,
 			size_t n, struct px_error *err)
 {
-	double p[3 * SIM_VTK_MAX_POINTS];
-	uint32_t t[3 * SIM_VTK_MAX_TRIS];
+	double p[3 * PX_VTK_MAX_POINTS];
+	uint32_t t[3 * PX_VTK_MAX_TRIS];
 	size_t np, nt, base = 0;
 	FILE *f = fopen(path, "w");
 
@@ -217,7 +217,7 @@ int sim_vtk_write_frame(const char *path, const struct sim_body *bodies,
 	for (size_t i = 0; i < n; i++) {
 		size_t bp, bt;
 
-		sim_vtk_body_mesh(&bodies[i], p, t, &bp, &bt);
+		px_vtk_body_mesh(&bodies[i], p, t, &bp, &bt);
 		for (size_t k = 0; k < bp; k++)
 			fprintf(f, "%.6g %.6g %.6g\n", p[3 * k], p[3 * k + 1],
 				p[3 * k + 2]);
@@ -250,7 +250,7 @@ int sim_vtk_write_frame(const char *path, const struct sim_body *bodies,
 	for (size_t i = 0; i < n; i++) {
 		size_t bp, bt;
 
-		sim_vtk_body_mesh(&bodies[i], p, t, &bp, &bt);
+		px_vtk_body_mesh(&bodies[i], p, t, &bp, &bt);
 		for (size_t k = 0; k < bt; k++)
 			fprintf(f, "%zu %zu %zu\n", base + t[3 * k],
 				base + t[3 * k + 1], base + t[3 * k + 2]);
@@ -278,7 +278,7 @@ static void put_attr(FILE *f, const char *s)
 		}
 }
 
-int sim_vtk_write_pvd(const char *path, const char *const *frame_files,
+int px_vtk_write_pvd(const char *path, const char *const *frame_files,
 		      const double *times, size_t n, struct px_error *err)
 {
 	FILE *f = fopen(path, "w");

@@ -32,25 +32,25 @@ struct entry {
 	uint32_t body;
 };
 
-struct sim_broadphase {
+struct px_broadphase {
 	struct aabb *box;
 	uint8_t *flag;
 	uint32_t *large;
 	struct entry *ent, *sorted;
 	size_t *start; /* bucket starts, n_buckets + 1 */
-	struct sim_pair *pairs, *tmp;
+	struct px_pair *pairs, *tmp;
 	size_t *count; /* per body, for sorting the pairs */
 	size_t box_cap, flag_cap, large_cap, ent_cap, sorted_cap, start_cap;
 	size_t pair_cap, tmp_cap, count_cap, n_pairs;
 	double sample[SAMPLE];
 };
 
-struct sim_broadphase *sim_broadphase_create(void)
+struct px_broadphase *px_broadphase_create(void)
 {
-	return calloc(1, sizeof(struct sim_broadphase));
+	return calloc(1, sizeof(struct px_broadphase));
 }
 
-void sim_broadphase_destroy(struct sim_broadphase *bp)
+void px_broadphase_destroy(struct px_broadphase *bp)
 {
 	if (!bp)
 		return;
@@ -83,23 +83,23 @@ static int grow(void *p, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
-static void body_aabb(const struct sim_body *b, double margin, struct aabb *o)
+static void body_aabb(const struct px_body *b, double margin, struct aabb *o)
 {
-	const struct sim_shape *s = &b->shape;
+	const struct px_shape *s = &b->shape;
 	double r[9], ext[3];
 
 	switch (s->kind) {
-	case SIM_SPHERE:
+	case PX_SPHERE:
 		ext[0] = ext[1] = ext[2] = s->radius;
 		break;
-	case SIM_BOX:
+	case PX_BOX:
 		quat_to_matrix(b->q, r);
 		for (int i = 0; i < 3; i++)
 			ext[i] = fabs(r[3 * i]) * s->half[0] +
 				 fabs(r[3 * i + 1]) * s->half[1] +
 				 fabs(r[3 * i + 2]) * s->half[2];
 		break;
-	case SIM_CAPSULE:
+	case PX_CAPSULE:
 		quat_to_matrix(b->q, r);
 		for (int i = 0; i < 3; i++)
 			ext[i] =
@@ -131,7 +131,7 @@ static int overlap(const struct aabb *a, const struct aabb *b)
 }
 
 /* The box reaches within margin of plane p's half-space. */
-static int below_plane(const struct sim_body *p, const struct aabb *a,
+static int below_plane(const struct px_body *p, const struct aabb *a,
 		       double margin)
 {
 	const double *n = p->shape.normal;
@@ -152,7 +152,7 @@ static int cmp_double(const void *a, const void *b)
 
 /* The median extent of up to SAMPLE dynamic bounded bodies (the largest
  * if that is 0, 1 if all are), or 0 if there is none. */
-static double cell_size(struct sim_broadphase *bp, size_t n)
+static double cell_size(struct px_broadphase *bp, size_t n)
 {
 	size_t m = 0, stride = n / SAMPLE + 1;
 
@@ -196,7 +196,7 @@ static uint32_t hash_cell(const int32_t c[3])
 	return h;
 }
 
-static int push_pair(struct sim_broadphase *bp, uint32_t i, uint32_t j)
+static int push_pair(struct px_broadphase *bp, uint32_t i, uint32_t j)
 {
 	if (bp->n_pairs == bp->pair_cap &&
 	    grow(&bp->pairs, &bp->pair_cap,
@@ -210,7 +210,7 @@ static int push_pair(struct sim_broadphase *bp, uint32_t i, uint32_t j)
 
 /* Enter the grid bodies in their cells, sorted by bucket; returns the
  * bucket count (a power of 2), or 0 when out of memory. */
-static size_t fill_grid(struct sim_broadphase *bp, size_t n, double inv)
+static size_t fill_grid(struct px_broadphase *bp, size_t n, double inv)
 {
 	size_t total = 0, nb = 64, e = 0;
 
@@ -267,7 +267,7 @@ static size_t fill_grid(struct sim_broadphase *bp, size_t n, double inv)
 	return nb;
 }
 
-static int grid_pairs(struct sim_broadphase *bp, size_t nb, double inv)
+static int grid_pairs(struct px_broadphase *bp, size_t nb, double inv)
 {
 	for (size_t h = 0; h < nb; h++) {
 		const struct entry *x = bp->sorted + bp->start[h];
@@ -298,7 +298,7 @@ static int grid_pairs(struct sim_broadphase *bp, size_t nb, double inv)
 	return 0;
 }
 
-static int large_pairs(struct sim_broadphase *bp, const struct sim_body *bodies,
+static int large_pairs(struct px_broadphase *bp, const struct px_body *bodies,
 		       size_t n, size_t n_large, double margin)
 {
 	for (size_t l = 0; l < n_large; l++) {
@@ -328,7 +328,7 @@ static int large_pairs(struct sim_broadphase *bp, const struct sim_body *bodies,
 }
 
 /* Sort the pairs by (b, a): counting sorts by a, then stably by b. */
-static int sort_pairs(struct sim_broadphase *bp, size_t n)
+static int sort_pairs(struct px_broadphase *bp, size_t n)
 {
 	const size_t m = bp->n_pairs;
 
@@ -336,8 +336,8 @@ static int sort_pairs(struct sim_broadphase *bp, size_t n)
 	    grow(&bp->tmp, &bp->tmp_cap, m, sizeof *bp->tmp))
 		return -1;
 	for (int pass = 0; pass < 2; pass++) {
-		const struct sim_pair *in = pass ? bp->tmp : bp->pairs;
-		struct sim_pair *out = pass ? bp->pairs : bp->tmp;
+		const struct px_pair *in = pass ? bp->tmp : bp->pairs;
+		struct px_pair *out = pass ? bp->pairs : bp->tmp;
 
 		memset(bp->count, 0, (n + 1) * sizeof *bp->count);
 		for (size_t k = 0; k < m; k++)
@@ -350,9 +350,9 @@ static int sort_pairs(struct sim_broadphase *bp, size_t n)
 	return 0;
 }
 
-int sim_broadphase_pairs(struct sim_broadphase *bp,
-			 const struct sim_body *bodies, size_t n, double margin,
-			 const struct sim_pair **pairs, size_t *n_pairs)
+int px_broadphase_pairs(struct px_broadphase *bp,
+			 const struct px_body *bodies, size_t n, double margin,
+			 const struct px_pair **pairs, size_t *n_pairs)
 {
 	size_t n_large = 0, nb;
 	double cell, inv;
@@ -369,7 +369,7 @@ int sim_broadphase_pairs(struct sim_broadphase *bp,
 	for (size_t i = 0; i < n; i++) {
 		body_aabb(&bodies[i], margin, &bp->box[i]);
 		bp->flag[i] = (bodies[i].is_static ? F_STATIC : 0) |
-			      (bodies[i].shape.kind == SIM_PLANE ? F_PLANE : 0);
+			      (bodies[i].shape.kind == PX_PLANE ? F_PLANE : 0);
 	}
 	cell = cell_size(bp, n);
 	if (cell == 0.0)

@@ -8,8 +8,8 @@
  * edge, face, clipped corner) that produced it, so that the contact cache
  * matches the same point across time steps (003 sec. 8.2). Two points of
  * one pair never carry the same feature id. */
-#ifndef SIM_COLLIDE_H
-#define SIM_COLLIDE_H
+#ifndef PX_SIM_COLLIDE_H
+#define PX_SIM_COLLIDE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -18,9 +18,9 @@
 
 /* At most this many points per pair (box-box face contacts clip to 4, but
  * clipping can give up to 8 points before reduction). */
-#define SIM_MAX_POINTS 8
+#define PX_MAX_POINTS 8
 
-struct sim_contact {
+struct px_contact {
 	uint32_t a, b;     /* body indices */
 	uint32_t feature;  /* unique within the pair (a, b) */
 	double n[3];       /* unit normal from a to b */
@@ -28,38 +28,38 @@ struct sim_contact {
 	double depth;      /* penetration (> 0) or minus the gap (< 0) */
 };
 
-/* The narrow phase of one pair: writes up to SIM_MAX_POINTS points with
+/* The narrow phase of one pair: writes up to PX_MAX_POINTS points with
  * depth > -margin into out (a and b set to ia, ib) and returns their count.
  * Two static bodies, or two planes, give 0. */
-int sim_collide_pair(const struct sim_body *a, uint32_t ia,
-		     const struct sim_body *b, uint32_t ib, double margin,
-		     struct sim_contact *out);
+int px_collide_pair(const struct px_body *a, uint32_t ia,
+		     const struct px_body *b, uint32_t ib, double margin,
+		     struct px_contact *out);
 
 /* The broad phase: pairs of bodies whose bounding boxes, grown by margin,
  * overlap, with at least one dynamic body. Near-linear in the number of
  * bodies (a uniform grid); large and static bodies are handled apart. It
  * keeps its buffers between calls. */
-struct sim_broadphase;
-struct sim_broadphase *sim_broadphase_create(void);
-void sim_broadphase_destroy(struct sim_broadphase *bp);
+struct px_broadphase;
+struct px_broadphase *px_broadphase_create(void);
+void px_broadphase_destroy(struct px_broadphase *bp);
 
-struct sim_pair {
+struct px_pair {
 	uint32_t a, b; /* a < b */
 };
 
 /* All candidate pairs, sorted by (b, a), valid until the next call.
  * Returns 0, or -1 when out of memory. */
-int sim_broadphase_pairs(struct sim_broadphase *bp,
-			 const struct sim_body *bodies, size_t n,
-			 double margin, const struct sim_pair **pairs,
+int px_broadphase_pairs(struct px_broadphase *bp,
+			 const struct px_body *bodies, size_t n,
+			 double margin, const struct px_pair **pairs,
 			 size_t *n_pairs);
 
 /* Broad then narrow phase over all bodies: *contacts (grown with realloc as
  * needed, *cap its capacity) receives every contact point, pair by pair in
  * the broad phase's order, points of a pair in a fixed order. Returns 0, or
  * -1 when out of memory. */
-int sim_collide_all(struct sim_broadphase *bp, const struct sim_body *bodies,
-		    size_t n, double margin, struct sim_contact **contacts,
+int px_collide_all(struct px_broadphase *bp, const struct px_body *bodies,
+		    size_t n, double margin, struct px_contact **contacts,
 		    size_t *n_contacts, size_t *cap);
 
 #endif

@@ -1,7 +1,7 @@
 /* The narrow phase's shape-pair routines (private to sim/). Each takes its
  * two shapes in kind order (sphere < box < capsule < plane), returns the
  * number of points written with depth > -margin and sets n (from a to b),
- * p, depth and feature; sim_collide_pair (narrow.c) puts them in the
+ * p, depth and feature; px_collide_pair (narrow.c) puts them in the
  * caller's order and sets the body indices.
  *
  * Feature ids, unique within a pair and unchanged while the same features
@@ -22,41 +22,41 @@
  *                            pair) and point the incident corner or clipped
  *                            edge
  */
-#ifndef SIM_NARROW_H
-#define SIM_NARROW_H
+#ifndef PX_SIM_NARROW_H
+#define PX_SIM_NARROW_H
 
 #include <stdint.h>
 
 #include "collide.h"
 #include "vec.h"
 
-typedef int (*sim_pair_fn)(const struct sim_body *a, const struct sim_body *b,
-			   double margin, struct sim_contact *out);
+typedef int (*px_pair_fn)(const struct px_body *a, const struct px_body *b,
+			   double margin, struct px_contact *out);
 
-int sim_narrow_sphere_sphere(const struct sim_body *a, const struct sim_body *b,
-			     double margin, struct sim_contact *out);
-int sim_narrow_sphere_box(const struct sim_body *a, const struct sim_body *b,
-			  double margin, struct sim_contact *out);
-int sim_narrow_sphere_capsule(const struct sim_body *a,
-			      const struct sim_body *b, double margin,
-			      struct sim_contact *out);
-int sim_narrow_sphere_plane(const struct sim_body *a, const struct sim_body *b,
-			    double margin, struct sim_contact *out);
-int sim_narrow_box_box(const struct sim_body *a, const struct sim_body *b,
-		       double margin, struct sim_contact *out);
-int sim_narrow_box_capsule(const struct sim_body *a, const struct sim_body *b,
-			   double margin, struct sim_contact *out);
-int sim_narrow_box_plane(const struct sim_body *a, const struct sim_body *b,
-			 double margin, struct sim_contact *out);
-int sim_narrow_capsule_capsule(const struct sim_body *a,
-			       const struct sim_body *b, double margin,
-			       struct sim_contact *out);
-int sim_narrow_capsule_plane(const struct sim_body *a, const struct sim_body *b,
-			     double margin, struct sim_contact *out);
+int px_narrow_sphere_sphere(const struct px_body *a, const struct px_body *b,
+			     double margin, struct px_contact *out);
+int px_narrow_sphere_box(const struct px_body *a, const struct px_body *b,
+			  double margin, struct px_contact *out);
+int px_narrow_sphere_capsule(const struct px_body *a,
+			      const struct px_body *b, double margin,
+			      struct px_contact *out);
+int px_narrow_sphere_plane(const struct px_body *a, const struct px_body *b,
+			    double margin, struct px_contact *out);
+int px_narrow_box_box(const struct px_body *a, const struct px_body *b,
+		       double margin, struct px_contact *out);
+int px_narrow_box_capsule(const struct px_body *a, const struct px_body *b,
+			   double margin, struct px_contact *out);
+int px_narrow_box_plane(const struct px_body *a, const struct px_body *b,
+			 double margin, struct px_contact *out);
+int px_narrow_capsule_capsule(const struct px_body *a,
+			       const struct px_body *b, double margin,
+			       struct px_contact *out);
+int px_narrow_capsule_plane(const struct px_body *a, const struct px_body *b,
+			     double margin, struct px_contact *out);
 
 /* One point from the surface points sa of a and sb of b along the unit
  * normal n (a to b): p midway, depth the overlap along n. */
-static inline void sim_point(struct sim_contact *c, const double n[3],
+static inline void px_point(struct px_contact *c, const double n[3],
 			     const double sa[3], const double sb[3],
 			     uint32_t feature)
 {
@@ -74,7 +74,7 @@ static inline void sim_point(struct sim_contact *c, const double n[3],
 /* The point of two round cores: centres ca, cb (radii ra, rb) at distance
  * d; when d is too small to give a direction, along the unit vector dflt
  * (a to b). Returns depth > -margin. */
-static inline int sim_round_point(struct sim_contact *c, const double ca[3],
+static inline int px_round_point(struct px_contact *c, const double ca[3],
 				  double ra, const double cb[3], double rb,
 				  const double dflt[3], double margin,
 				  uint32_t feature)
@@ -89,12 +89,12 @@ static inline int sim_round_point(struct sim_contact *c, const double ca[3],
 		n[i] = len > 1e-12 * (1.0 + ra + rb) ? d[i] / len : dflt[i];
 	v3_axpy(ca, ra, n, sa);
 	v3_axpy(cb, -rb, n, sb);
-	sim_point(c, n, sa, sb, feature);
+	px_point(c, n, sa, sb, feature);
 	return c->depth > -margin;
 }
 
 /* A unit vector perpendicular to the unit vector u. */
-static inline void sim_perpendicular(const double u[3], double o[3])
+static inline void px_perpendicular(const double u[3], double o[3])
 {
 	double e[3] = {0.0, 0.0, 0.0}, len;
 	int k = 0;
@@ -110,7 +110,7 @@ static inline void sim_perpendicular(const double u[3], double o[3])
 }
 
 /* The closest point of the segment x + t u, |t| <= h (u unit), to p: t. */
-static inline double sim_segment_closest(const double x[3], const double u[3],
+static inline double px_segment_closest(const double x[3], const double u[3],
 					 double h, const double p[3])
 {
 	double d[3], t;
@@ -120,14 +120,14 @@ static inline double sim_segment_closest(const double x[3], const double u[3],
 	return t < -h ? -h : (t > h ? h : t);
 }
 
-static inline double sim_clamp(double x, double h)
+static inline double px_clamp(double x, double h)
 {
 	return x < -h ? -h : (x > h ? h : x);
 }
 
 /* The closest points xa + s ua and xb + t ub of two segments (|s| <= la,
  * |t| <= lb, unit directions): any pair of them when they are parallel. */
-static inline void sim_segments_closest(const double xa[3], const double ua[3],
+static inline void px_segments_closest(const double xa[3], const double ua[3],
 					double la, const double xb[3],
 					const double ub[3], double lb,
 					double *s, double *t)
@@ -139,13 +139,13 @@ static inline void sim_segments_closest(const double xa[3], const double ua[3],
 	d = v3_dot(ua, w);
 	e = v3_dot(ub, w);
 	den = 1.0 - c * c;
-	*s = den > 1e-12 ? sim_clamp((c * e - d) / den, la) : sim_clamp(-d, la);
-	*t = sim_clamp(e + *s * c, lb);
-	*s = sim_clamp(*t * c - d, la);
+	*s = den > 1e-12 ? px_clamp((c * e - d) / den, la) : px_clamp(-d, la);
+	*t = px_clamp(e + *s * c, lb);
+	*s = px_clamp(*t * c - d, la);
 }
 
 /* The axis k of a body's rotation matrix r (body to world): column k. */
-static inline void sim_axis(const double r[9], int k, double o[3])
+static inline void px_axis(const double r[9], int k, double o[3])
 {
 	o[0] = r[k];
 	o[1] = r[3 + k];
@@ -153,12 +153,12 @@ static inline void sim_axis(const double r[9], int k, double o[3])
 }
 
 /* A capsule's axis (unit, world) from its orientation. */
-static inline void sim_capsule_axis(const struct sim_body *c, double u[3])
+static inline void px_capsule_axis(const struct px_body *c, double u[3])
 {
 	double r[9];
 
 	quat_to_matrix(c->q, r);
-	sim_axis(r, 2, u);
+	px_axis(r, 2, u);
 }
 
 #endif

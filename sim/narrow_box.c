@@ -31,7 +31,7 @@ struct cv {
 	uint32_t code, edge;
 };
 
-static void obb_init(struct obb *o, const struct sim_body *b)
+static void obb_init(struct obb *o, const struct px_body *b)
 {
 	double r[9];
 
@@ -39,7 +39,7 @@ static void obb_init(struct obb *o, const struct sim_body *b)
 	o->x = b->x;
 	o->h = b->shape.half;
 	for (int k = 0; k < 3; k++)
-		sim_axis(r, k, o->ax[k]);
+		px_axis(r, k, o->ax[k]);
 }
 
 /* Keep the part of polygon in where w.x <= off (clip plane s). */
@@ -83,9 +83,9 @@ static double area(const double a[3], const double b[3], const double c[3],
 /* Keep 4 of the m > 4 points: the deepest, the farthest from it, the one
  * spanning the largest triangle with those, the one adding most area to
  * that triangle; in their original order. */
-static int reduce(struct sim_contact *c, int m, const double n[3])
+static int reduce(struct px_contact *c, int m, const double n[3])
 {
-	int k[4] = {0, -1, -1, -1}, sel[SIM_MAX_POINTS] = {0}, j = 0;
+	int k[4] = {0, -1, -1, -1}, sel[PX_MAX_POINTS] = {0}, j = 0;
 	double best = -1.0, sg;
 
 	for (int i = 1; i < m; i++)
@@ -144,11 +144,11 @@ static int reduce(struct sim_contact *c, int m, const double n[3])
  * ref towards inc) along its axis k; flip when ref is b. */
 static int face_contact(const struct obb *ref, const struct obb *inc, int k,
 			const double nr[3], uint32_t axis, int flip,
-			double margin, struct sim_contact *out)
+			double margin, struct px_contact *out)
 {
 	static const double sq[4][2] = {{1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
 	const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-	struct cv pa[SIM_MAX_POINTS], pb[SIM_MAX_POINTS];
+	struct cv pa[PX_MAX_POINTS], pb[PX_MAX_POINTS];
 	double n[3], best = -1.0, si, cref;
 	int mi = 0, m1, m2, cnt = 4, m = 0;
 	uint32_t fi;
@@ -200,9 +200,9 @@ static int face_contact(const struct obb *ref, const struct obb *inc, int k,
 			continue;
 		v3_axpy(pa[v].x, depth, nr, y);
 		if (flip)
-			sim_point(&out[m++], n, pa[v].x, y, id);
+			px_point(&out[m++], n, pa[v].x, y, id);
 		else
-			sim_point(&out[m++], n, y, pa[v].x, id);
+			px_point(&out[m++], n, y, pa[v].x, id);
 	}
 	return m > 4 ? reduce(out, m, nr) : m;
 }
@@ -210,7 +210,7 @@ static int face_contact(const struct obb *ref, const struct obb *inc, int k,
 /* The point of edge axis ea x eb (n, unit, from a to b). */
 static int edge_contact(const struct obb *a, const struct obb *b, int ea,
 			int eb, const double n[3], double margin,
-			struct sim_contact *out)
+			struct px_contact *out)
 {
 	double pa[3], pb[3], sa[3], sb[3], gap[3], m[3], s, t, len;
 	uint32_t code = 0;
@@ -227,7 +227,7 @@ static int edge_contact(const struct obb *a, const struct obb *b, int ea,
 		code |= (uint32_t)(da < 0.0) << (q - 1);
 		code |= (uint32_t)(db < 0.0) << (q + 1);
 	}
-	sim_segments_closest(pa, a->ax[ea], a->h[ea], pb, b->ax[eb], b->h[eb],
+	px_segments_closest(pa, a->ax[ea], a->h[ea], pb, b->ax[eb], b->h[eb],
 			     &s, &t);
 	v3_axpy(pa, s, a->ax[ea], sa);
 	v3_axpy(pb, t, b->ax[eb], sb);
@@ -241,7 +241,7 @@ static int edge_contact(const struct obb *a, const struct obb *b, int ea,
 			m[k] = gap[k] / len;
 		n = m;
 	}
-	sim_point(out, n, sa, sb, (uint32_t)(12 + 3 * ea + eb) << 9 | code);
+	px_point(out, n, sa, sb, (uint32_t)(12 + 3 * ea + eb) << 9 | code);
 	return out->depth > -margin;
 }
 
@@ -252,8 +252,8 @@ static int clearly_better(double s, double best, double rel, double lin)
 	return s > best + rel * fabs(best) + lin;
 }
 
-int sim_narrow_box_box(const struct sim_body *a, const struct sim_body *b,
-		       double margin, struct sim_contact *out)
+int px_narrow_box_box(const struct px_body *a, const struct px_body *b,
+		       double margin, struct px_contact *out)
 {
 	struct obb A, B;
 	double r[3][3], ar[3][3], t[3], d[3], le[3] = {0, 0, 0};

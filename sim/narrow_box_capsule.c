@@ -49,7 +49,7 @@ static double box_dist2(const double h[3], const double s[3], double q[3])
 	double d2 = 0.0;
 
 	for (int i = 0; i < 3; i++) {
-		q[i] = sim_clamp(s[i], h[i]);
+		q[i] = px_clamp(s[i], h[i]);
 		d2 += (s[i] - q[i]) * (s[i] - q[i]);
 	}
 	return d2;
@@ -138,7 +138,7 @@ static void clip_slabs(const double h[3], const struct seg *g, int skip0,
  * local normal nl (box to capsule). */
 static int emit(const struct box *bx, const double nl[3], const double sa[3],
 		const double sb[3], double margin, uint32_t feature,
-		struct sim_contact *out)
+		struct px_contact *out)
 {
 	double n[3], wa[3], wb[3];
 
@@ -147,14 +147,14 @@ static int emit(const struct box *bx, const double nl[3], const double sa[3],
 	mat_mul(bx->rot, sb, wb);
 	v3_axpy(wa, 1.0, bx->x, wa);
 	v3_axpy(wb, 1.0, bx->x, wb);
-	sim_point(out, n, wa, wb, feature);
+	px_point(out, n, wa, wb, feature);
 	return out->depth > -margin;
 }
 
 /* The ends of the segment's part above face (axis k, side sg). */
 static int face_points(const struct box *bx, const struct seg *g, int k,
 		       double sg, double t0, double margin,
-		       struct sim_contact *out)
+		       struct px_contact *out)
 {
 	const uint32_t f = 2 * (uint32_t)k + (sg < 0.0);
 	const double tiny = 1e-9 * (1.0 + g->l);
@@ -190,7 +190,7 @@ static uint32_t edge_index(int k, const double s[3])
  * local normal used when the segment touches the box there. */
 static int closest_point(const struct box *bx, const struct seg *g, double t,
 			 const double dflt[3], double margin, uint32_t feature,
-			 struct sim_contact *out)
+			 struct px_contact *out)
 {
 	double s[3], q[3], nl[3], sb[3], d;
 
@@ -204,7 +204,7 @@ static int closest_point(const struct box *bx, const struct seg *g, double t,
 
 /* The segment enters the box: separating axis of least overlap. */
 static int deep(const struct box *bx, const struct seg *g, double t0,
-		double margin, struct sim_contact *out)
+		double margin, struct px_contact *out)
 {
 	const double *h = bx->h;
 	double best_f = INFINITY, best_e = INFINITY, axis_e[3] = {0, 0, 0};
@@ -255,7 +255,7 @@ static int deep(const struct box *bx, const struct seg *g, double t0,
 		}
 		p[ke] = 0.0;
 		ek[ke] = 1.0;
-		sim_segments_closest(g->c, g->u, g->l, p, ek, h[ke], &t, &s);
+		px_segments_closest(g->c, g->u, g->l, p, ek, h[ke], &t, &s);
 		seg_at(g, t, cs);
 		v3_axpy(p, s, ek, sa);
 		v3_axpy(cs, -g->r, nl, sb);
@@ -264,8 +264,8 @@ static int deep(const struct box *bx, const struct seg *g, double t0,
 	}
 }
 
-int sim_narrow_box_capsule(const struct sim_body *a, const struct sim_body *b,
-			   double margin, struct sim_contact *out)
+int px_narrow_box_capsule(const struct px_body *a, const struct px_body *b,
+			   double margin, struct px_contact *out)
 {
 	struct box bx = {.h = a->shape.half, .x = a->x};
 	struct seg g = {.l = b->shape.half_length, .r = b->shape.radius};
@@ -277,7 +277,7 @@ int sim_narrow_box_capsule(const struct sim_body *a, const struct sim_body *b,
 	quat_to_matrix(a->q, bx.rot);
 	v3_sub(b->x, a->x, d);
 	mat_tmul(bx.rot, d, g.c);
-	sim_capsule_axis(b, u);
+	px_capsule_axis(b, u);
 	mat_tmul(bx.rot, u, g.u);
 
 	t = closest_t(h, &g);

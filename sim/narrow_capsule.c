@@ -21,16 +21,16 @@ static void touching_normal(const double ua[3], const double ub[3],
 		for (int i = 0; i < 3; i++)
 			n[i] /= len;
 	} else {
-		sim_perpendicular(ua, n);
+		px_perpendicular(ua, n);
 	}
 	if (v3_dot(n, ab) < 0.0)
 		for (int i = 0; i < 3; i++)
 			n[i] = -n[i];
 }
 
-int sim_narrow_capsule_capsule(const struct sim_body *a,
-			       const struct sim_body *b, double margin,
-			       struct sim_contact *out)
+int px_narrow_capsule_capsule(const struct px_body *a,
+			       const struct px_body *b, double margin,
+			       struct px_contact *out)
 {
 	const double la = a->shape.half_length, lb = b->shape.half_length;
 	const double ra = a->shape.radius, rb = b->shape.radius;
@@ -38,8 +38,8 @@ int sim_narrow_capsule_capsule(const struct sim_body *a,
 	double ua[3], ub[3], ab[3], pa[3], pb[3], dflt[3];
 	double cab, d, s, t;
 
-	sim_capsule_axis(a, ua);
-	sim_capsule_axis(b, ub);
+	px_capsule_axis(a, ua);
+	px_capsule_axis(b, ub);
 	v3_sub(b->x, a->x, ab);
 	cab = v3_dot(ua, ub);
 	d = v3_dot(ua, ab); /* b's centre on a's axis */
@@ -58,17 +58,17 @@ int sim_narrow_capsule_capsule(const struct sim_body *a,
 
 			for (uint32_t k = 0; k < 2; k++) {
 				v3_axpy(a->x, k ? hi : lo, ua, pa);
-				t = sim_segment_closest(b->x, ub, lb, pa);
+				t = px_segment_closest(b->x, ub, lb, pa);
 				v3_axpy(b->x, t, ub, pb);
-				m += sim_round_point(&out[m], pa, ra, pb, rb,
+				m += px_round_point(&out[m], pa, ra, pb, rb,
 						     dflt, margin, k);
 			}
 			return m;
 		}
 	}
 
-	sim_segments_closest(a->x, ua, la, b->x, ub, lb, &s, &t);
+	px_segments_closest(a->x, ua, la, b->x, ub, lb, &s, &t);
 	v3_axpy(a->x, s, ua, pa);
 	v3_axpy(b->x, t, ub, pb);
-	return sim_round_point(out, pa, ra, pb, rb, dflt, margin, 0);
+	return px_round_point(out, pa, ra, pb, rb, dflt, margin, 0);
 }

@@ -5,8 +5,8 @@
  * capsule end (0: -half_length, 1: +half_length). */
 #include "narrow.h"
 
-int sim_narrow_box_plane(const struct sim_body *a, const struct sim_body *b,
-			 double margin, struct sim_contact *out)
+int px_narrow_box_plane(const struct px_body *a, const struct px_body *b,
+			 double margin, struct px_contact *out)
 {
 	const double *np = b->shape.normal;
 	const double *h = a->shape.half;
@@ -35,20 +35,20 @@ int sim_narrow_box_plane(const struct sim_body *a, const struct sim_body *b,
 		mat_mul(rot, off, corner);
 		v3_axpy(a->x, 1.0, corner, corner);
 		v3_axpy(corner, -s, np, sb);
-		sim_point(&out[m++], n, corner, sb, c);
+		px_point(&out[m++], n, corner, sb, c);
 	}
 	return m;
 }
 
-int sim_narrow_capsule_plane(const struct sim_body *a, const struct sim_body *b,
-			     double margin, struct sim_contact *out)
+int px_narrow_capsule_plane(const struct px_body *a, const struct px_body *b,
+			     double margin, struct px_contact *out)
 {
 	const double *np = b->shape.normal;
 	const double r = a->shape.radius;
 	double u[3], n[3];
 	int m = 0;
 
-	sim_capsule_axis(a, u);
+	px_capsule_axis(a, u);
 	for (int i = 0; i < 3; i++)
 		n[i] = -np[i];
 	for (uint32_t e = 0; e < 2; e++) {
@@ -62,7 +62,7 @@ int sim_narrow_capsule_plane(const struct sim_body *a, const struct sim_body *b,
 			continue;
 		v3_axpy(end, r, n, sa);
 		v3_axpy(end, s, n, sb);
-		sim_point(&out[m++], n, sa, sb, e);
+		px_point(&out[m++], n, sa, sb, e);
 	}
 	return m;
 }

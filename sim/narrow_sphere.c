@@ -5,30 +5,30 @@
 
 static const double up[3] = {0.0, 0.0, 1.0};
 
-int sim_narrow_sphere_sphere(const struct sim_body *a, const struct sim_body *b,
-			     double margin, struct sim_contact *out)
+int px_narrow_sphere_sphere(const struct px_body *a, const struct px_body *b,
+			     double margin, struct px_contact *out)
 {
-	return sim_round_point(out, a->x, a->shape.radius, b->x,
+	return px_round_point(out, a->x, a->shape.radius, b->x,
 			       b->shape.radius, up, margin, 0);
 }
 
-int sim_narrow_sphere_capsule(const struct sim_body *a,
-			      const struct sim_body *b, double margin,
-			      struct sim_contact *out)
+int px_narrow_sphere_capsule(const struct px_body *a,
+			      const struct px_body *b, double margin,
+			      struct px_contact *out)
 {
 	double u[3], core[3], dflt[3];
 	double t;
 
-	sim_capsule_axis(b, u);
-	t = sim_segment_closest(b->x, u, b->shape.half_length, a->x);
+	px_capsule_axis(b, u);
+	t = px_segment_closest(b->x, u, b->shape.half_length, a->x);
 	v3_axpy(b->x, t, u, core);
-	sim_perpendicular(u, dflt);
-	return sim_round_point(out, a->x, a->shape.radius, core,
+	px_perpendicular(u, dflt);
+	return px_round_point(out, a->x, a->shape.radius, core,
 			       b->shape.radius, dflt, margin, 0);
 }
 
-int sim_narrow_sphere_plane(const struct sim_body *a, const struct sim_body *b,
-			    double margin, struct sim_contact *out)
+int px_narrow_sphere_plane(const struct px_body *a, const struct px_body *b,
+			    double margin, struct px_contact *out)
 {
 	const double *np = b->shape.normal;
 	const double r = a->shape.radius;
@@ -42,12 +42,12 @@ int sim_narrow_sphere_plane(const struct sim_body *a, const struct sim_body *b,
 		n[i] = -np[i];
 	v3_axpy(a->x, r, n, sa);
 	v3_axpy(a->x, s, n, sb);
-	sim_point(out, n, sa, sb, 0);
+	px_point(out, n, sa, sb, 0);
 	return 1;
 }
 
-int sim_narrow_sphere_box(const struct sim_body *a, const struct sim_body *b,
-			  double margin, struct sim_contact *out)
+int px_narrow_sphere_box(const struct px_body *a, const struct px_body *b,
+			  double margin, struct px_contact *out)
 {
 	const double *h = b->shape.half;
 	const double r = a->shape.radius;
@@ -80,6 +80,6 @@ int sim_narrow_sphere_box(const struct sim_body *a, const struct sim_body *b,
 	mat_mul(rot, q, sb);
 	v3_axpy(sb, 1.0, b->x, sb);
 	v3_axpy(a->x, r, n, sa);
-	sim_point(out, n, sa, sb, 0);
+	px_point(out, n, sa, sb, 0);
 	return out->depth > -margin;
 }

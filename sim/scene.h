@@ -14,7 +14,7 @@
  *          restitution_threshold   warm_start = BOOL   gyroscopic = BOOL
  *          mu (0.5)   mu_tau (0)   restitution (0): the surface of bodies
  *          that do not set their own. Unset settings keep
- *          sim_settings_default's values.
+ *          px_world_settings_default's values.
  * [body]   shape* = sphere|box|capsule|plane, then by shape
  *            sphere: radius*   box: half* = hx, hy, hz
  *            capsule: radius*, half_length* (the segment along body z)
@@ -57,8 +57,8 @@
  *
  * Inertia: solid sphere 2/5 m r^2; box m/3 (b^2 + c^2) with half extents;
  * capsule: cylinder plus two hemispheres of the same density. */
-#ifndef SIM_SCENE_H
-#define SIM_SCENE_H
+#ifndef PX_SIM_SCENE_H
+#define PX_SIM_SCENE_H
 
 #include <stddef.h>
 
@@ -68,20 +68,20 @@
 #include "world.h"
 
 /* At most this many bodies in one scene. */
-#define SIM_SCENE_MAX_BODIES ((size_t)1 << 24)
+#define PX_SCENE_MAX_BODIES ((size_t)1 << 24)
 
-/* Read the scene file at path: settings start from sim_settings_default,
+/* Read the scene file at path: settings start from px_world_settings_default,
  * *bodies is malloc'd (the caller frees it). On failure nothing is written
  * but *bodies = NULL, *n_bodies = 0 and err. */
-int sim_scene_read(const char *path, struct sim_settings *settings,
-		   struct sim_body **bodies, size_t *n_bodies,
+int px_scene_read(const char *path, struct px_world_settings *settings,
+		   struct px_body **bodies, size_t *n_bodies,
 		   struct px_error *err);
 
 /* Volume of a shape (m^3; 0 for a plane). */
-double sim_shape_volume(const struct sim_shape *s);
+double px_shape_volume(const struct px_shape *s);
 
 /* Set b's mass and its principal moments from its shape (uniform
  * density). */
-void sim_body_set_mass(struct sim_body *b, double mass);
+void px_body_set_mass(struct px_body *b, double mass);
 
 #endif

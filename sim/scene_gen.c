@@ -11,37 +11,37 @@
 #include "scene.h"
 #include "scene_impl.h"
 
-double sim_shape_volume(const struct sim_shape *s)
+double px_shape_volume(const struct px_shape *s)
 {
 	const double r = s->radius;
 
 	switch (s->kind) {
-	case SIM_SPHERE: return 4.0 / 3.0 * M_PI * r * r * r;
-	case SIM_BOX: return 8.0 * s->half[0] * s->half[1] * s->half[2];
-	case SIM_CAPSULE:
+	case PX_SPHERE: return 4.0 / 3.0 * M_PI * r * r * r;
+	case PX_BOX: return 8.0 * s->half[0] * s->half[1] * s->half[2];
+	case PX_CAPSULE:
 		return M_PI * r * r * 2.0 * s->half_length +
 		       4.0 / 3.0 * M_PI * r * r * r;
-	case SIM_PLANE: return 0.0;
+	case PX_PLANE: return 0.0;
 	}
 	return 0.0;
 }
 
-void sim_body_set_mass(struct sim_body *b, double m)
+void px_body_set_mass(struct px_body *b, double m)
 {
-	const struct sim_shape *s = &b->shape;
+	const struct px_shape *s = &b->shape;
 	const double r = s->radius, *h = s->half;
 
 	b->mass = m;
 	switch (s->kind) {
-	case SIM_SPHERE:
+	case PX_SPHERE:
 		b->inertia[0] = b->inertia[1] = b->inertia[2] = 0.4 * m * r * r;
 		break;
-	case SIM_BOX:
+	case PX_BOX:
 		b->inertia[0] = m / 3.0 * (h[1] * h[1] + h[2] * h[2]);
 		b->inertia[1] = m / 3.0 * (h[0] * h[0] + h[2] * h[2]);
 		b->inertia[2] = m / 3.0 * (h[0] * h[0] + h[1] * h[1]);
 		break;
-	case SIM_CAPSULE: {
+	case PX_CAPSULE: {
 		/* the cylinder (length l) and the two hemispheres share the
 		 * mass by volume; a hemisphere's centre of mass lies 3r/8
 		 * from its flat face (parallel axis theorem) */
@@ -57,17 +57,17 @@ void sim_body_set_mass(struct sim_body *b, double m)
 		b->inertia[2] = mc * r * r / 2.0 + ms * 0.4 * r * r;
 		break;
 	}
-	case SIM_PLANE:
+	case PX_PLANE:
 		b->inertia[0] = b->inertia[1] = b->inertia[2] = 0.0;
 		break;
 	}
 }
 
-int sim_body_list_push(struct sim_body_list *l, const struct sim_body *b)
+int px_body_list_push(struct px_body_list *l, const struct px_body *b)
 {
 	if (l->n == l->cap) {
 		const size_t cap = l->cap ? 2 * l->cap : 64;
-		struct sim_body *grown = realloc(l->b, cap * sizeof *grown);
+		struct px_body *grown = realloc(l->b, cap * sizeof *grown);
 
 		if (!grown)
 			return PX_ERR_NOMEM;
@@ -78,7 +78,7 @@ int sim_body_list_push(struct sim_body_list *l, const struct sim_body *b)
 	return PX_OK;
 }
 
-void sim_quat_axis_angle(const double axis[3], double degrees, double q[4])
+void px_quat_axis_angle(const double axis[3], double degrees, double q[4])
 {
 	const double half = degrees * M_PI / 360.0, s = sin(half);
 
@@ -88,18 +88,18 @@ void sim_quat_axis_angle(const double axis[3], double degrees, double q[4])
 }
 
 /* proto moved to x (its orientation kept) */
-static int put(struct sim_body_list *l, const struct sim_body *proto, double x,
+static int put(struct px_body_list *l, const struct px_body *proto, double x,
 	       double y, double z)
 {
-	struct sim_body b = *proto;
+	struct px_body b = *proto;
 
 	b.x[0] = x;
 	b.x[1] = y;
 	b.x[2] = z;
-	return sim_body_list_push(l, &b);
+	return px_body_list_push(l, &b);
 }
 
-int sim_scene_grid(struct sim_body_list *l, const struct sim_body *proto,
+int px_scene_grid(struct px_body_list *l, const struct px_body *proto,
 		   const size_t count[3], const double origin[3],
 		   const double spacing[3])
 {
@@ -132,12 +132,12 @@ static void pile_row(uint64_t *s, double *pos, size_t n)
 	}
 }
 
-int sim_scene_pile(struct sim_body_list *l, size_t n, uint64_t seed, int ground,
-		   const struct sim_body *surface)
+int px_scene_pile(struct px_body_list *l, size_t n, uint64_t seed, int ground,
+		   const struct px_body *surface)
 {
 	double *xs = malloc(2 * n * n * sizeof *xs), *ys = xs + n * n;
 	double max_x = -INFINITY, max_y = -INFINITY;
-	struct sim_body b = *surface;
+	struct px_body b = *surface;
 	uint64_t s = seed;
 	int rc = PX_OK;
 
@@ -159,19 +159,19 @@ int sim_scene_pile(struct sim_body_list *l, size_t n, uint64_t seed, int ground,
 	if (ground) {
 		const double pad = 2.0 * (double)n + 10.0;
 
-		b.shape.kind = SIM_BOX;
+		b.shape.kind = PX_BOX;
 		b.shape.half[0] = max_x / 2.0 + pad;
 		b.shape.half[1] = max_y / 2.0 + pad;
 		b.shape.half[2] = 1.0;
 		b.is_static = 1;
-		sim_body_set_mass(&b, 0.0);
+		px_body_set_mass(&b, 0.0);
 		rc = put(l, &b, max_x / 2.0, max_y / 2.0, -1.0);
 	}
-	b.shape.kind = SIM_SPHERE;
+	b.shape.kind = PX_SPHERE;
 	memset(b.shape.half, 0, sizeof b.shape.half);
 	b.shape.radius = 1.0;
 	b.is_static = 0;
-	sim_body_set_mass(&b, 1.0);
+	px_body_set_mass(&b, 1.0);
 	for (size_t k = 0; k < n && !rc; k++)
 		for (size_t j = 0; j < n && !rc; j++)
 			for (size_t i = 0; i < n && !rc; i++) {
@@ -180,13 +180,13 @@ int sim_scene_pile(struct sim_body_list *l, size_t n, uint64_t seed, int ground,
 				b.x[2] = 1.0 + 2.0 * (double)k;
 				for (int d = 0; d < 3; d++)
 					b.v[d] = draw(&s) - 0.5;
-				rc = sim_body_list_push(l, &b);
+				rc = px_body_list_push(l, &b);
 			}
 	free(xs);
 	return rc;
 }
 
-int sim_scene_stack(struct sim_body_list *l, const struct sim_body *proto,
+int px_scene_stack(struct px_body_list *l, const struct px_body *proto,
 		    size_t count, const double base[3], double gap,
 		    const double offset[2])
 {
@@ -203,15 +203,15 @@ int sim_scene_stack(struct sim_body_list *l, const struct sim_body *proto,
 	return PX_OK;
 }
 
-int sim_scene_wall(struct sim_body_list *l, const struct sim_body *proto,
+int px_scene_wall(struct px_body_list *l, const struct px_body *proto,
 		   size_t rows, size_t bricks, const double origin[3])
 {
 	const double hx = proto->shape.half[0], hz = proto->shape.half[2];
-	struct sim_body half = *proto;
+	struct px_body half = *proto;
 	int rc = PX_OK;
 
 	half.shape.half[0] = hx / 2.0;
-	sim_body_set_mass(&half, proto->mass / 2.0);
+	px_body_set_mass(&half, proto->mass / 2.0);
 	for (size_t r = 0; r < rows && !rc; r++) {
 		const double y = origin[1];
 		const double z = origin[2] + hz + 2.0 * hz * (double)r;
@@ -242,7 +242,7 @@ int sim_scene_wall(struct sim_body_list *l, const struct sim_body *proto,
  * centre. Its feet reach 2 h sin phi + 2 t cos phi to either side, its
  * top (the two outer top edges, 2 t cos phi from the centre) is
  * 2 h cos phi + 2 t sin phi high. */
-void sim_cardhouse_spacing(const double half[3], double angle, double *lo,
+void px_cardhouse_spacing(const double half[3], double angle, double *lo,
 			   double *hi)
 {
 	const double phi = angle * M_PI / 180.0, t = half[0], h = half[2];
@@ -251,7 +251,7 @@ void sim_cardhouse_spacing(const double half[3], double angle, double *lo,
 	*hi = 2.0 * h - 4.0 * t * cos(phi);
 }
 
-int sim_scene_cardhouse(struct sim_body_list *l, const struct sim_body *proto,
+int px_scene_cardhouse(struct px_body_list *l, const struct px_body *proto,
 			size_t levels, double angle, double spacing,
 			const double origin[3])
 {
@@ -261,13 +261,13 @@ int sim_scene_cardhouse(struct sim_body_list *l, const struct sim_body *proto,
 	const double dx = t * cos(phi) + h * sin(phi);
 	const double dz = h * cos(phi) + t * sin(phi);
 	const double y_axis[3] = {0.0, 1.0, 0.0};
-	struct sim_body left = *proto, right = *proto, flat = *proto;
+	struct px_body left = *proto, right = *proto, flat = *proto;
 
-	sim_quat_axis_angle(y_axis, angle, left.q);
-	sim_quat_axis_angle(y_axis, -angle, right.q);
+	px_quat_axis_angle(y_axis, angle, left.q);
+	px_quat_axis_angle(y_axis, -angle, right.q);
 	flat.shape.half[0] = proto->shape.half[2];
 	flat.shape.half[2] = proto->shape.half[0];
-	sim_body_set_mass(&flat, proto->mass);
+	px_body_set_mass(&flat, proto->mass);
 	for (size_t lv = 0; lv < levels; lv++) {
 		const size_t k = levels - lv;
 		const double z0 = origin[2] + (double)lv * (height + 2.0 * t);
@@ -290,17 +290,17 @@ int sim_scene_cardhouse(struct sim_body_list *l, const struct sim_body *proto,
 
 /* The inner corners of neighbouring bricks meet on the line halfway
  * between them, pi / bricks away: hx = (R - hy) tan(pi / bricks). */
-double sim_tower_min_radius(const double half[3], size_t bricks)
+double px_tower_min_radius(const double half[3], size_t bricks)
 {
 	return half[1] + half[0] / tan(M_PI / (double)bricks);
 }
 
-int sim_scene_tower(struct sim_body_list *l, const struct sim_body *proto,
+int px_scene_tower(struct px_body_list *l, const struct px_body *proto,
 		    size_t rings, size_t bricks, double radius,
 		    const double origin[3])
 {
 	const double z_axis[3] = {0.0, 0.0, 1.0}, hz = proto->shape.half[2];
-	struct sim_body b = *proto;
+	struct px_body b = *proto;
 
 	for (size_t r = 0; r < rings; r++)
 		for (size_t j = 0; j < bricks; j++) {
@@ -310,7 +310,7 @@ int sim_scene_tower(struct sim_body_list *l, const struct sim_body *proto,
 			const double a = deg * M_PI / 180.0;
 
 			/* the long axis (x) along the ring */
-			sim_quat_axis_angle(z_axis, deg + 90.0, b.q);
+			px_quat_axis_angle(z_axis, deg + 90.0, b.q);
 			if (put(l, &b, origin[0] + radius * cos(a),
 				origin[1] + radius * sin(a),
 				origin[2] + hz + 2.0 * hz * (double)r))

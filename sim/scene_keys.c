@@ -15,15 +15,15 @@
 #include "scene.h"
 #include "scene_impl.h"
 
-void sim_key_add(struct sim_keys *c, const struct px_param_decl *d, size_t n)
+void px_key_add(struct px_keys *c, const struct px_param_decl *d, size_t n)
 {
-	assert(c->nd + n <= SIM_MAX_KEYS);
+	assert(c->nd + n <= PX_MAX_KEYS);
 	memcpy(c->decl + c->nd, d, n * sizeof *d);
 	c->nd += n;
 }
 
 /* The section's first setting of key (NULL if unset). */
-const struct px_setting *sim_key_find(const struct sim_keys *c, const char *key)
+const struct px_setting *px_key_find(const struct px_keys *c, const char *key)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (!strcmp(c->set[i].key, key))
@@ -31,7 +31,7 @@ const struct px_setting *sim_key_find(const struct sim_keys *c, const char *key)
 	return NULL;
 }
 
-const struct px_param_decl *sim_key_decl(const struct sim_keys *c,
+const struct px_param_decl *px_key_decl(const struct px_keys *c,
 					 const char *key, size_t *i)
 {
 	for (*i = 0; *i < c->nd; (*i)++)
@@ -42,7 +42,7 @@ const struct px_param_decl *sim_key_decl(const struct sim_keys *c,
 
 /* FILE:LINE: [SECTION] KEY: message, on the key's line (the header's when
  * the key is missing; without a key the message is the section's). -1. */
-int sim_key_bad(const struct sim_keys *c, const struct px_setting *st,
+int px_key_bad(const struct px_keys *c, const struct px_setting *st,
 		const char *key, const char *fmt, ...)
 {
 	char msg[PX_ERROR_MSG_MAX];
@@ -57,14 +57,14 @@ int sim_key_bad(const struct sim_keys *c, const struct px_setting *st,
 	return -1;
 }
 
-int sim_key_missing(const struct sim_keys *c, const char *key, const char *what)
+int px_key_missing(const struct px_keys *c, const char *key, const char *what)
 {
-	return sim_key_bad(c, NULL, key, "missing (required for %s)", what);
+	return px_key_bad(c, NULL, key, "missing (required for %s)", what);
 }
 
 /* Every key must be declared, set once and of its type; "unknown key for
  * OWNER". The section's functions return 0 or -1 (c->err says why). */
-int sim_key_parse(struct sim_keys *c, const char *owner)
+int px_key_parse(struct px_keys *c, const char *owner)
 {
 	return px_params_parse(c->decl, c->nd, c->set, c->n, c->title, owner,
 			       c->v, c->err)
@@ -74,39 +74,39 @@ int sim_key_parse(struct sim_keys *c, const char *owner)
 
 /* Getters: 1 if the key is set (its value in out), 0 if not, -1 if the
  * value is wrong. */
-int sim_key_real(const struct sim_keys *c, const char *key, double *out)
+int px_key_real(const struct px_keys *c, const char *key, double *out)
 {
 	size_t i;
 
-	if (!sim_key_find(c, key) || !sim_key_decl(c, key, &i))
+	if (!px_key_find(c, key) || !px_key_decl(c, key, &i))
 		return 0;
 	*out = c->v[i].r;
 	return 1;
 }
 
-int sim_key_positive(const struct sim_keys *c, const char *key, double *out)
+int px_key_positive(const struct px_keys *c, const char *key, double *out)
 {
-	const int rc = sim_key_real(c, key, out);
+	const int rc = px_key_real(c, key, out);
 
 	if (rc == 1 && !(*out > 0.0))
-		return sim_key_bad(
-		    c, sim_key_find(c, key), key,
+		return px_key_bad(
+		    c, px_key_find(c, key), key,
 		    "'%s' is not positive (expected a number > 0)",
-		    sim_key_find(c, key)->value);
+		    px_key_find(c, key)->value);
 	return rc;
 }
 
 /* "a, b, c": exactly n finite numbers (the declaration's help is the
  * expected form) */
-int sim_key_list(const struct sim_keys *c, const char *key, size_t n,
+int px_key_list(const struct px_keys *c, const char *key, size_t n,
 		 double *out)
 {
-	const struct px_setting *st = sim_key_find(c, key);
+	const struct px_setting *st = px_key_find(c, key);
 	const struct px_param_decl *d;
 	const char *p;
 	size_t i, k;
 
-	if (!st || !(d = sim_key_decl(c, key, &i)))
+	if (!st || !(d = px_key_decl(c, key, &i)))
 		return 0;
 	p = st->value;
 	for (k = 0; k < n; k++) {
@@ -121,57 +121,57 @@ int sim_key_list(const struct sim_keys *c, const char *key, size_t n,
 			break;
 	}
 	if (k < n || *p)
-		return sim_key_bad(
+		return px_key_bad(
 		    c, st, key, "'%s' is not %zu finite numbers (expected %s)",
 		    st->value, n, d->help);
 	return 1;
 }
 
-int sim_key_plist(const struct sim_keys *c, const char *key, size_t n,
+int px_key_plist(const struct px_keys *c, const char *key, size_t n,
 		  double *out)
 {
-	const int rc = sim_key_list(c, key, n, out);
+	const int rc = px_key_list(c, key, n, out);
 	size_t i;
 
 	for (size_t k = 0; rc == 1 && k < n; k++)
 		if (!(out[k] > 0.0))
-			return sim_key_bad(
-			    c, sim_key_find(c, key), key,
+			return px_key_bad(
+			    c, px_key_find(c, key), key,
 			    "'%s' is not positive (expected %s, each > 0)",
-			    sim_key_find(c, key)->value,
-			    sim_key_decl(c, key, &i)->help);
+			    px_key_find(c, key)->value,
+			    px_key_decl(c, key, &i)->help);
 	return rc;
 }
 
-/* "nx, ny, nz": three counts in [1, SIM_SCENE_MAX_BODIES] */
-int sim_key_counts(const struct sim_keys *c, const char *key, size_t out[3])
+/* "nx, ny, nz": three counts in [1, PX_SCENE_MAX_BODIES] */
+int px_key_counts(const struct px_keys *c, const char *key, size_t out[3])
 {
 	double d[3];
-	const int rc = sim_key_list(c, key, 3, d);
+	const int rc = px_key_list(c, key, 3, d);
 
 	for (int k = 0; rc == 1 && k < 3; k++) {
 		if (d[k] != floor(d[k]) || d[k] < 1 ||
-		    d[k] > (double)SIM_SCENE_MAX_BODIES)
-			return sim_key_bad(
-			    c, sim_key_find(c, key), key,
+		    d[k] > (double)PX_SCENE_MAX_BODIES)
+			return px_key_bad(
+			    c, px_key_find(c, key), key,
 			    "'%s' is not 3 integers in [1, %zu] (expected nx, ny, nz)",
-			    sim_key_find(c, key)->value, SIM_SCENE_MAX_BODIES);
+			    px_key_find(c, key)->value, PX_SCENE_MAX_BODIES);
 		out[k] = (size_t)d[k];
 	}
 	return rc;
 }
 
 /* declared values (px_params_parse set the default of an unset key) */
-long sim_key_int(const struct sim_keys *c, const char *key)
+long px_key_int(const struct px_keys *c, const char *key)
 {
 	size_t i;
 
-	return sim_key_decl(c, key, &i) ? c->v[i].i : 0;
+	return px_key_decl(c, key, &i) ? c->v[i].i : 0;
 }
 
-int sim_key_bool(const struct sim_keys *c, const char *key)
+int px_key_bool(const struct px_keys *c, const char *key)
 {
 	size_t i;
 
-	return sim_key_decl(c, key, &i) ? c->v[i].b : 0;
+	return px_key_decl(c, key, &i) ? c->v[i].b : 0;
 }

@@ -18,12 +18,12 @@
 
 #define MAX_LINE 200 /* inih's INI_MAX_LINE as Debian builds it */
 
-static const char *const kind_name[SIM_SEC_KINDS] = {
+static const char *const kind_name[PX_SEC_KINDS] = {
     "world", "body", "grid", "pile", "stack", "wall", "cardhouse", "tower",
 };
 
 struct section {
-	enum sim_section_kind kind;
+	enum px_section_kind kind;
 	char *title;	/* "body NAME" or "world", as in messages */
 	size_t name_at; /* offset of NAME in title */
 	unsigned line;
@@ -67,7 +67,7 @@ static void fail(struct reader *r, int code, const char *fmt, ...)
 	px_error_set(r->err, code, "%s:%u: %s", r->path, r->line, msg);
 }
 
-static int add_section(struct reader *r, enum sim_section_kind k,
+static int add_section(struct reader *r, enum px_section_kind k,
 		       const char *title, size_t name_at)
 {
 	struct section *s;
@@ -111,23 +111,23 @@ static void header(struct reader *r, const char *text, size_t len)
 	kind = t + strspn(t, ws);
 	kl = strcspn(kind, ws);
 	name = kind + kl + strspn(kind + kl, ws);
-	for (k = 0; k < SIM_SEC_KINDS; k++)
+	for (k = 0; k < PX_SEC_KINDS; k++)
 		if (strlen(kind_name[k]) == kl &&
 		    !strncmp(kind, kind_name[k], kl))
 			break;
-	if (k == SIM_SEC_KINDS) {
+	if (k == PX_SEC_KINDS) {
 		fail(
 		    r, PX_ERR_CONFIG,
 		    "unknown section [%s] (known kinds: world, body, grid, pile, stack, wall, cardhouse, tower)",
 		    kind);
 		return;
 	}
-	if (k == SIM_SEC_WORLD && *name) {
+	if (k == PX_SEC_WORLD && *name) {
 		fail(r, PX_ERR_CONFIG,
 		     "[%s]: the world has no name (expected [world])", kind);
 		return;
 	}
-	if (k != SIM_SEC_WORLD && (!*name || name[strcspn(name, ws)])) {
+	if (k != PX_SEC_WORLD && (!*name || name[strcspn(name, ws)])) {
 		fail(r, PX_ERR_CONFIG,
 		     "[%s]: %s (expected [%s NAME] with a one-word NAME)", kind,
 		     *name ? "the name is not one word" : "no name",
@@ -139,13 +139,13 @@ static void header(struct reader *r, const char *text, size_t len)
 	for (size_t i = 0; i < r->n_sec; i++) {
 		const struct section *o = &r->sec[i];
 
-		if (k == SIM_SEC_WORLD && o->kind == SIM_SEC_WORLD) {
+		if (k == PX_SEC_WORLD && o->kind == PX_SEC_WORLD) {
 			fail(r, PX_ERR_CONFIG,
 			     "[world]: repeated section (first on line %u)",
 			     o->line);
 			return;
 		}
-		if (k != SIM_SEC_WORLD && o->kind != SIM_SEC_WORLD &&
+		if (k != PX_SEC_WORLD && o->kind != PX_SEC_WORLD &&
 		    !strcmp(o->title + o->name_at, name)) {
 			fail(
 			    r, PX_ERR_CONFIG,
@@ -154,8 +154,8 @@ static void header(struct reader *r, const char *text, size_t len)
 			return;
 		}
 	}
-	if (add_section(r, (enum sim_section_kind)k, title,
-			k == SIM_SEC_WORLD ? strlen(title)
+	if (add_section(r, (enum px_section_kind)k, title,
+			k == PX_SEC_WORLD ? strlen(title)
 					   : strlen(kind_name[k]) + 1))
 		fail(r, PX_ERR_NOMEM, "out of memory");
 }
@@ -231,10 +231,10 @@ static int on_value(void *user, const char *section, const char *key,
 
 /* The world first (its surface is every body's default), then the
  * bodies in file order. */
-static int build(const struct reader *r, struct sim_settings *s,
-		 struct sim_body_list *l)
+static int build(const struct reader *r, struct px_world_settings *s,
+		 struct px_body_list *l)
 {
-	struct sim_surface def = {0.5, 0.0, 0.0};
+	struct px_surface def = {0.5, 0.0, 0.0};
 	struct px_setting *set = malloc((r->n + 1) * sizeof *set);
 	int rc = 0;
 
@@ -243,14 +243,14 @@ static int build(const struct reader *r, struct sim_settings *s,
 	for (int pass = 0; pass < 2 && !rc; pass++)
 		for (size_t i = 0; i < r->n_sec && !rc; i++) {
 			const struct section *sec = &r->sec[i];
-			struct sim_keys c = {.path = r->path,
+			struct px_keys c = {.path = r->path,
 					     .title = sec->title,
 					     .line = sec->line,
 					     .set = set,
 					     .n = sec->n,
 					     .err = r->err};
 
-			if ((sec->kind == SIM_SEC_WORLD) != (pass == 0))
+			if ((sec->kind == PX_SEC_WORLD) != (pass == 0))
 				continue;
 			for (size_t k = 0; k < sec->n; k++) {
 				const struct entry *e = &r->e[sec->first + k];
@@ -258,7 +258,7 @@ static int build(const struct reader *r, struct sim_settings *s,
 				set[k] = (struct px_setting){e->key, e->value,
 							     r->path, e->line};
 			}
-			rc = sim_scene_section(&c, sec->kind, s, &def, l);
+			rc = px_scene_section(&c, sec->kind, s, &def, l);
 		}
 	free(set);
 	if (rc)
@@ -271,14 +271,14 @@ static int build(const struct reader *r, struct sim_settings *s,
 	return PX_OK;
 }
 
-int sim_scene_read(const char *path, struct sim_settings *settings,
-		   struct sim_body **bodies, size_t *n_bodies,
+int px_scene_read(const char *path, struct px_world_settings *settings,
+		   struct px_body **bodies, size_t *n_bodies,
 		   struct px_error *err)
 {
 	struct reader r = {.path = path, .cur = -1};
 	struct px_error local = {0};
-	struct sim_body_list l = {0};
-	struct sim_settings s;
+	struct px_body_list l = {0};
+	struct px_world_settings s;
 	int rc, bad_line;
 
 	*bodies = NULL;
@@ -301,7 +301,7 @@ int sim_scene_read(const char *path, struct sim_settings *settings,
 	else if (bad_line < 0)
 		rc = px_error_set(err, PX_ERR_NOMEM, "%s: out of memory", path);
 	else {
-		sim_settings_default(&s);
+		px_world_settings_default(&s);
 		rc = build(&r, &s, &l);
 	}
 	for (size_t i = 0; i < r.n; i++) {

@@ -48,10 +48,10 @@ static const struct px_param_decl grid_shape_decl[] = {
 	{"shape", PX_PARAM_CHOICE, "sphere", NULL, 0, -1, "sphere|box|capsule"},
 };
 static const struct px_param_decl size_decl[4][2] = {
-	[SIM_SPHERE] = {REAL("radius")},
-	[SIM_BOX] = {LIST("half", "hx, hy, hz")},
-	[SIM_CAPSULE] = {REAL("radius"), REAL("half_length")},
-	[SIM_PLANE] = {LIST("normal", "nx, ny, nz")},
+	[PX_SPHERE] = {REAL("radius")},
+	[PX_BOX] = {LIST("half", "hx, hy, hz")},
+	[PX_CAPSULE] = {REAL("radius"), REAL("half_length")},
+	[PX_PLANE] = {LIST("normal", "nx, ny, nz")},
 };
 static const size_t size_keys[4] = {1, 1, 2, 1};
 static const struct px_param_decl position_decl[] = {
@@ -109,17 +109,17 @@ static const struct px_param_decl tower_decl[] = {
 /* clang-format on */
 
 /* Room for `add` more bodies after the n there are. */
-static int room(const struct sim_keys *c, const char *key, double add, size_t n)
+static int room(const struct px_keys *c, const char *key, double add, size_t n)
 {
-	if (add > (double)(SIM_SCENE_MAX_BODIES - n))
-		return sim_key_bad(
-		    c, key ? sim_key_find(c, key) : NULL, key,
+	if (add > (double)(PX_SCENE_MAX_BODIES - n))
+		return px_key_bad(
+		    c, key ? px_key_find(c, key) : NULL, key,
 		    "%.0f more bodies are too many (expected at most %zu in a scene, %zu before this section)",
-		    add, SIM_SCENE_MAX_BODIES, n);
+		    add, PX_SCENE_MAX_BODIES, n);
 	return 0;
 }
 
-static int push(const struct sim_keys *c, int rc)
+static int push(const struct px_keys *c, int rc)
 {
 	if (rc)
 		px_error_set(c->err, PX_ERR_NOMEM, "out of memory");
@@ -128,63 +128,63 @@ static int push(const struct sim_keys *c, int rc)
 
 /* ---- the pieces of a section ---- */
 
-static void read_surface(const struct sim_keys *c,
-			 const struct sim_surface *def, struct sim_body *b)
+static void read_surface(const struct px_keys *c,
+			 const struct px_surface *def, struct px_body *b)
 {
 	b->mu = def->mu;
 	b->mu_tau = def->mu_tau;
 	b->restitution = def->restitution;
-	sim_key_real(c, "mu", &b->mu);
-	sim_key_real(c, "mu_tau", &b->mu_tau);
-	sim_key_real(c, "restitution", &b->restitution);
+	px_key_real(c, "mu", &b->mu);
+	px_key_real(c, "mu_tau", &b->mu_tau);
+	px_key_real(c, "restitution", &b->restitution);
 }
 
 /* shape = ... (from the choices of decl, which is the key's declaration) */
-static int read_shape_key(struct sim_keys *c, const struct px_param_decl *decl,
-			  enum sim_shape_kind *k)
+static int read_shape_key(struct px_keys *c, const struct px_param_decl *decl,
+			  enum px_shape_kind *k)
 {
-	const struct px_setting *st = sim_key_find(c, "shape");
+	const struct px_setting *st = px_key_find(c, "shape");
 	union px_value v;
 
 	if (!st)
-		return sim_key_bad(c, NULL, "shape", "missing (expected %s)",
+		return px_key_bad(c, NULL, "shape", "missing (expected %s)",
 				   decl->choices);
 	if (px_params_parse(decl, 1, st, 1, c->title, "", &v, c->err))
 		return -1;
-	*k = (enum sim_shape_kind)v.choice; /* choices in enum order */
+	*k = (enum px_shape_kind)v.choice; /* choices in enum order */
 	return 0;
 }
 
 /* The size keys of shape k (all required; `what` names the section's kind
  * in "required for ...") into sh. */
-static int read_size(const struct sim_keys *c, enum sim_shape_kind k,
-		     struct sim_shape *sh, const char *what)
+static int read_size(const struct px_keys *c, enum px_shape_kind k,
+		     struct px_shape *sh, const char *what)
 {
 	int rc;
 
 	sh->kind = k;
 	for (size_t i = 0; i < size_keys[k]; i++)
-		if (!sim_key_find(c, size_decl[k][i].key))
-			return sim_key_missing(c, size_decl[k][i].key, what);
+		if (!px_key_find(c, size_decl[k][i].key))
+			return px_key_missing(c, size_decl[k][i].key, what);
 	switch (k) {
-	case SIM_SPHERE:
-		return sim_key_positive(c, "radius", &sh->radius) < 0 ? -1 : 0;
-	case SIM_BOX: return sim_key_plist(c, "half", 3, sh->half) < 0 ? -1 : 0;
-	case SIM_CAPSULE:
-		rc = sim_key_positive(c, "radius", &sh->radius);
+	case PX_SPHERE:
+		return px_key_positive(c, "radius", &sh->radius) < 0 ? -1 : 0;
+	case PX_BOX: return px_key_plist(c, "half", 3, sh->half) < 0 ? -1 : 0;
+	case PX_CAPSULE:
+		rc = px_key_positive(c, "radius", &sh->radius);
 		if (rc == 1)
-			rc = sim_key_positive(c, "half_length",
+			rc = px_key_positive(c, "half_length",
 					      &sh->half_length);
 		return rc < 0 ? -1 : 0;
-	case SIM_PLANE: {
-		const struct px_setting *st = sim_key_find(c, "normal");
+	case PX_PLANE: {
+		const struct px_setting *st = px_key_find(c, "normal");
 		double len;
 
-		if (sim_key_list(c, "normal", 3, sh->normal) < 0)
+		if (px_key_list(c, "normal", 3, sh->normal) < 0)
 			return -1;
 		len = v3_norm(sh->normal);
 		if (!(len > 0.0))
-			return sim_key_bad(
+			return px_key_bad(
 			    c, st, "normal",
 			    "'%s' is the zero vector (expected a nonzero nx, ny, nz)",
 			    st->value);
@@ -198,11 +198,11 @@ static int read_size(const struct sim_keys *c, enum sim_shape_kind k,
 
 /* rotation (identity when unset), velocity and angular_velocity (none for
  * a static body) */
-static int read_motion(const struct sim_keys *c, struct sim_body *b)
+static int read_motion(const struct px_keys *c, struct px_body *b)
 {
 	static const char *const moving[2] = {"velocity", "angular_velocity"};
 	double r[4];
-	int rc = sim_key_list(c, "rotation", 4, r);
+	int rc = px_key_list(c, "rotation", 4, r);
 
 	if (rc < 0)
 		return -1;
@@ -210,33 +210,33 @@ static int read_motion(const struct sim_keys *c, struct sim_body *b)
 		const double len = v3_norm(r);
 
 		if (!(len > 0.0))
-			return sim_key_bad(
-			    c, sim_key_find(c, "rotation"), "rotation",
+			return px_key_bad(
+			    c, px_key_find(c, "rotation"), "rotation",
 			    "'%s' has a zero axis (expected ax, ay, az, degrees with a nonzero axis)",
-			    sim_key_find(c, "rotation")->value);
+			    px_key_find(c, "rotation")->value);
 		for (int i = 0; i < 3; i++)
 			r[i] /= len;
-		sim_quat_axis_angle(r, r[3], b->q);
+		px_quat_axis_angle(r, r[3], b->q);
 	}
 	for (int i = 0; i < 2; i++)
-		if (b->is_static && sim_key_find(c, moving[i]))
-			return sim_key_bad(
-			    c, sim_key_find(c, moving[i]), moving[i],
+		if (b->is_static && px_key_find(c, moving[i]))
+			return px_key_bad(
+			    c, px_key_find(c, moving[i]), moving[i],
 			    "a static body does not move (expected no %s with static = true)",
 			    moving[i]);
-	if (sim_key_list(c, "velocity", 3, b->v) < 0 ||
-	    sim_key_list(c, "angular_velocity", 3, b->w) < 0)
+	if (px_key_list(c, "velocity", 3, b->v) < 0 ||
+	    px_key_list(c, "angular_velocity", 3, b->w) < 0)
 		return -1;
 	return 0;
 }
 
 /* Exactly one of mass and density (none if static: `alt` says so in the
  * message), then the inertia from the shape. */
-static int read_mass(const struct sim_keys *c, struct sim_body *b,
+static int read_mass(const struct px_keys *c, struct px_body *b,
 		     const char *alt)
 {
-	const struct px_setting *m = sim_key_find(c, "mass"),
-				*d = sim_key_find(c, "density");
+	const struct px_setting *m = px_key_find(c, "mass"),
+				*d = px_key_find(c, "density");
 	double x;
 
 	if (b->is_static) {
@@ -244,325 +244,325 @@ static int read_mass(const struct sim_keys *c, struct sim_body *b,
 		    m && (!d || m->line < d->line) ? m : d;
 
 		if (st)
-			return sim_key_bad(
+			return px_key_bad(
 			    c, st, st->key,
 			    "a static body has no %s (expected no mass or density with static = true)",
 			    st->key);
-		sim_body_set_mass(b, 0.0);
+		px_body_set_mass(b, 0.0);
 		return 0;
 	}
 	if (m && d) {
 		const struct px_setting *later = m->line > d->line ? m : d;
 
-		return sim_key_bad(
+		return px_key_bad(
 		    c, later, later->key,
 		    "%s is set too (expected exactly one of mass and density)",
 		    later == m ? "density" : "mass");
 	}
 	if (!m && !d)
-		return sim_key_bad(
+		return px_key_bad(
 		    c, NULL, "mass",
 		    "missing (expected exactly one of mass and density%s)",
 		    alt);
-	if (sim_key_positive(c, m ? "mass" : "density", &x) < 0)
+	if (px_key_positive(c, m ? "mass" : "density", &x) < 0)
 		return -1;
-	sim_body_set_mass(b, m ? x : x * sim_shape_volume(&b->shape));
+	px_body_set_mass(b, m ? x : x * px_shape_volume(&b->shape));
 	return 0;
 }
 
 /* ---- the sections ---- */
 
-static int read_world(struct sim_keys *c, struct sim_settings *s,
-		      struct sim_surface *def)
+static int read_world(struct px_keys *c, struct px_world_settings *s,
+		      struct px_surface *def)
 {
-	static const enum sim_stabilization stab[3] = {
-	    SIM_STAB_BAUMGARTE, SIM_STAB_POST, SIM_STAB_NONE};
+	static const enum px_stabilization stab[3] = {
+	    PX_STAB_BAUMGARTE, PX_STAB_POST, PX_STAB_NONE};
 	size_t i;
 
-	SIM_KEY_ADD(c, world_decl);
-	SIM_KEY_ADD(c, surface_decl);
-	if (sim_key_parse(c, "the world") ||
-	    sim_key_list(c, "gravity", 3, s->gravity) < 0 ||
-	    sim_key_positive(c, "dt", &s->dt) < 0)
+	PX_KEY_ADD(c, world_decl);
+	PX_KEY_ADD(c, surface_decl);
+	if (px_key_parse(c, "the world") ||
+	    px_key_list(c, "gravity", 3, s->gravity) < 0 ||
+	    px_key_positive(c, "dt", &s->dt) < 0)
 		return -1;
-	if (sim_key_find(c, "steps"))
-		s->steps = (uint64_t)sim_key_int(c, "steps");
-	if (sim_key_find(c, "stepping") && sim_key_decl(c, "stepping", &i))
-		s->stepping = c->v[i].choice ? SIM_MOREAU : SIM_SEMI_IMPLICIT;
-	if (sim_key_find(c, "stabilization") &&
-	    sim_key_decl(c, "stabilization", &i))
+	if (px_key_find(c, "steps"))
+		s->steps = (uint64_t)px_key_int(c, "steps");
+	if (px_key_find(c, "stepping") && px_key_decl(c, "stepping", &i))
+		s->stepping = c->v[i].choice ? PX_MOREAU : PX_SEMI_IMPLICIT;
+	if (px_key_find(c, "stabilization") &&
+	    px_key_decl(c, "stabilization", &i))
 		s->stabilization = stab[c->v[i].choice];
-	sim_key_real(c, "beta", &s->beta);
-	sim_key_real(c, "slop", &s->slop);
-	sim_key_real(c, "margin", &s->margin);
-	sim_key_real(c, "restitution_threshold", &s->restitution_threshold);
-	if (sim_key_find(c, "warm_start"))
-		s->warm_start = sim_key_bool(c, "warm_start");
-	if (sim_key_find(c, "gyroscopic"))
-		s->gyroscopic = sim_key_bool(c, "gyroscopic");
-	sim_key_real(c, "mu", &def->mu);
-	sim_key_real(c, "mu_tau", &def->mu_tau);
-	sim_key_real(c, "restitution", &def->restitution);
+	px_key_real(c, "beta", &s->beta);
+	px_key_real(c, "slop", &s->slop);
+	px_key_real(c, "margin", &s->margin);
+	px_key_real(c, "restitution_threshold", &s->restitution_threshold);
+	if (px_key_find(c, "warm_start"))
+		s->warm_start = px_key_bool(c, "warm_start");
+	if (px_key_find(c, "gyroscopic"))
+		s->gyroscopic = px_key_bool(c, "gyroscopic");
+	px_key_real(c, "mu", &def->mu);
+	px_key_real(c, "mu_tau", &def->mu_tau);
+	px_key_real(c, "restitution", &def->restitution);
 	return 0;
 }
 
-static int read_body(struct sim_keys *c, const struct sim_surface *def,
-		     struct sim_body_list *l)
+static int read_body(struct px_keys *c, const struct px_surface *def,
+		     struct px_body_list *l)
 {
 	static const char *const owner[4] = {"a sphere body", "a box body",
 					     "a capsule body", "a plane body"};
 	static const char *const what[4] = {"a sphere", "a box", "a capsule",
 					    "a plane"};
-	struct sim_body b = {.q = {1.0, 0.0, 0.0, 0.0}};
+	struct px_body b = {.q = {1.0, 0.0, 0.0, 0.0}};
 	const struct px_setting *st;
-	enum sim_shape_kind k;
+	enum px_shape_kind k;
 
 	if (read_shape_key(c, body_shape_decl, &k))
 		return -1;
-	SIM_KEY_ADD(c, body_shape_decl);
-	sim_key_add(c, size_decl[k], size_keys[k]);
-	SIM_KEY_ADD(c, position_decl);
-	if (k != SIM_PLANE) {
-		SIM_KEY_ADD(c, motion_decl);
-		SIM_KEY_ADD(c, mass_decl);
+	PX_KEY_ADD(c, body_shape_decl);
+	px_key_add(c, size_decl[k], size_keys[k]);
+	PX_KEY_ADD(c, position_decl);
+	if (k != PX_PLANE) {
+		PX_KEY_ADD(c, motion_decl);
+		PX_KEY_ADD(c, mass_decl);
 	}
-	SIM_KEY_ADD(c, static_decl);
-	SIM_KEY_ADD(c, surface_decl);
-	if (sim_key_parse(c, owner[k]) || read_size(c, k, &b.shape, what[k]) ||
-	    sim_key_list(c, "position", 3, b.x) < 0)
+	PX_KEY_ADD(c, static_decl);
+	PX_KEY_ADD(c, surface_decl);
+	if (px_key_parse(c, owner[k]) || read_size(c, k, &b.shape, what[k]) ||
+	    px_key_list(c, "position", 3, b.x) < 0)
 		return -1;
-	st = sim_key_find(c, "static");
-	if (k == SIM_PLANE && st && !sim_key_bool(c, "static"))
-		return sim_key_bad(
+	st = px_key_find(c, "static");
+	if (k == PX_PLANE && st && !px_key_bool(c, "static"))
+		return px_key_bad(
 		    c, st, "static",
 		    "a plane is always static (expected true, found '%s')",
 		    st->value);
-	b.is_static = k == SIM_PLANE || sim_key_bool(c, "static");
-	if (k != SIM_PLANE &&
+	b.is_static = k == PX_PLANE || px_key_bool(c, "static");
+	if (k != PX_PLANE &&
 	    (read_motion(c, &b) || read_mass(c, &b, ", or static = true")))
 		return -1;
 	read_surface(c, def, &b);
 	if (room(c, NULL, 1, l->n))
 		return -1;
-	return push(c, sim_body_list_push(l, &b));
+	return push(c, px_body_list_push(l, &b));
 }
 
-static int read_grid(struct sim_keys *c, const struct sim_surface *def,
-		     struct sim_body_list *l)
+static int read_grid(struct px_keys *c, const struct px_surface *def,
+		     struct px_body_list *l)
 {
 	static const char *const owner[3] = {"a sphere grid", "a box grid",
 					     "a capsule grid"};
-	struct sim_body b = {.q = {1.0, 0.0, 0.0, 0.0}};
+	struct px_body b = {.q = {1.0, 0.0, 0.0, 0.0}};
 	double origin[3] = {0.0, 0.0, 0.0}, spacing[3];
-	enum sim_shape_kind k;
+	enum px_shape_kind k;
 	size_t count[3];
 
 	if (read_shape_key(c, grid_shape_decl, &k))
 		return -1;
-	SIM_KEY_ADD(c, grid_shape_decl);
-	sim_key_add(c, size_decl[k], size_keys[k]);
-	SIM_KEY_ADD(c, grid_decl);
-	SIM_KEY_ADD(c, motion_decl);
-	SIM_KEY_ADD(c, mass_decl);
-	SIM_KEY_ADD(c, surface_decl);
-	if (sim_key_parse(c, owner[k]) || read_size(c, k, &b.shape, "a grid"))
+	PX_KEY_ADD(c, grid_shape_decl);
+	px_key_add(c, size_decl[k], size_keys[k]);
+	PX_KEY_ADD(c, grid_decl);
+	PX_KEY_ADD(c, motion_decl);
+	PX_KEY_ADD(c, mass_decl);
+	PX_KEY_ADD(c, surface_decl);
+	if (px_key_parse(c, owner[k]) || read_size(c, k, &b.shape, "a grid"))
 		return -1;
-	if (!sim_key_find(c, "count"))
-		return sim_key_missing(c, "count", "a grid");
-	if (!sim_key_find(c, "spacing"))
-		return sim_key_missing(c, "spacing", "a grid");
-	if (sim_key_counts(c, "count", count) < 0 ||
-	    sim_key_plist(c, "spacing", 3, spacing) < 0 ||
-	    sim_key_list(c, "origin", 3, origin) < 0 || read_motion(c, &b) ||
+	if (!px_key_find(c, "count"))
+		return px_key_missing(c, "count", "a grid");
+	if (!px_key_find(c, "spacing"))
+		return px_key_missing(c, "spacing", "a grid");
+	if (px_key_counts(c, "count", count) < 0 ||
+	    px_key_plist(c, "spacing", 3, spacing) < 0 ||
+	    px_key_list(c, "origin", 3, origin) < 0 || read_motion(c, &b) ||
 	    read_mass(c, &b, ""))
 		return -1;
 	read_surface(c, def, &b);
 	if (room(c, "count",
 		 (double)count[0] * (double)count[1] * (double)count[2], l->n))
 		return -1;
-	return push(c, sim_scene_grid(l, &b, count, origin, spacing));
+	return push(c, px_scene_grid(l, &b, count, origin, spacing));
 }
 
-static int read_pile(struct sim_keys *c, const struct sim_surface *def,
-		     struct sim_body_list *l)
+static int read_pile(struct px_keys *c, const struct px_surface *def,
+		     struct px_body_list *l)
 {
-	struct sim_body b = {0};
+	struct px_body b = {0};
 	size_t n;
 
-	SIM_KEY_ADD(c, pile_decl);
-	SIM_KEY_ADD(c, surface_decl);
-	if (sim_key_parse(c, "a pile"))
+	PX_KEY_ADD(c, pile_decl);
+	PX_KEY_ADD(c, surface_decl);
+	if (px_key_parse(c, "a pile"))
 		return -1;
-	if (!sim_key_find(c, "n"))
-		return sim_key_missing(c, "n", "a pile");
-	n = (size_t)sim_key_int(c, "n");
-	if (room(c, "n", (double)(n * n * n) + sim_key_bool(c, "ground"), l->n))
+	if (!px_key_find(c, "n"))
+		return px_key_missing(c, "n", "a pile");
+	n = (size_t)px_key_int(c, "n");
+	if (room(c, "n", (double)(n * n * n) + px_key_bool(c, "ground"), l->n))
 		return -1;
 	read_surface(c, def, &b);
-	return push(c, sim_scene_pile(l, n, (uint64_t)sim_key_int(c, "seed"),
-				      sim_key_bool(c, "ground"), &b));
+	return push(c, px_scene_pile(l, n, (uint64_t)px_key_int(c, "seed"),
+				      px_key_bool(c, "ground"), &b));
 }
 
 /* The box of a generator: half extents, mass or density, surface. */
-static int read_box(struct sim_keys *c, const struct sim_surface *def,
-		    struct sim_body *b, const char *what)
+static int read_box(struct px_keys *c, const struct px_surface *def,
+		    struct px_body *b, const char *what)
 {
-	*b = (struct sim_body){.q = {1.0, 0.0, 0.0, 0.0}};
-	if (read_size(c, SIM_BOX, &b->shape, what) || read_mass(c, b, ""))
+	*b = (struct px_body){.q = {1.0, 0.0, 0.0, 0.0}};
+	if (read_size(c, PX_BOX, &b->shape, what) || read_mass(c, b, ""))
 		return -1;
 	read_surface(c, def, b);
 	return 0;
 }
 
-static int read_stack(struct sim_keys *c, const struct sim_surface *def,
-		      struct sim_body_list *l)
+static int read_stack(struct px_keys *c, const struct px_surface *def,
+		      struct px_body_list *l)
 {
 	double base[3] = {0.0, 0.0, 0.0}, offset[2] = {0.0, 0.0}, gap = 0.0;
-	struct sim_body b;
+	struct px_body b;
 	size_t n;
 
-	SIM_KEY_ADD(c, stack_decl);
-	SIM_KEY_ADD(c, mass_decl);
-	SIM_KEY_ADD(c, surface_decl);
-	if (sim_key_parse(c, "a stack"))
+	PX_KEY_ADD(c, stack_decl);
+	PX_KEY_ADD(c, mass_decl);
+	PX_KEY_ADD(c, surface_decl);
+	if (px_key_parse(c, "a stack"))
 		return -1;
-	if (!sim_key_find(c, "count"))
-		return sim_key_missing(c, "count", "a stack");
+	if (!px_key_find(c, "count"))
+		return px_key_missing(c, "count", "a stack");
 	if (read_box(c, def, &b, "a stack") ||
-	    sim_key_list(c, "base", 3, base) < 0 ||
-	    sim_key_list(c, "offset", 2, offset) < 0)
+	    px_key_list(c, "base", 3, base) < 0 ||
+	    px_key_list(c, "offset", 2, offset) < 0)
 		return -1;
-	n = (size_t)sim_key_int(c, "count");
-	sim_key_real(c, "gap", &gap); /* its declared default is 0 */
+	n = (size_t)px_key_int(c, "count");
+	px_key_real(c, "gap", &gap); /* its declared default is 0 */
 	if (room(c, "count", (double)n, l->n))
 		return -1;
-	return push(c, sim_scene_stack(l, &b, n, base, gap, offset));
+	return push(c, px_scene_stack(l, &b, n, base, gap, offset));
 }
 
-static int read_wall(struct sim_keys *c, const struct sim_surface *def,
-		     struct sim_body_list *l)
+static int read_wall(struct px_keys *c, const struct px_surface *def,
+		     struct px_body_list *l)
 {
 	double origin[3] = {0.0, 0.0, 0.0};
-	struct sim_body b;
+	struct px_body b;
 	size_t rows, bricks;
 
-	SIM_KEY_ADD(c, wall_decl);
-	SIM_KEY_ADD(c, mass_decl);
-	SIM_KEY_ADD(c, surface_decl);
-	if (sim_key_parse(c, "a wall"))
+	PX_KEY_ADD(c, wall_decl);
+	PX_KEY_ADD(c, mass_decl);
+	PX_KEY_ADD(c, surface_decl);
+	if (px_key_parse(c, "a wall"))
 		return -1;
-	if (!sim_key_find(c, "rows"))
-		return sim_key_missing(c, "rows", "a wall");
-	if (!sim_key_find(c, "bricks"))
-		return sim_key_missing(c, "bricks", "a wall");
+	if (!px_key_find(c, "rows"))
+		return px_key_missing(c, "rows", "a wall");
+	if (!px_key_find(c, "bricks"))
+		return px_key_missing(c, "bricks", "a wall");
 	if (read_box(c, def, &b, "a wall") ||
-	    sim_key_list(c, "origin", 3, origin) < 0)
+	    px_key_list(c, "origin", 3, origin) < 0)
 		return -1;
-	rows = (size_t)sim_key_int(c, "rows");
-	bricks = (size_t)sim_key_int(c, "bricks");
+	rows = (size_t)px_key_int(c, "rows");
+	bricks = (size_t)px_key_int(c, "bricks");
 	/* even rows: bricks full bricks; odd rows: one more piece */
 	if (room(c, "rows", (double)rows * (double)bricks + (double)(rows / 2),
 		 l->n))
 		return -1;
-	return push(c, sim_scene_wall(l, &b, rows, bricks, origin));
+	return push(c, px_scene_wall(l, &b, rows, bricks, origin));
 }
 
-static int read_cardhouse(struct sim_keys *c, const struct sim_surface *def,
-			  struct sim_body_list *l)
+static int read_cardhouse(struct px_keys *c, const struct px_surface *def,
+			  struct px_body_list *l)
 {
 	double origin[3] = {0.0, 0.0, 0.0}, angle = 0.0, spacing, lo, hi;
 	const struct px_setting *st;
-	struct sim_body b;
+	struct px_body b;
 	size_t levels;
 
-	SIM_KEY_ADD(c, cardhouse_decl);
-	SIM_KEY_ADD(c, mass_decl);
-	SIM_KEY_ADD(c, surface_decl);
-	if (sim_key_parse(c, "a card house"))
+	PX_KEY_ADD(c, cardhouse_decl);
+	PX_KEY_ADD(c, mass_decl);
+	PX_KEY_ADD(c, surface_decl);
+	if (px_key_parse(c, "a card house"))
 		return -1;
-	if (!sim_key_find(c, "levels"))
-		return sim_key_missing(c, "levels", "a card house");
-	if (!sim_key_find(c, "angle"))
-		return sim_key_missing(c, "angle", "a card house");
-	if (!sim_key_find(c, "spacing"))
-		return sim_key_missing(c, "spacing", "a card house");
+	if (!px_key_find(c, "levels"))
+		return px_key_missing(c, "levels", "a card house");
+	if (!px_key_find(c, "angle"))
+		return px_key_missing(c, "angle", "a card house");
+	if (!px_key_find(c, "spacing"))
+		return px_key_missing(c, "spacing", "a card house");
 	if (read_box(c, def, &b, "a card house") ||
-	    sim_key_list(c, "origin", 3, origin) < 0 ||
-	    sim_key_positive(c, "spacing", &spacing) < 0 ||
-	    sim_key_positive(c, "angle", &angle) < 0)
+	    px_key_list(c, "origin", 3, origin) < 0 ||
+	    px_key_positive(c, "spacing", &spacing) < 0 ||
+	    px_key_positive(c, "angle", &angle) < 0)
 		return -1;
-	sim_cardhouse_spacing(b.shape.half, angle, &lo, &hi);
+	px_cardhouse_spacing(b.shape.half, angle, &lo, &hi);
 	if (lo > hi) {
-		st = sim_key_find(c, "angle");
-		return sim_key_bad(
+		st = px_key_find(c, "angle");
+		return px_key_bad(
 		    c, st, "angle",
 		    "'%s' is too steep for these cards (expected an angle at which flat cards can bridge A-frames that do not overlap; A-frames need a spacing >= %.6g, flat cards reach <= %.6g)",
 		    st->value, lo, hi);
 	}
-	st = sim_key_find(c, "spacing");
+	st = px_key_find(c, "spacing");
 	if (spacing < lo || spacing > hi)
-		return sim_key_bad(
+		return px_key_bad(
 		    c, st, "spacing",
 		    "'%s' is out of range [%.6g, %.6g] (A-frames must not overlap and flat cards must reach both apexes)",
 		    st->value, lo, hi);
-	levels = (size_t)sim_key_int(c, "levels");
+	levels = (size_t)px_key_int(c, "levels");
 	if (room(c, "levels",
 		 3.0 * (double)(levels * (levels + 1)) / 2.0 - (double)levels,
 		 l->n))
 		return -1;
 	return push(c,
-		    sim_scene_cardhouse(l, &b, levels, angle, spacing, origin));
+		    px_scene_cardhouse(l, &b, levels, angle, spacing, origin));
 }
 
-static int read_tower(struct sim_keys *c, const struct sim_surface *def,
-		      struct sim_body_list *l)
+static int read_tower(struct px_keys *c, const struct px_surface *def,
+		      struct px_body_list *l)
 {
 	double origin[3] = {0.0, 0.0, 0.0}, radius, least;
 	size_t rings, bricks;
-	struct sim_body b;
+	struct px_body b;
 
-	SIM_KEY_ADD(c, tower_decl);
-	SIM_KEY_ADD(c, mass_decl);
-	SIM_KEY_ADD(c, surface_decl);
-	if (sim_key_parse(c, "a tower"))
+	PX_KEY_ADD(c, tower_decl);
+	PX_KEY_ADD(c, mass_decl);
+	PX_KEY_ADD(c, surface_decl);
+	if (px_key_parse(c, "a tower"))
 		return -1;
-	if (!sim_key_find(c, "rings"))
-		return sim_key_missing(c, "rings", "a tower");
-	if (!sim_key_find(c, "bricks"))
-		return sim_key_missing(c, "bricks", "a tower");
-	if (!sim_key_find(c, "radius"))
-		return sim_key_missing(c, "radius", "a tower");
+	if (!px_key_find(c, "rings"))
+		return px_key_missing(c, "rings", "a tower");
+	if (!px_key_find(c, "bricks"))
+		return px_key_missing(c, "bricks", "a tower");
+	if (!px_key_find(c, "radius"))
+		return px_key_missing(c, "radius", "a tower");
 	if (read_box(c, def, &b, "a tower") ||
-	    sim_key_list(c, "origin", 3, origin) < 0 ||
-	    sim_key_positive(c, "radius", &radius) < 0)
+	    px_key_list(c, "origin", 3, origin) < 0 ||
+	    px_key_positive(c, "radius", &radius) < 0)
 		return -1;
-	rings = (size_t)sim_key_int(c, "rings");
-	bricks = (size_t)sim_key_int(c, "bricks");
-	least = sim_tower_min_radius(b.shape.half, bricks);
+	rings = (size_t)px_key_int(c, "rings");
+	bricks = (size_t)px_key_int(c, "bricks");
+	least = px_tower_min_radius(b.shape.half, bricks);
 	if (radius < least)
-		return sim_key_bad(
-		    c, sim_key_find(c, "radius"), "radius",
+		return px_key_bad(
+		    c, px_key_find(c, "radius"), "radius",
 		    "'%s' lets the bricks of a ring overlap (expected radius >= %.6g)",
-		    sim_key_find(c, "radius")->value, least);
+		    px_key_find(c, "radius")->value, least);
 	if (room(c, "rings", (double)rings * (double)bricks, l->n))
 		return -1;
-	return push(c, sim_scene_tower(l, &b, rings, bricks, radius, origin));
+	return push(c, px_scene_tower(l, &b, rings, bricks, radius, origin));
 }
 
-int sim_scene_section(struct sim_keys *c, enum sim_section_kind k,
-		      struct sim_settings *s, struct sim_surface *def,
-		      struct sim_body_list *l)
+int px_scene_section(struct px_keys *c, enum px_section_kind k,
+		      struct px_world_settings *s, struct px_surface *def,
+		      struct px_body_list *l)
 {
 	switch (k) {
-	case SIM_SEC_WORLD: return read_world(c, s, def);
-	case SIM_SEC_BODY: return read_body(c, def, l);
-	case SIM_SEC_GRID: return read_grid(c, def, l);
-	case SIM_SEC_PILE: return read_pile(c, def, l);
-	case SIM_SEC_STACK: return read_stack(c, def, l);
-	case SIM_SEC_WALL: return read_wall(c, def, l);
-	case SIM_SEC_CARDHOUSE: return read_cardhouse(c, def, l);
-	case SIM_SEC_TOWER: return read_tower(c, def, l);
-	case SIM_SEC_KINDS: break;
+	case PX_SEC_WORLD: return read_world(c, s, def);
+	case PX_SEC_BODY: return read_body(c, def, l);
+	case PX_SEC_GRID: return read_grid(c, def, l);
+	case PX_SEC_PILE: return read_pile(c, def, l);
+	case PX_SEC_STACK: return read_stack(c, def, l);
+	case PX_SEC_WALL: return read_wall(c, def, l);
+	case PX_SEC_CARDHOUSE: return read_cardhouse(c, def, l);
+	case PX_SEC_TOWER: return read_tower(c, def, l);
+	case PX_SEC_KINDS: break;
 	}
 	return 0;
 }

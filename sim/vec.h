@@ -1,8 +1,8 @@
 /* Small 3-vector, 3x3 matrix and quaternion helpers of the rigid-body world.
  * Quaternions are (w, x, y, z), unit, rotating body to world coordinates;
  * matrices are row-major. */
-#ifndef SIM_VEC_H
-#define SIM_VEC_H
+#ifndef PX_SIM_VEC_H
+#define PX_SIM_VEC_H
 
 #include <math.h>
 

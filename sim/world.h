@@ -7,8 +7,8 @@
  * b with restitution and Baumgarte feedback) -> px_solve -> velocities ->
  * positions (semi-implicit Euler, or Moreau's midpoint scheme) ->
  * post-stabilization (optional) -> cache the impulses -> statistics. */
-#ifndef SIM_WORLD_H
-#define SIM_WORLD_H
+#ifndef PX_SIM_WORLD_H
+#define PX_SIM_WORLD_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -18,27 +18,27 @@
 #include "body.h"
 #include "collide.h"
 
-enum sim_stepping {
-	SIM_SEMI_IMPLICIT = 0, /* 003 sec. 6: u+ = u + dt M^-1 (h + J^T l/dt),
+enum px_stepping {
+	PX_SEMI_IMPLICIT = 0, /* 003 sec. 6: u+ = u + dt M^-1 (h + J^T l/dt),
 				  q+ = q + dt u+ */
-	SIM_MOREAU = 1,        /* 001 sec. 4.3: half step of q with u, solve at
+	PX_MOREAU = 1,        /* 001 sec. 4.3: half step of q with u, solve at
 				  the midpoint, half step of q with u+ */
 };
 
-enum sim_stabilization {
-	SIM_STAB_NONE = 0,
-	SIM_STAB_BAUMGARTE = 1, /* 003 sec. 4.2: b_n -= beta/dt (depth - slop) */
-	SIM_STAB_POST = 2,      /* 001 sec. 4.4: after the step, a frictionless
+enum px_stabilization {
+	PX_STAB_NONE = 0,
+	PX_STAB_BAUMGARTE = 1, /* 003 sec. 4.2: b_n -= beta/dt (depth - slop) */
+	PX_STAB_POST = 2,      /* 001 sec. 4.4: after the step, a frictionless
 				   contact problem on positions pushes
 				   overlapping bodies apart (depth - slop) */
 };
 
-struct sim_settings {
+struct px_world_settings {
 	double gravity[3];        /* m/s^2 */
 	double dt;                /* s */
 	uint64_t steps;           /* of a run */
-	enum sim_stepping stepping;
-	enum sim_stabilization stabilization;
+	enum px_stepping stepping;
+	enum px_stabilization stabilization;
 	double beta;              /* Baumgarte: fraction of the excess
 				     penetration removed per step, (0, 1] */
 	double slop;              /* penetration left alone (m) */
@@ -53,10 +53,10 @@ struct sim_settings {
 /* The defaults: gravity (0, 0, -9.81), dt 0.01, 100 steps, semi-implicit,
  * Baumgarte beta 0.2, slop 1e-3, margin 1e-3, threshold 0.1 m/s, warm start
  * on, no gyroscopic term. */
-void sim_settings_default(struct sim_settings *s);
+void px_world_settings_default(struct px_world_settings *s);
 
 /* What one step did. */
-struct sim_step_stats {
+struct px_step_stats {
 	uint64_t step;           /* 1 for the first step */
 	double time;             /* simulated time at its end (s) */
 	size_t contacts;
@@ -70,40 +70,40 @@ struct sim_step_stats {
 	double max_depth;        /* deepest penetration found (m, >= 0) */
 };
 
-struct sim_world;
+struct px_world;
 
 /* A world with settings s (copied), no bodies. */
-int sim_world_create(const struct sim_settings *s, struct sim_world **out,
+int px_world_create(const struct px_world_settings *s, struct px_world **out,
 		     struct px_error *err);
-void sim_world_destroy(struct sim_world *w);
+void px_world_destroy(struct px_world *w);
 
 /* Add a body (copied): mass > 0 and inertia > 0 unless static, finite
  * numbers, a shape of positive size, a unit normal for planes (a plane is
  * always static). The orientation is normalized; mass and inertia of a
  * static body are ignored. Refusals name the field in err. Returns its
  * index. */
-int sim_world_add_body(struct sim_world *w, const struct sim_body *b,
+int px_world_add_body(struct px_world *w, const struct px_body *b,
 		       uint32_t *index, struct px_error *err);
 
-size_t sim_world_n_bodies(const struct sim_world *w);
-const struct sim_body *sim_world_bodies(const struct sim_world *w);
-struct sim_body *sim_world_bodies_mut(struct sim_world *w);
-const struct sim_settings *sim_world_settings(const struct sim_world *w);
-struct sim_settings *sim_world_settings_mut(struct sim_world *w);
+size_t px_world_n_bodies(const struct px_world *w);
+const struct px_body *px_world_bodies(const struct px_world *w);
+struct px_body *px_world_bodies_mut(struct px_world *w);
+const struct px_world_settings *px_world_settings(const struct px_world *w);
+struct px_world_settings *px_world_settings_mut(struct px_world *w);
 
 /* One time step with solver configuration cfg. The contacts and impulses
  * of the step stay readable until the next one. */
-int sim_world_step(struct sim_world *w, const struct px_config *cfg,
-		   struct sim_step_stats *st, struct px_error *err);
+int px_world_step(struct px_world *w, const struct px_config *cfg,
+		   struct px_step_stats *st, struct px_error *err);
 
 /* The contacts of the last step and their impulses (n, s, t[, tau] in the
  * contact frame, per contact block_size values). */
-size_t sim_world_contacts(const struct sim_world *w,
-			  const struct sim_contact **c, const double **lambda,
+size_t px_world_contacts(const struct px_world *w,
+			  const struct px_contact **c, const double **lambda,
 			  uint32_t *block_size);
 
 /* Energies: kinetic 1/2 m v^2 + 1/2 w^T I w, potential -m g.x (J). */
-double sim_world_kinetic_energy(const struct sim_world *w);
-double sim_world_potential_energy(const struct sim_world *w);
+double px_world_kinetic_energy(const struct px_world *w);
+double px_world_potential_energy(const struct px_world *w);
 
 #endif

@@ -7,14 +7,14 @@
 #include "vec.h"
 #include "world_impl.h"
 
-void sim_settings_default(struct sim_settings *s)
+void px_world_settings_default(struct px_world_settings *s)
 {
-	*s = (struct sim_settings){
+	*s = (struct px_world_settings){
 		.gravity = {0.0, 0.0, -9.81},
 		.dt = 0.01,
 		.steps = 100,
-		.stepping = SIM_SEMI_IMPLICIT,
-		.stabilization = SIM_STAB_BAUMGARTE,
+		.stepping = PX_SEMI_IMPLICIT,
+		.stabilization = PX_STAB_BAUMGARTE,
 		.beta = 0.2,
 		.slop = 1e-3,
 		.margin = 1e-3,
@@ -32,7 +32,7 @@ static int finite_n(const double *x, int n)
 	return 1;
 }
 
-static int check_settings(const struct sim_settings *s, struct px_error *err)
+static int check_settings(const struct px_world_settings *s, struct px_error *err)
 {
 	if (!finite_n(s->gravity, 3))
 		return px_error_set(err, PX_ERR_INVALID, "gravity is not finite");
@@ -55,10 +55,10 @@ static int check_settings(const struct sim_settings *s, struct px_error *err)
 	return PX_OK;
 }
 
-int sim_world_create(const struct sim_settings *s, struct sim_world **out,
+int px_world_create(const struct px_world_settings *s, struct px_world **out,
 		     struct px_error *err)
 {
-	struct sim_world *w;
+	struct px_world *w;
 	int rc = check_settings(s, err);
 
 	if (rc)
@@ -67,7 +67,7 @@ int sim_world_create(const struct sim_settings *s, struct sim_world **out,
 	if (!w)
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	w->settings = *s;
-	w->bp = sim_broadphase_create();
+	w->bp = px_broadphase_create();
 	if (!w->bp) {
 		free(w);
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
@@ -76,31 +76,31 @@ int sim_world_create(const struct sim_settings *s, struct sim_world **out,
 	return PX_OK;
 }
 
-void sim_world_destroy(struct sim_world *w)
+void px_world_destroy(struct px_world *w)
 {
 	if (!w)
 		return;
-	sim_broadphase_destroy(w->bp);
-	sim_world_free_step(w);
+	px_broadphase_destroy(w->bp);
+	px_world_free_step(w);
 	free(w->bodies);
 	free(w);
 }
 
-static int check_shape(const struct sim_shape *sh, struct px_error *err)
+static int check_shape(const struct px_shape *sh, struct px_error *err)
 {
 	switch (sh->kind) {
-	case SIM_SPHERE:
+	case PX_SPHERE:
 		if (!(sh->radius > 0.0) || !isfinite(sh->radius))
 			return px_error_set(err, PX_ERR_INVALID,
 					    "radius must be positive and finite");
 		return PX_OK;
-	case SIM_BOX:
+	case PX_BOX:
 		for (int i = 0; i < 3; i++)
 			if (!(sh->half[i] > 0.0) || !isfinite(sh->half[i]))
 				return px_error_set(err, PX_ERR_INVALID,
 						    "half extents must be positive and finite");
 		return PX_OK;
-	case SIM_CAPSULE:
+	case PX_CAPSULE:
 		if (!(sh->radius > 0.0) || !isfinite(sh->radius))
 			return px_error_set(err, PX_ERR_INVALID,
 					    "radius must be positive and finite");
@@ -108,7 +108,7 @@ static int check_shape(const struct sim_shape *sh, struct px_error *err)
 			return px_error_set(err, PX_ERR_INVALID,
 					    "half_length must be >= 0 and finite");
 		return PX_OK;
-	case SIM_PLANE: {
+	case PX_PLANE: {
 		const double n = v3_norm(sh->normal);
 
 		if (!finite_n(sh->normal, 3) || fabs(n - 1.0) > 1e-9)
@@ -121,10 +121,10 @@ static int check_shape(const struct sim_shape *sh, struct px_error *err)
 			    (int)sh->kind);
 }
 
-int sim_world_add_body(struct sim_world *w, const struct sim_body *b,
+int px_world_add_body(struct px_world *w, const struct px_body *b,
 		       uint32_t *index, struct px_error *err)
 {
-	struct sim_body nb = *b;
+	struct px_body nb = *b;
 	int rc = check_shape(&b->shape, err);
 
 	if (rc)
@@ -144,7 +144,7 @@ int sim_world_add_body(struct sim_world *w, const struct sim_body *b,
 	if (!(b->restitution >= 0.0 && b->restitution <= 1.0))
 		return px_error_set(err, PX_ERR_INVALID,
 				    "restitution must be in [0, 1]");
-	if (b->shape.kind == SIM_PLANE)
+	if (b->shape.kind == PX_PLANE)
 		nb.is_static = 1;
 	if (nb.is_static) {
 		nb.mass = 0.0;
@@ -163,7 +163,7 @@ int sim_world_add_body(struct sim_world *w, const struct sim_body *b,
 	quat_normalize(nb.q);
 	if (w->n_bodies == w->cap_bodies) {
 		size_t cap = w->cap_bodies ? 2 * w->cap_bodies : 64;
-		struct sim_body *nbs = realloc(w->bodies, cap * sizeof *nbs);
+		struct px_body *nbs = realloc(w->bodies, cap * sizeof *nbs);
 
 		if (!nbs)
 			return px_error_set(err, PX_ERR_NOMEM, "out of memory");
@@ -178,37 +178,37 @@ int sim_world_add_body(struct sim_world *w, const struct sim_body *b,
 	return PX_OK;
 }
 
-size_t sim_world_n_bodies(const struct sim_world *w)
+size_t px_world_n_bodies(const struct px_world *w)
 {
 	return w->n_bodies;
 }
 
-const struct sim_body *sim_world_bodies(const struct sim_world *w)
+const struct px_body *px_world_bodies(const struct px_world *w)
 {
 	return w->bodies;
 }
 
-struct sim_body *sim_world_bodies_mut(struct sim_world *w)
+struct px_body *px_world_bodies_mut(struct px_world *w)
 {
 	return w->bodies;
 }
 
-const struct sim_settings *sim_world_settings(const struct sim_world *w)
+const struct px_world_settings *px_world_settings(const struct px_world *w)
 {
 	return &w->settings;
 }
 
-struct sim_settings *sim_world_settings_mut(struct sim_world *w)
+struct px_world_settings *px_world_settings_mut(struct px_world *w)
 {
 	return &w->settings;
 }
 
-double sim_world_kinetic_energy(const struct sim_world *w)
+double px_world_kinetic_energy(const struct px_world *w)
 {
 	double e = 0.0;
 
 	for (size_t i = 0; i < w->n_bodies; i++) {
-		const struct sim_body *b = w->bodies + i;
+		const struct px_body *b = w->bodies + i;
 		double r[9], wl[3];
 
 		if (b->is_static)
@@ -222,12 +222,12 @@ double sim_world_kinetic_energy(const struct sim_world *w)
 	return e;
 }
 
-double sim_world_potential_energy(const struct sim_world *w)
+double px_world_potential_energy(const struct px_world *w)
 {
 	double e = 0.0;
 
 	for (size_t i = 0; i < w->n_bodies; i++) {
-		const struct sim_body *b = w->bodies + i;
+		const struct px_body *b = w->bodies + i;
 
 		if (!b->is_static)
 			e -= b->mass * v3_dot(w->settings.gravity, b->x);

@@ -1,6 +1,6 @@
-/* The layout of struct sim_world, shared by the world's own files. */
-#ifndef SIM_WORLD_IMPL_H
-#define SIM_WORLD_IMPL_H
+/* The layout of struct px_world, shared by the world's own files. */
+#ifndef PX_SIM_WORLD_IMPL_H
+#define PX_SIM_WORLD_IMPL_H
 
 #include "world.h"
 
@@ -8,32 +8,32 @@
  * in world coordinates (the impulse on the contact's body b, i.e. along
  * the collision normal from a to b), so that a contact whose frame turned
  * a little keeps it (003 sec. 8), and where it was. */
-struct sim_cached {
+struct px_cached {
 	uint32_t a, b, feature;
 	double p[3];       /* the contact point (world) */
 	double impulse[3];
 	double tau; /* torsional impulse about the normal */
 };
 
-struct sim_world {
-	struct sim_settings settings;
-	struct sim_body *bodies;
+struct px_world {
+	struct px_world_settings settings;
+	struct px_body *bodies;
 	size_t n_bodies, cap_bodies;
 	int topology_changed;
 	uint64_t step;
 	double time;
 
-	struct sim_broadphase *bp;
+	struct px_broadphase *bp;
 	/* the last step's contacts, impulses (bs per contact) and cache */
-	struct sim_contact *contacts;
+	struct px_contact *contacts;
 	size_t n_contacts, cap_contacts;
 	double *lambda;
 	uint32_t bs;
-	struct sim_cached *cache;
+	struct px_cached *cache;
 	size_t n_cache;
 };
 
 /* Free the last step's buffers (contacts, impulses, cache). */
-void sim_world_free_step(struct sim_world *w);
+void px_world_free_step(struct px_world *w);
 
 #endif

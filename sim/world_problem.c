@@ -8,7 +8,7 @@
 #include "vec.h"
 #include "world_problem.h"
 
-int sim_dynamics_build(const struct sim_world *w, struct sim_dynamics *d,
+int px_dynamics_build(const struct px_world *w, struct px_dynamics *d,
 		       struct px_error *err)
 {
 	size_t n = 0;
@@ -22,12 +22,12 @@ int sim_dynamics_build(const struct sim_world *w, struct sim_dynamics *d,
 	d->inv_mass = malloc((n + 1) * sizeof *d->inv_mass);
 	d->inv_inertia = malloc((9 * n + 1) * sizeof *d->inv_inertia);
 	if (!d->world || !d->dyn || !d->inv_mass || !d->inv_inertia) {
-		sim_dynamics_free(d);
+		px_dynamics_free(d);
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	}
 	n = 0;
 	for (size_t i = 0; i < w->n_bodies; i++) {
-		const struct sim_body *b = w->bodies + i;
+		const struct px_body *b = w->bodies + i;
 		double r[9], *ii;
 
 		if (b->is_static) {
@@ -58,7 +58,7 @@ int sim_dynamics_build(const struct sim_world *w, struct sim_dynamics *d,
 	return PX_OK;
 }
 
-void sim_dynamics_free(struct sim_dynamics *d)
+void px_dynamics_free(struct px_dynamics *d)
 {
 	free(d->world);
 	free(d->dyn);
@@ -82,13 +82,13 @@ static void frame_of(const double n[3], double f[9])
 	v3_cross(n, f + 3, f + 6);
 }
 
-void sim_contact_rows_build(const struct sim_world *w,
-			    const struct sim_dynamics *d,
-			    const struct sim_contact *c, size_t n,
-			    struct sim_contact_rows *rows)
+void px_contact_rows_build(const struct px_world *w,
+			    const struct px_dynamics *d,
+			    const struct px_contact *c, size_t n,
+			    struct px_contact_rows *rows)
 {
 	for (size_t k = 0; k < n; k++) {
-		struct sim_contact_rows *r = rows + k;
+		struct px_contact_rows *r = rows + k;
 		const int flip = w->bodies[c[k].b].is_static;
 		const uint32_t wa = flip ? c[k].a : c[k].b;
 		const uint32_t wb = flip ? c[k].b : c[k].a;
@@ -113,7 +113,7 @@ static double combine(double x, double y)
 }
 
 /* J (bs x 6) and M^-1 J^T (6 x bs) of one side with sign s. */
-static void side_blocks(const struct sim_dynamics *d, uint32_t body,
+static void side_blocks(const struct px_dynamics *d, uint32_t body,
 			const double frame[9], const double r[3], uint32_t bs,
 			double s, double *jac, double *mjt)
 {
@@ -140,8 +140,8 @@ static void side_blocks(const struct sim_dynamics *d, uint32_t body,
 	}
 }
 
-static int set_factorized(struct px_problem *p, const struct sim_dynamics *d,
-			  const struct sim_contact_rows *rows, size_t n,
+static int set_factorized(struct px_problem *p, const struct px_dynamics *d,
+			  const struct px_contact_rows *rows, size_t n,
 			  uint32_t bs, const uint32_t *ba, const uint32_t *bb,
 			  struct px_error *err)
 {
@@ -155,7 +155,7 @@ static int set_factorized(struct px_problem *p, const struct sim_dynamics *d,
 		goto out;
 	}
 	for (size_t k = 0; k < n; k++) {
-		const struct sim_contact_rows *r = rows + k;
+		const struct px_contact_rows *r = rows + k;
 
 		if (r->pa != PX_STATIC)
 			side_blocks(d, r->pa, r->frame, r->ra, bs, 1.0,
@@ -172,8 +172,8 @@ out:
 	return rc;
 }
 
-static int set_rigid(struct px_problem *p, const struct sim_dynamics *d,
-		     const struct sim_contact_rows *rows, size_t n,
+static int set_rigid(struct px_problem *p, const struct px_dynamics *d,
+		     const struct px_contact_rows *rows, size_t n,
 		     const uint32_t *ba, const uint32_t *bb,
 		     struct px_error *err)
 {
@@ -192,9 +192,9 @@ static int set_rigid(struct px_problem *p, const struct sim_dynamics *d,
 	return rc;
 }
 
-int sim_problem_build(const struct sim_world *w, const struct sim_dynamics *d,
-		      const struct sim_contact *c,
-		      const struct sim_contact_rows *rows, size_t n,
+int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d,
+		      const struct px_contact *c,
+		      const struct px_contact_rows *rows, size_t n,
 		      uint32_t bs, int frictionless, struct px_problem **out,
 		      struct px_error *err)
 {
@@ -214,8 +214,8 @@ int sim_problem_build(const struct sim_world *w, const struct sim_dynamics *d,
 	fp = px_problem_friction(p);
 	e = px_problem_restitution(p);
 	for (size_t k = 0; k < n; k++) {
-		const struct sim_body *a = w->bodies + c[k].a;
-		const struct sim_body *b = w->bodies + c[k].b;
+		const struct px_body *a = w->bodies + c[k].a;
+		const struct px_body *b = w->bodies + c[k].b;
 
 		ba[k] = rows[k].pa;
 		bb[k] = rows[k].pb;
@@ -243,7 +243,7 @@ out:
 }
 
 /* dv of one side: linear F / m, angular I^-1 (r x F + n tau). */
-static void side_apply(const struct sim_dynamics *d, uint32_t body,
+static void side_apply(const struct px_dynamics *d, uint32_t body,
 		       const double r[3], const double f[3], const double nt[3],
 		       double s, double *dv)
 {
@@ -260,12 +260,12 @@ static void side_apply(const struct sim_dynamics *d, uint32_t body,
 	}
 }
 
-void sim_impulses_apply(const struct sim_dynamics *d,
-			const struct sim_contact_rows *rows, size_t n,
+void px_impulses_apply(const struct px_dynamics *d,
+			const struct px_contact_rows *rows, size_t n,
 			uint32_t bs, const double *lambda, double *dv)
 {
 	for (size_t k = 0; k < n; k++) {
-		const struct sim_contact_rows *r = rows + k;
+		const struct px_contact_rows *r = rows + k;
 		const double *l = lambda + bs * k;
 		const double tau = bs == 4 ? l[3] : 0.0;
 		double f[3], nt[3];

@@ -5,15 +5,15 @@
  * from its body b to its body a (v_n > 0 separates). Contact k of the
  * problem therefore takes the collision's b as its body a, unless that one
  * is static: then the two swap and the normal turns. */
-#ifndef SIM_WORLD_PROBLEM_H
-#define SIM_WORLD_PROBLEM_H
+#ifndef PX_SIM_WORLD_PROBLEM_H
+#define PX_SIM_WORLD_PROBLEM_H
 
 #include "world_impl.h"
 
 /* Per contact: the problem's bodies (dynamic index or PX_STATIC), frame
  * (rows n, s, t), lever arms from the bodies' centres, and whether the
  * problem's body a is the collision's a (flipped normal). */
-struct sim_contact_rows {
+struct px_contact_rows {
 	uint32_t pa, pb;
 	uint32_t world_a, world_b; /* world indices of pa, pb (or UINT32_MAX) */
 	double frame[9];
@@ -23,7 +23,7 @@ struct sim_contact_rows {
 
 /* Per dynamic body: its world index, inverse mass and world inverse
  * inertia (9, row-major). */
-struct sim_dynamics {
+struct px_dynamics {
 	size_t n;
 	uint32_t *world;    /* n */
 	uint32_t *dyn;      /* per world body: dynamic index or PX_STATIC */
@@ -31,28 +31,28 @@ struct sim_dynamics {
 	double *inv_inertia; /* 9 n */
 };
 
-int sim_dynamics_build(const struct sim_world *w, struct sim_dynamics *d,
+int px_dynamics_build(const struct px_world *w, struct px_dynamics *d,
 		       struct px_error *err);
-void sim_dynamics_free(struct sim_dynamics *d);
+void px_dynamics_free(struct px_dynamics *d);
 
 /* rows[k] of contacts[k]. */
-void sim_contact_rows_build(const struct sim_world *w,
-			    const struct sim_dynamics *d,
-			    const struct sim_contact *c, size_t n,
-			    struct sim_contact_rows *rows);
+void px_contact_rows_build(const struct px_world *w,
+			    const struct px_dynamics *d,
+			    const struct px_contact *c, size_t n,
+			    struct px_contact_rows *rows);
 
 /* The problem of n contacts with bs rows (3: rigid form; 4: factorized
  * with a torsional row), geometry, A and friction (frictionless when
  * frictionless != 0); b is left at zero. */
-int sim_problem_build(const struct sim_world *w, const struct sim_dynamics *d,
-		      const struct sim_contact *c,
-		      const struct sim_contact_rows *rows, size_t n,
+int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d,
+		      const struct px_contact *c,
+		      const struct px_contact_rows *rows, size_t n,
 		      uint32_t bs, int frictionless, struct px_problem **out,
 		      struct px_error *err);
 
 /* dv[6 per dynamic body] += M^-1 J^T lambda: linear then angular. */
-void sim_impulses_apply(const struct sim_dynamics *d,
-			const struct sim_contact_rows *rows, size_t n,
+void px_impulses_apply(const struct px_dynamics *d,
+			const struct px_contact_rows *rows, size_t n,
 			uint32_t bs, const double *lambda, double *dv);
 
 #endif

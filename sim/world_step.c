@@ -19,7 +19,7 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void sim_world_free_step(struct sim_world *w)
+void px_world_free_step(struct px_world *w)
 {
 	free(w->contacts);
 	free(w->lambda);
@@ -43,10 +43,10 @@ static void turn(double q[4], const double w[3], double h)
 	quat_normalize(q);
 }
 
-static void drift(struct sim_world *w, double h)
+static void drift(struct px_world *w, double h)
 {
 	for (size_t i = 0; i < w->n_bodies; i++) {
-		struct sim_body *b = w->bodies + i;
+		struct px_body *b = w->bodies + i;
 
 		if (b->is_static)
 			continue;
@@ -57,7 +57,7 @@ static void drift(struct sim_world *w, double h)
 
 /* The velocity of contact rows (bs values) for body velocities vel (6 per
  * dynamic body: v then w). */
-static void rows_velocity(const struct sim_contact_rows *r, uint32_t bs,
+static void rows_velocity(const struct px_contact_rows *r, uint32_t bs,
 			  const double *vel, double *out)
 {
 	double ua[3] = {0, 0, 0}, ub[3] = {0, 0, 0};
@@ -83,13 +83,13 @@ static void rows_velocity(const struct sim_contact_rows *r, uint32_t bs,
 
 /* Body velocities (6 per dynamic body) before the step, and free ones:
  * gravity and, if asked, the gyroscopic torque -w x I w for dt. */
-static void velocities(const struct sim_world *w, const struct sim_dynamics *d,
+static void velocities(const struct px_world *w, const struct px_dynamics *d,
 		       double *vel, double *vfree)
 {
-	const struct sim_settings *s = &w->settings;
+	const struct px_world_settings *s = &w->settings;
 
 	for (size_t k = 0; k < d->n; k++) {
-		const struct sim_body *b = w->bodies + d->world[k];
+		const struct px_body *b = w->bodies + d->world[k];
 		double *u = vel + 6 * k, *f = vfree + 6 * k;
 
 		memcpy(u, b->v, 3 * sizeof *u);
@@ -118,12 +118,12 @@ static void velocities(const struct sim_world *w, const struct sim_dynamics *d,
  * Newton bounce e v_n^- (approach faster than the threshold, contact
  * touching or closing within the step), or the speculative gap / dt, or
  * the Baumgarte feedback -beta/dt (depth - slop). */
-static void velocity_b(const struct sim_world *w, const struct sim_contact *c,
-		       const struct sim_contact_rows *rows, size_t n,
+static void velocity_b(const struct px_world *w, const struct px_contact *c,
+		       const struct px_contact_rows *rows, size_t n,
 		       uint32_t bs, const double *vel, const double *vfree,
 		       const double *e, double *b)
 {
-	const struct sim_settings *s = &w->settings;
+	const struct px_world_settings *s = &w->settings;
 
 	for (size_t k = 0; k < n; k++) {
 		double pre[4], *bk = b + bs * k;
@@ -138,7 +138,7 @@ static void velocity_b(const struct sim_world *w, const struct sim_contact *c,
 			bk[0] += e[k] * pre[0];
 		else if (depth < 0.0)
 			bk[0] += -depth / s->dt;
-		else if (s->stabilization == SIM_STAB_BAUMGARTE &&
+		else if (s->stabilization == PX_STAB_BAUMGARTE &&
 			 depth > s->slop)
 			bk[0] -= s->beta / s->dt * (depth - s->slop);
 	}
@@ -154,13 +154,13 @@ static int pair_cmp(uint32_t a1, uint32_t b1, uint32_t a2, uint32_t b2)
 }
 
 /* The first cache entry of pair (a, b), or n_cache. */
-static size_t cache_find(const struct sim_world *w, uint32_t a, uint32_t b)
+static size_t cache_find(const struct px_world *w, uint32_t a, uint32_t b)
 {
 	size_t lo = 0, hi = w->n_cache;
 
 	while (lo < hi) {
 		const size_t mid = lo + (hi - lo) / 2;
-		const struct sim_cached *e = w->cache + mid;
+		const struct px_cached *e = w->cache + mid;
 
 		if (pair_cmp(e->a, e->b, a, b) < 0)
 			lo = mid + 1;
@@ -173,7 +173,7 @@ static size_t cache_find(const struct sim_world *w, uint32_t a, uint32_t b)
 }
 
 /* Cached entry i's impulse in contact k's frame into l (normal clamped). */
-static void take(const struct sim_cached *e, const struct sim_contact_rows *r,
+static void take(const struct px_cached *e, const struct px_contact_rows *r,
 		 uint32_t bs, double *l)
 {
 	const double sgn = r->flipped ? -1.0 : 1.0;
@@ -200,8 +200,8 @@ static double dist2(const double a[3], const double b[3])
  * quarter of the spacing of the pair's cached points (0.05 m for a single
  * point): a corner of two equal faces is a box corner in one step and a
  * clipped edge in the next, under another id. */
-static size_t warm_start(const struct sim_world *w, const struct sim_contact *c,
-			 const struct sim_contact_rows *rows, size_t n,
+static size_t warm_start(const struct px_world *w, const struct px_contact *c,
+			 const struct px_contact_rows *rows, size_t n,
 			 uint32_t bs, double *lambda, unsigned char *claimed)
 {
 	size_t hits = 0;
@@ -212,11 +212,11 @@ static size_t warm_start(const struct sim_world *w, const struct sim_contact *c,
 	memset(claimed, 0, w->n_cache);
 	for (size_t k0 = 0, k1; k0 < n; k0 = k1) {
 		const size_t i0 = cache_find(w, c[k0].a, c[k0].b);
-		unsigned char got[SIM_MAX_POINTS] = {0};
+		unsigned char got[PX_MAX_POINTS] = {0};
 		double tol = 0.05 * 0.05;
 		size_t i1 = i0;
 
-		for (k1 = k0; k1 < n && k1 - k0 < SIM_MAX_POINTS &&
+		for (k1 = k0; k1 < n && k1 - k0 < PX_MAX_POINTS &&
 			      c[k1].a == c[k0].a && c[k1].b == c[k0].b;)
 			k1++;
 		while (i1 < w->n_cache && w->cache[i1].a == c[k0].a &&
@@ -258,18 +258,18 @@ static size_t warm_start(const struct sim_world *w, const struct sim_contact *c,
 	return hits;
 }
 
-static int cache_store(struct sim_world *w, const struct sim_contact *c,
-		       const struct sim_contact_rows *rows, size_t n,
+static int cache_store(struct px_world *w, const struct px_contact *c,
+		       const struct px_contact_rows *rows, size_t n,
 		       uint32_t bs, const double *lambda, struct px_error *err)
 {
-	struct sim_cached *cache = malloc((n + 1) * sizeof *cache);
+	struct px_cached *cache = malloc((n + 1) * sizeof *cache);
 
 	if (!cache)
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	for (size_t k = 0; k < n; k++) {
 		const double *l = lambda + bs * k;
 		const double sgn = rows[k].flipped ? -1.0 : 1.0;
-		struct sim_cached *e = cache + k;
+		struct px_cached *e = cache + k;
 
 		e->a = c[k].a;
 		e->b = c[k].b;
@@ -298,22 +298,22 @@ static int cache_store(struct sim_world *w, const struct sim_contact *c,
 /* 001 sec. 4.4: the frictionless problem A lambda + (slop - depth) >= 0,
  * lambda >= 0, complementary, on the bodies' positions: each body moves
  * by M^-1 J^T lambda (turning by its angular part). */
-static int post_stabilize(struct sim_world *w, const struct px_config *cfg,
+static int post_stabilize(struct px_world *w, const struct px_config *cfg,
 			  struct px_error *err)
 {
-	const struct sim_settings *s = &w->settings;
-	struct sim_dynamics d;
-	struct sim_contact *c = NULL;
-	struct sim_contact_rows *rows = NULL;
+	const struct px_world_settings *s = &w->settings;
+	struct px_dynamics d;
+	struct px_contact *c = NULL;
+	struct px_contact_rows *rows = NULL;
 	struct px_problem *p = NULL;
 	struct px_report rep = {0};
 	double *lambda = NULL, *dx = NULL, *b;
 	size_t n = 0, cap = 0;
-	int rc = sim_dynamics_build(w, &d, err), deep = 0;
+	int rc = px_dynamics_build(w, &d, err), deep = 0;
 
 	if (rc)
 		return rc;
-	if (sim_collide_all(w->bp, w->bodies, w->n_bodies, s->margin, &c, &n,
+	if (px_collide_all(w->bp, w->bodies, w->n_bodies, s->margin, &c, &n,
 			    &cap)) {
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
@@ -329,8 +329,8 @@ static int post_stabilize(struct sim_world *w, const struct px_config *cfg,
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	sim_contact_rows_build(w, &d, c, n, rows);
-	rc = sim_problem_build(w, &d, c, rows, n, 3, 1, &p, err);
+	px_contact_rows_build(w, &d, c, n, rows);
+	rc = px_world_problem_build(w, &d, c, rows, n, 3, 1, &p, err);
 	if (rc)
 		goto out;
 	b = px_problem_b(p);
@@ -339,9 +339,9 @@ static int post_stabilize(struct sim_world *w, const struct px_config *cfg,
 	rc = px_solve(p, cfg, lambda, &rep, err);
 	if (rc)
 		goto out;
-	sim_impulses_apply(&d, rows, n, 3, lambda, dx);
+	px_impulses_apply(&d, rows, n, 3, lambda, dx);
 	for (size_t k = 0; k < d.n; k++) {
-		struct sim_body *bd = w->bodies + d.world[k];
+		struct px_body *bd = w->bodies + d.world[k];
 
 		v3_axpy(bd->x, 1.0, dx + 6 * k, bd->x);
 		turn(bd->q, dx + 6 * k + 3, 1.0);
@@ -353,12 +353,12 @@ out:
 	free(rows);
 	free(lambda);
 	free(dx);
-	sim_dynamics_free(&d);
+	px_dynamics_free(&d);
 	return rc;
 }
 
-static uint32_t block_size(const struct sim_world *w,
-			   const struct sim_contact *c, size_t n)
+static uint32_t block_size(const struct px_world *w,
+			   const struct px_contact *c, size_t n)
 {
 	for (size_t k = 0; k < n; k++)
 		if (w->bodies[c[k].a].mu_tau > 0.0 &&
@@ -367,14 +367,14 @@ static uint32_t block_size(const struct sim_world *w,
 	return 3;
 }
 
-int sim_world_step(struct sim_world *w, const struct px_config *cfg,
-		   struct sim_step_stats *st, struct px_error *err)
+int px_world_step(struct px_world *w, const struct px_config *cfg,
+		   struct px_step_stats *st, struct px_error *err)
 {
-	const struct sim_settings *s = &w->settings;
-	const int moreau = s->stepping == SIM_MOREAU;
+	const struct px_world_settings *s = &w->settings;
+	const int moreau = s->stepping == PX_MOREAU;
 	const double t0 = now();
-	struct sim_dynamics d = {0};
-	struct sim_contact_rows *rows = NULL;
+	struct px_dynamics d = {0};
+	struct px_contact_rows *rows = NULL;
 	struct px_problem *p = NULL;
 	struct px_report rep = {0};
 	double *vel = NULL, *vfree = NULL, t1, t2, t3, t4;
@@ -386,13 +386,13 @@ int sim_world_step(struct sim_world *w, const struct px_config *cfg,
 	memset(st, 0, sizeof *st);
 	if (moreau)
 		drift(w, 0.5 * s->dt);
-	if (sim_collide_all(w->bp, w->bodies, w->n_bodies, s->margin,
+	if (px_collide_all(w->bp, w->bodies, w->n_bodies, s->margin,
 			    &w->contacts, &w->n_contacts, &w->cap_contacts))
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	n = w->n_contacts;
 	t1 = now();
 
-	rc = sim_dynamics_build(w, &d, err);
+	rc = px_dynamics_build(w, &d, err);
 	if (rc)
 		return rc;
 	bs = block_size(w, w->contacts, n);
@@ -406,10 +406,10 @@ int sim_world_step(struct sim_world *w, const struct px_config *cfg,
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	sim_contact_rows_build(w, &d, w->contacts, n, rows);
+	px_contact_rows_build(w, &d, w->contacts, n, rows);
 	velocities(w, &d, vel, vfree);
 	if (n) {
-		rc = sim_problem_build(w, &d, w->contacts, rows, n, bs, 0, &p,
+		rc = px_world_problem_build(w, &d, w->contacts, rows, n, bs, 0, &p,
 				       err);
 		if (rc)
 			goto out;
@@ -430,9 +430,9 @@ int sim_world_step(struct sim_world *w, const struct px_config *cfg,
 			goto out;
 	}
 	t3 = now();
-	sim_impulses_apply(&d, rows, n, bs, w->lambda, vfree);
+	px_impulses_apply(&d, rows, n, bs, w->lambda, vfree);
 	for (size_t k = 0; k < d.n; k++) {
-		struct sim_body *b = w->bodies + d.world[k];
+		struct px_body *b = w->bodies + d.world[k];
 
 		memcpy(b->v, vfree + 6 * k, 3 * sizeof *b->v);
 		memcpy(b->w, vfree + 6 * k + 3, 3 * sizeof *b->w);
@@ -441,7 +441,7 @@ int sim_world_step(struct sim_world *w, const struct px_config *cfg,
 	rc = cache_store(w, w->contacts, rows, n, bs, w->lambda, err);
 	if (rc)
 		goto out;
-	if (s->stabilization == SIM_STAB_POST) {
+	if (s->stabilization == PX_STAB_POST) {
 		rc = post_stabilize(w, cfg, err);
 		if (rc)
 			goto out;
@@ -461,8 +461,8 @@ int sim_world_step(struct sim_world *w, const struct px_config *cfg,
 	st->seconds_solve = t3 - t2;
 	st->seconds_stab = t4 - t3;
 	st->seconds_total = t4 - t0;
-	st->kinetic = sim_world_kinetic_energy(w);
-	st->potential = sim_world_potential_energy(w);
+	st->kinetic = px_world_kinetic_energy(w);
+	st->potential = px_world_potential_energy(w);
 	for (size_t k = 0; k < n; k++)
 		st->max_depth = fmax(st->max_depth, w->contacts[k].depth);
 out:
@@ -472,12 +472,12 @@ out:
 	free(vel);
 	free(vfree);
 	free(claimed);
-	sim_dynamics_free(&d);
+	px_dynamics_free(&d);
 	return rc;
 }
 
-size_t sim_world_contacts(const struct sim_world *w,
-			  const struct sim_contact **c, const double **lambda,
+size_t px_world_contacts(const struct px_world *w,
+			  const struct px_contact **c, const double **lambda,
 			  uint32_t *block_size_out)
 {
 	*c = w->contacts;

@@ -14,10 +14,10 @@
 
 static const double s2 = 1.4142135623730951; /* sqrt 2 */
 
-static inline struct sim_body body(enum sim_shape_kind kind, double x, double y,
+static inline struct px_body body(enum px_shape_kind kind, double x, double y,
 				   double z)
 {
-	struct sim_body b;
+	struct px_body b;
 
 	memset(&b, 0, sizeof b);
 	b.shape.kind = kind;
@@ -30,18 +30,18 @@ static inline struct sim_body body(enum sim_shape_kind kind, double x, double y,
 	return b;
 }
 
-static inline struct sim_body sphere(double x, double y, double z, double r)
+static inline struct px_body sphere(double x, double y, double z, double r)
 {
-	struct sim_body b = body(SIM_SPHERE, x, y, z);
+	struct px_body b = body(PX_SPHERE, x, y, z);
 
 	b.shape.radius = r;
 	return b;
 }
 
-static inline struct sim_body box(double x, double y, double z, double hx,
+static inline struct px_body box(double x, double y, double z, double hx,
 				  double hy, double hz)
 {
-	struct sim_body b = body(SIM_BOX, x, y, z);
+	struct px_body b = body(PX_BOX, x, y, z);
 
 	b.shape.half[0] = hx;
 	b.shape.half[1] = hy;
@@ -49,17 +49,17 @@ static inline struct sim_body box(double x, double y, double z, double hx,
 	return b;
 }
 
-static inline struct sim_body capsule(double x, double y, double z, double r,
+static inline struct px_body capsule(double x, double y, double z, double r,
 				      double hl)
 {
-	struct sim_body b = body(SIM_CAPSULE, x, y, z);
+	struct px_body b = body(PX_CAPSULE, x, y, z);
 
 	b.shape.radius = r;
 	b.shape.half_length = hl;
 	return b;
 }
 
-static inline struct sim_body fixed(struct sim_body b)
+static inline struct px_body fixed(struct px_body b)
 {
 	b.is_static = 1;
 	b.mass = 0.0;
@@ -67,10 +67,10 @@ static inline struct sim_body fixed(struct sim_body b)
 	return b;
 }
 
-static inline struct sim_body plane(double x, double y, double z, double nx,
+static inline struct px_body plane(double x, double y, double z, double nx,
 				    double ny, double nz)
 {
-	struct sim_body b = fixed(body(SIM_PLANE, x, y, z));
+	struct px_body b = fixed(body(PX_PLANE, x, y, z));
 	const double len = sqrt(nx * nx + ny * ny + nz * nz);
 
 	b.shape.normal[0] = nx / len;
@@ -80,7 +80,7 @@ static inline struct sim_body plane(double x, double y, double z, double nx,
 }
 
 /* Turn b by angle (radians) about the world axis (ax, ay, az). */
-static inline void turn(struct sim_body *b, double ax, double ay, double az,
+static inline void turn(struct px_body *b, double ax, double ay, double az,
 			double angle)
 {
 	const double len = sqrt(ax * ax + ay * ay + az * az);
@@ -94,18 +94,18 @@ static inline void turn(struct sim_body *b, double ax, double ay, double az,
 }
 
 /* Signed distance from p to the shape of b. */
-static inline double sdf(const struct sim_body *b, const double p[3])
+static inline double sdf(const struct px_body *b, const double p[3])
 {
-	const struct sim_shape *s = &b->shape;
+	const struct px_shape *s = &b->shape;
 	double r[9], d[3], l[3], out = 0.0, in = -INFINITY, t;
 
 	quat_to_matrix(b->q, r);
 	v3_sub(p, b->x, d);
 	mat_tmul(r, d, l);
 	switch (s->kind) {
-	case SIM_SPHERE:
+	case PX_SPHERE:
 		return v3_norm(d) - s->radius;
-	case SIM_BOX:
+	case PX_BOX:
 		for (int i = 0; i < 3; i++) {
 			const double e = fabs(l[i]) - s->half[i];
 
@@ -113,7 +113,7 @@ static inline double sdf(const struct sim_body *b, const double p[3])
 			in = fmax(in, e);
 		}
 		return sqrt(out) + fmin(in, 0.0);
-	case SIM_CAPSULE:
+	case PX_CAPSULE:
 		t = fmax(-s->half_length, fmin(s->half_length, l[2]));
 		l[2] -= t;
 		return v3_norm(l) - s->radius;
@@ -129,7 +129,7 @@ static inline double uni(uint64_t *s)
 	return (double)(*s >> 11) * 0x1p-53;
 }
 
-static inline void random_turn(struct sim_body *b, uint64_t *s)
+static inline void random_turn(struct px_body *b, uint64_t *s)
 {
 	for (int i = 0; i < 4; i++)
 		b->q[i] = 2.0 * uni(s) - 1.0;
@@ -137,12 +137,12 @@ static inline void random_turn(struct sim_body *b, uint64_t *s)
 }
 
 /* A random sphere, box or capsule of size about `size` near (x, y, z). */
-static inline struct sim_body random_body(uint64_t *s, double x, double y,
+static inline struct px_body random_body(uint64_t *s, double x, double y,
 					  double z, double size)
 {
 	const double r = size * (0.2 + uni(s));
 	const int kind = (int)(3.0 * uni(s));
-	struct sim_body b;
+	struct px_body b;
 
 	if (kind == 0)
 		b = sphere(x, y, z, r);

@@ -15,18 +15,18 @@
 #include "../sim/vec.h"
 #include "sim_bodies.h"
 
-/* sim_collide_pair(a, 0, b, 1) and the properties every answer has. */
-static int collide(const struct sim_body *a, const struct sim_body *b,
-		   double margin, struct sim_contact *out)
+/* px_collide_pair(a, 0, b, 1) and the properties every answer has. */
+static int collide(const struct px_body *a, const struct px_body *b,
+		   double margin, struct px_contact *out)
 {
-	struct sim_contact sw[SIM_MAX_POINTS];
-	const int m = sim_collide_pair(a, 0, b, 1, margin, out);
+	struct px_contact sw[PX_MAX_POINTS];
+	const int m = px_collide_pair(a, 0, b, 1, margin, out);
 
-	cr_assert_leq(m, SIM_MAX_POINTS);
-	cr_assert_eq(sim_collide_pair(b, 1, a, 0, margin, sw), m,
+	cr_assert_leq(m, PX_MAX_POINTS);
+	cr_assert_eq(px_collide_pair(b, 1, a, 0, margin, sw), m,
 		     "the swapped pair gives another count");
 	for (int k = 0; k < m; k++) {
-		const struct sim_contact *c = &out[k];
+		const struct px_contact *c = &out[k];
 
 		cr_assert_eq(c->a, 0);
 		cr_assert_eq(c->b, 1);
@@ -63,7 +63,7 @@ static void assert_vec(const double v[3], double x, double y, double z,
 }
 
 /* The point at (x, y, z) among m, which must be there. */
-static const struct sim_contact *at(const struct sim_contact *c, int m,
+static const struct px_contact *at(const struct px_contact *c, int m,
 				    double x, double y, double z, double tol)
 {
 	for (int k = 0; k < m; k++)
@@ -75,7 +75,7 @@ static const struct sim_contact *at(const struct sim_contact *c, int m,
 }
 
 /* Every point has normal (x, y, z) and the depth. */
-static void assert_all(const struct sim_contact *c, int m, double x, double y,
+static void assert_all(const struct px_contact *c, int m, double x, double y,
 		       double z, double depth, double tol)
 {
 	for (int k = 0; k < m; k++) {
@@ -87,8 +87,8 @@ static void assert_all(const struct sim_contact *c, int m, double x, double y,
 
 Test(collide, sphere_sphere)
 {
-	struct sim_body a = sphere(0, 0, 0, 1), b = sphere(1.5, 0, 0, 0.75);
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_body a = sphere(0, 0, 0, 1), b = sphere(1.5, 0, 0, 0.75);
+	struct px_contact c[PX_MAX_POINTS];
 
 	cr_assert_eq(collide(&a, &b, 0.01, c), 1);
 	assert_vec(c[0].n, 1, 0, 0, 1e-15);
@@ -110,9 +110,9 @@ Test(collide, sphere_sphere)
 
 Test(collide, sphere_plane)
 {
-	struct sim_body p = plane(0, 0, 0, 0, 0.6, 0.8);
-	struct sim_body s = sphere(1 + 0.5 * 0, 0.5 * 0.6, 0.5 * 0.8, 0.7);
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_body p = plane(0, 0, 0, 0, 0.6, 0.8);
+	struct px_body s = sphere(1 + 0.5 * 0, 0.5 * 0.6, 0.5 * 0.8, 0.7);
+	struct px_contact c[PX_MAX_POINTS];
 
 	/* centre 0.5 above the plane, radius 0.7 */
 	cr_assert_eq(collide(&s, &p, 0.01, c), 1);
@@ -132,8 +132,8 @@ Test(collide, sphere_plane)
 
 Test(collide, sphere_box)
 {
-	struct sim_body b = box(0, 0, 0, 1, 2, 3), s = sphere(1.5, 0, 0, 0.75);
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_body b = box(0, 0, 0, 1, 2, 3), s = sphere(1.5, 0, 0, 0.75);
+	struct px_contact c[PX_MAX_POINTS];
 	const double r3 = sqrt(3.0);
 
 	/* face */
@@ -174,9 +174,9 @@ Test(collide, sphere_box)
 
 Test(collide, sphere_capsule)
 {
-	struct sim_body k = capsule(0, 0, 0, 0.5, 1),
+	struct px_body k = capsule(0, 0, 0, 0.5, 1),
 			s = sphere(1, 0, 0.5, 0.75);
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_contact c[PX_MAX_POINTS];
 
 	/* beside the segment */
 	cr_assert_eq(collide(&s, &k, 0.01, c), 1);
@@ -198,9 +198,9 @@ Test(collide, sphere_capsule)
 
 Test(collide, box_plane)
 {
-	struct sim_body p = plane(0, 0, 0, 0, 0, 1);
-	struct sim_body b = box(0.3, 0.2, 0.25 - 0.01, 1, 0.5, 0.25);
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_body p = plane(0, 0, 0, 0, 0, 1);
+	struct px_body b = box(0.3, 0.2, 0.25 - 0.01, 1, 0.5, 0.25);
+	struct px_contact c[PX_MAX_POINTS];
 	int m;
 
 	/* resting on a face: the 4 lower corners, ids 4..7 */
@@ -236,9 +236,9 @@ Test(collide, box_plane)
 
 Test(collide, capsule_plane)
 {
-	struct sim_body p = plane(0, 0, 0, 0, 0, 1);
-	struct sim_body k = capsule(0, 0, 0.49, 0.5, 1);
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_body p = plane(0, 0, 0, 0, 0, 1);
+	struct px_body k = capsule(0, 0, 0.49, 0.5, 1);
+	struct px_contact c[PX_MAX_POINTS];
 	int m;
 
 	turn(&k, 0, 1, 0, M_PI / 2); /* lying along x, end 0 at x = -1 */
@@ -258,9 +258,9 @@ Test(collide, capsule_plane)
 
 Test(collide, box_box_resting)
 {
-	struct sim_body g = fixed(box(0, 0, -1, 5, 5, 1));
-	struct sim_body b = box(0.3, -0.2, 0.5 - 0.002, 0.5, 0.5, 0.5);
-	struct sim_contact c[SIM_MAX_POINTS], d[SIM_MAX_POINTS];
+	struct px_body g = fixed(box(0, 0, -1, 5, 5, 1));
+	struct px_body b = box(0.3, -0.2, 0.5 - 0.002, 0.5, 0.5, 0.5);
+	struct px_contact c[PX_MAX_POINTS], d[PX_MAX_POINTS];
 	int m;
 
 	m = collide(&g, &b, 0.001, c);
@@ -270,7 +270,7 @@ Test(collide, box_box_resting)
 		at(c, m, 0.3 + ((k & 1) ? -0.5 : 0.5),
 		   -0.2 + ((k & 2) ? -0.5 : 0.5), -0.001, 1e-12);
 	/* b as the first body: b's face is the reference, same points */
-	cr_assert_eq(sim_collide_pair(&b, 0, &g, 1, 0.001, d), 4);
+	cr_assert_eq(px_collide_pair(&b, 0, &g, 1, 0.001, d), 4);
 	for (int k = 0; k < 4; k++) {
 		assert_vec(at(d, 4, c[k].p[0], c[k].p[1], c[k].p[2], 1e-12)->n,
 			   0, 0, -1, 1e-15);
@@ -289,10 +289,10 @@ Test(collide, box_box_resting)
 
 Test(collide, box_box_turned_45)
 {
-	struct sim_body g = fixed(box(0, 0, -1, 5, 5, 1));
-	struct sim_body b = box(0, 0, 0.5 - 0.003, 0.5, 0.5, 0.5);
-	struct sim_body a = box(0, 0, -0.5, 0.5, 0.5, 0.5);
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_body g = fixed(box(0, 0, -1, 5, 5, 1));
+	struct px_body b = box(0, 0, 0.5 - 0.003, 0.5, 0.5, 0.5);
+	struct px_body a = box(0, 0, -0.5, 0.5, 0.5, 0.5);
+	struct px_contact c[PX_MAX_POINTS];
 	double area = 0.0;
 	int m;
 
@@ -344,9 +344,9 @@ Test(collide, box_box_turned_45)
 
 Test(collide, box_box_on_edge)
 {
-	struct sim_body g = fixed(box(0, 0, -1, 5, 5, 1));
-	struct sim_body b = box(0.2, 0.1, 0.5 * s2 - 0.001, 0.5, 0.5, 0.5);
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_body g = fixed(box(0, 0, -1, 5, 5, 1));
+	struct px_body b = box(0.2, 0.1, 0.5 * s2 - 0.001, 0.5, 0.5, 0.5);
+	struct px_contact c[PX_MAX_POINTS];
 	int m;
 
 	turn(&b, 1, 0, 0, M_PI / 4);
@@ -370,9 +370,9 @@ Test(collide, box_box_edge_edge)
 {
 	/* a's top edge along y, b's bottom edge along x, crossing 0.01 deep
 	 * at (0, 0, sqrt 2 / 2) */
-	struct sim_body a = box(0, 0, 0, 0.5, 0.5, 0.5);
-	struct sim_body b = box(0, 0, s2 - 0.01, 0.5, 0.5, 0.5);
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_body a = box(0, 0, 0, 0.5, 0.5, 0.5);
+	struct px_body b = box(0, 0, s2 - 0.01, 0.5, 0.5, 0.5);
+	struct px_contact c[PX_MAX_POINTS];
 
 	turn(&a, 0, 1, 0, M_PI / 4);
 	turn(&b, 1, 0, 0, M_PI / 4);
@@ -398,10 +398,10 @@ Test(collide, box_box_edge_edge)
 
 Test(collide, box_capsule)
 {
-	struct sim_body g = fixed(box(0, 0, -0.5, 2, 2, 0.5));
-	struct sim_body k = capsule(0.1, 0.2, 0.24, 0.25, 1);
-	struct sim_body b = box(0, 0, 0, 1, 1, 1);
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_body g = fixed(box(0, 0, -0.5, 2, 2, 0.5));
+	struct px_body k = capsule(0.1, 0.2, 0.24, 0.25, 1);
+	struct px_body b = box(0, 0, 0, 1, 1, 1);
+	struct px_contact c[PX_MAX_POINTS];
 	const double d = 0.3 / s2;
 	int m;
 
@@ -456,9 +456,9 @@ Test(collide, box_capsule)
 
 Test(collide, capsule_capsule)
 {
-	struct sim_body a = capsule(0, 0, 0, 0.5, 1);
-	struct sim_body b = capsule(0, 0, 0.9, 0.5, 1);
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_body a = capsule(0, 0, 0, 0.5, 1);
+	struct px_body b = capsule(0, 0, 0.9, 0.5, 1);
+	struct px_contact c[PX_MAX_POINTS];
 	int m;
 
 	/* crossing at right angles: a along x, b along y */
@@ -490,24 +490,24 @@ Test(collide, capsule_capsule)
 
 Test(collide, static_and_plane_pairs_give_nothing)
 {
-	struct sim_body p = plane(0, 0, 0, 0, 0, 1),
+	struct px_body p = plane(0, 0, 0, 0, 0, 1),
 			q = plane(0, 0, 1, 0, 0, -1);
-	struct sim_body g = fixed(box(0, 0, 0, 1, 1, 1));
-	struct sim_body s = fixed(sphere(0, 0, 0.5, 1));
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_body g = fixed(box(0, 0, 0, 1, 1, 1));
+	struct px_body s = fixed(sphere(0, 0, 0.5, 1));
+	struct px_contact c[PX_MAX_POINTS];
 
-	cr_assert_eq(sim_collide_pair(&p, 0, &q, 1, 0.1, c), 0);
+	cr_assert_eq(px_collide_pair(&p, 0, &q, 1, 0.1, c), 0);
 	q.is_static = 0; /* even a plane that claims to move */
-	cr_assert_eq(sim_collide_pair(&p, 0, &q, 1, 0.1, c), 0);
-	cr_assert_eq(sim_collide_pair(&g, 0, &s, 1, 0.1, c), 0);
-	cr_assert_eq(sim_collide_pair(&g, 0, &p, 1, 0.1, c), 0);
+	cr_assert_eq(px_collide_pair(&p, 0, &q, 1, 0.1, c), 0);
+	cr_assert_eq(px_collide_pair(&g, 0, &s, 1, 0.1, c), 0);
+	cr_assert_eq(px_collide_pair(&g, 0, &p, 1, 0.1, c), 0);
 }
 
 /* The sorted feature ids of a pair. */
-static int ids(const struct sim_body *a, const struct sim_body *b,
+static int ids(const struct px_body *a, const struct px_body *b,
 	       double margin, uint32_t *id)
 {
-	struct sim_contact c[SIM_MAX_POINTS];
+	struct px_contact c[PX_MAX_POINTS];
 	const int m = collide(a, b, margin, c);
 
 	for (int k = 0; k < m; k++) {
@@ -522,7 +522,7 @@ static int ids(const struct sim_body *a, const struct sim_body *b,
 
 Test(collide, feature_ids_survive_small_motions)
 {
-	struct sim_body pairs[8][2] = {
+	struct px_body pairs[8][2] = {
 	    {fixed(box(0, 0, -1, 5, 5, 1)),
 	     box(0.3, 0.2, 0.495, 0.5, 0.4, 0.5)},
 	    {fixed(box(0, 0, -1, 5, 5, 1)),
@@ -547,8 +547,8 @@ Test(collide, feature_ids_survive_small_motions)
 	turn(&pairs[6][1], 0, 1, 0, M_PI / 2);
 	turn(&pairs[7][1], 1, 0, 0, M_PI / 2);
 	for (int p = 0; p < 8; p++) {
-		struct sim_body b = pairs[p][1];
-		uint32_t id0[SIM_MAX_POINTS], id1[SIM_MAX_POINTS];
+		struct px_body b = pairs[p][1];
+		uint32_t id0[PX_MAX_POINTS], id1[PX_MAX_POINTS];
 		const int m = ids(&pairs[p][0], &b, 0.01, id0);
 
 		cr_assert_eq(m, count[p], "pair %d: %d points", p, m);
@@ -570,11 +570,11 @@ Test(collide, random_pairs_keep_the_invariants)
 	int touching = 0;
 
 	for (int t = 0; t < 4000; t++) {
-		struct sim_body a = random_body(&s, 0, 0, 0, 1.0);
-		struct sim_body b =
+		struct px_body a = random_body(&s, 0, 0, 0, 1.0);
+		struct px_body b =
 		    random_body(&s, 3 * uni(&s) - 1.5, 3 * uni(&s) - 1.5,
 				3 * uni(&s) - 1.5, 1.0);
-		struct sim_contact c[SIM_MAX_POINTS];
+		struct px_contact c[PX_MAX_POINTS];
 		int m;
 
 		if (t % 5 == 0) /* a plane through b's neighbourhood */
@@ -600,21 +600,21 @@ Test(collide, random_pairs_keep_the_invariants)
 }
 
 /* The box of b grown by margin, computed here independently. */
-static void aabb(const struct sim_body *b, double margin, double lo[3],
+static void aabb(const struct px_body *b, double margin, double lo[3],
 		 double hi[3])
 {
-	const struct sim_shape *s = &b->shape;
+	const struct px_shape *s = &b->shape;
 	double r[9];
 
 	quat_to_matrix(b->q, r);
 	for (int i = 0; i < 3; i++) {
 		double e = s->radius;
 
-		if (s->kind == SIM_BOX)
+		if (s->kind == PX_BOX)
 			e = s->half[0] * fabs(r[3 * i]) +
 			    s->half[1] * fabs(r[3 * i + 1]) +
 			    s->half[2] * fabs(r[3 * i + 2]);
-		else if (s->kind == SIM_CAPSULE)
+		else if (s->kind == PX_CAPSULE)
 			e += s->half_length * fabs(r[3 * i + 2]);
 		lo[i] = b->x[i] - e - margin;
 		hi[i] = b->x[i] + e + margin;
@@ -623,29 +623,29 @@ static void aabb(const struct sim_body *b, double margin, double lo[3],
 
 /* Brute force: pairs a < b, sorted by (b, a), whose grown boxes overlap
  * (a plane: whose half-space grown by margin the other's box reaches). */
-static size_t brute_pairs(const struct sim_body *bodies, size_t n,
-			  double margin, struct sim_pair *out)
+static size_t brute_pairs(const struct px_body *bodies, size_t n,
+			  double margin, struct px_pair *out)
 {
 	size_t m = 0;
 
 	for (uint32_t j = 0; j < n; j++)
 		for (uint32_t i = 0; i < j; i++) {
-			const struct sim_body *a = &bodies[i], *b = &bodies[j];
+			const struct px_body *a = &bodies[i], *b = &bodies[j];
 			double la[3], ha[3], lb[3], hb[3];
 			int hit = 1;
 
 			if ((a->is_static && b->is_static) ||
-			    (a->shape.kind == SIM_PLANE &&
-			     b->shape.kind == SIM_PLANE))
+			    (a->shape.kind == PX_PLANE &&
+			     b->shape.kind == PX_PLANE))
 				continue;
-			if (b->shape.kind == SIM_PLANE) {
-				const struct sim_body *t = a;
+			if (b->shape.kind == PX_PLANE) {
+				const struct px_body *t = a;
 
 				a = b;
 				b = t;
 			}
 			aabb(b, margin, lb, hb);
-			if (a->shape.kind == SIM_PLANE) {
+			if (a->shape.kind == PX_PLANE) {
 				double d = 0.0;
 
 				for (int k = 0; k < 3; k++) {
@@ -662,16 +662,16 @@ static size_t brute_pairs(const struct sim_body *bodies, size_t n,
 						hit = 0;
 			}
 			if (hit)
-				out[m++] = (struct sim_pair){i, j};
+				out[m++] = (struct px_pair){i, j};
 		}
 	return m;
 }
 
 /* ~500 mixed bodies in a 15 m cube: a static ground box, two planes, some
  * static bodies, a few large ones. */
-static struct sim_body *mixed_scene(size_t n, uint64_t *s)
+static struct px_body *mixed_scene(size_t n, uint64_t *s)
 {
-	struct sim_body *b = malloc(n * sizeof *b);
+	struct px_body *b = malloc(n * sizeof *b);
 
 	cr_assert_not_null(b);
 	b[0] = fixed(box(7, 7, -1, 50, 50, 1));
@@ -686,8 +686,8 @@ static struct sim_body *mixed_scene(size_t n, uint64_t *s)
 	return b;
 }
 
-static void assert_same_pairs(const struct sim_pair *p, size_t n,
-			      const struct sim_pair *q, size_t m)
+static void assert_same_pairs(const struct px_pair *p, size_t n,
+			      const struct px_pair *q, size_t m)
 {
 	cr_assert_eq(n, m, "%zu pairs, brute force finds %zu", n, m);
 	for (size_t k = 0; k < n; k++)
@@ -700,10 +700,10 @@ Test(collide, broadphase_finds_the_brute_force_pairs)
 {
 	const size_t n = 500;
 	uint64_t s = 11;
-	struct sim_body *b = mixed_scene(n, &s);
-	struct sim_pair *want = malloc(n * n / 2 * sizeof *want);
-	struct sim_broadphase *bp = sim_broadphase_create();
-	const struct sim_pair *got;
+	struct px_body *b = mixed_scene(n, &s);
+	struct px_pair *want = malloc(n * n / 2 * sizeof *want);
+	struct px_broadphase *bp = px_broadphase_create();
+	const struct px_pair *got;
 	size_t n_got, n_want;
 
 	cr_assert(want && bp);
@@ -714,7 +714,7 @@ Test(collide, broadphase_finds_the_brute_force_pairs)
 
 		n_want = brute_pairs(b, n, margin, want);
 		cr_assert_eq(
-		    sim_broadphase_pairs(bp, b, n, margin, &got, &n_got), 0);
+		    px_broadphase_pairs(bp, b, n, margin, &got, &n_got), 0);
 		assert_same_pairs(got, n_got, want, n_want);
 		cr_assert_gt(n_want, 500, "round %d: only %zu pairs", round,
 			     n_want);
@@ -725,16 +725,16 @@ Test(collide, broadphase_finds_the_brute_force_pairs)
 	/* no dynamic body: no pair */
 	for (size_t i = 0; i < n; i++)
 		b[i] = fixed(b[i]);
-	cr_assert_eq(sim_broadphase_pairs(bp, b, n, 0.05, &got, &n_got), 0);
+	cr_assert_eq(px_broadphase_pairs(bp, b, n, 0.05, &got, &n_got), 0);
 	cr_assert_eq(n_got, 0);
 	/* points (radius 0) without margin: boxes of size 0 */
 	b[0] = sphere(1, 2, 3, 0);
 	b[1] = sphere(1, 2, 3, 0);
 	b[2] = sphere(1, 2, 3.5, 0);
-	cr_assert_eq(sim_broadphase_pairs(bp, b, 3, 0.0, &got, &n_got), 0);
+	cr_assert_eq(px_broadphase_pairs(bp, b, 3, 0.0, &got, &n_got), 0);
 	cr_assert_eq(n_got, 1);
 	cr_assert(got[0].a == 0 && got[0].b == 1);
-	sim_broadphase_destroy(bp);
+	px_broadphase_destroy(bp);
 	free(want);
 	free(b);
 }
@@ -743,17 +743,17 @@ Test(collide, collide_all_is_every_pair_narrowed)
 {
 	const size_t n = 500;
 	uint64_t s = 12;
-	struct sim_body *b = mixed_scene(n, &s);
-	struct sim_broadphase *bp = sim_broadphase_create();
-	struct sim_contact *c = NULL, one[SIM_MAX_POINTS];
+	struct px_body *b = mixed_scene(n, &s);
+	struct px_broadphase *bp = px_broadphase_create();
+	struct px_contact *c = NULL, one[PX_MAX_POINTS];
 	size_t n_c, cap = 0, k = 0;
 
-	cr_assert_eq(sim_collide_all(bp, b, n, 0.05, &c, &n_c, &cap), 0);
+	cr_assert_eq(px_collide_all(bp, b, n, 0.05, &c, &n_c, &cap), 0);
 	cr_assert_geq(cap, n_c);
 	for (uint32_t j = 0; j < n; j++)
 		for (uint32_t i = 0; i < j; i++) {
 			const int m =
-			    sim_collide_pair(&b[i], i, &b[j], j, 0.05, one);
+			    px_collide_pair(&b[i], i, &b[j], j, 0.05, one);
 
 			for (int q = 0; q < m; q++, k++) {
 				cr_assert_lt(k, n_c);
@@ -765,16 +765,16 @@ Test(collide, collide_all_is_every_pair_narrowed)
 		}
 	cr_assert_eq(k, n_c);
 	cr_assert_gt(n_c, 200, "only %zu contacts", n_c);
-	sim_broadphase_destroy(bp);
+	px_broadphase_destroy(bp);
 	free(c);
 	free(b);
 }
 
 /* SCENES.md's ballgrid-N: the ground box, then N^3 unit spheres touching
  * in a cubic lattice on it. */
-static struct sim_body *ballgrid(int nn, size_t *n)
+static struct px_body *ballgrid(int nn, size_t *n)
 {
-	struct sim_body *b;
+	struct px_body *b;
 	size_t m = 0;
 
 	*n = 1 + (size_t)nn * nn * nn;
@@ -791,13 +791,13 @@ static struct sim_body *ballgrid(int nn, size_t *n)
 Test(collide, ballgrid_8_has_the_lattice_contacts)
 {
 	size_t n, n_c = 0, cap = 0;
-	struct sim_body *b = ballgrid(8, &n);
-	struct sim_broadphase *bp = sim_broadphase_create();
-	struct sim_contact *c = NULL;
+	struct px_body *b = ballgrid(8, &n);
+	struct px_broadphase *bp = px_broadphase_create();
+	struct px_contact *c = NULL;
 
 	cr_assert_eq(n, 513);
 	for (int round = 0; round < 2; round++) {
-		cr_assert_eq(sim_collide_all(bp, b, n, 1e-3, &c, &n_c, &cap),
+		cr_assert_eq(px_collide_all(bp, b, n, 1e-3, &c, &n_c, &cap),
 			     0);
 		cr_assert_eq(n_c, 3 * 64 * 7 + 64); /* 1408 */
 		for (size_t k = 0; k < n_c; k++) {
@@ -814,7 +814,7 @@ Test(collide, ballgrid_8_has_the_lattice_contacts)
 					   c[k - 1].a < c[k].a));
 		}
 	}
-	sim_broadphase_destroy(bp);
+	px_broadphase_destroy(bp);
 	free(c);
 	free(b);
 }

@@ -14,20 +14,20 @@
 #include "../sim/vec.h"
 #include "helpers.h"
 
-static struct sim_body *load(const char *name, struct sim_settings *s,
+static struct px_body *load(const char *name, struct px_world_settings *s,
 			     size_t *n)
 {
 	struct px_error err = {0};
-	struct sim_body *b;
+	struct px_body *b;
 	char p[512];
 
 	snprintf(p, sizeof p, "%s/scenes/%s", PX_TEST_SRCDIR, name);
-	cr_assert_eq(sim_scene_read(p, s, &b, n, &err), PX_OK, "%s",
+	cr_assert_eq(px_scene_read(p, s, &b, n, &err), PX_OK, "%s",
 		     err.msg);
 	return b;
 }
 
-static void assert_at(const struct sim_body *b, double x, double y, double z,
+static void assert_at(const struct px_body *b, double x, double y, double z,
 		      double tol)
 {
 	cr_assert(fabs(b->x[0] - x) <= tol && fabs(b->x[1] - y) <= tol &&
@@ -37,11 +37,11 @@ static void assert_at(const struct sim_body *b, double x, double y, double z,
 }
 
 /* SCENES.md's ground: a static axis-aligned box, top face z = 0. */
-static void assert_ground(const struct sim_body *g, double cx, double cy,
+static void assert_ground(const struct px_body *g, double cx, double cy,
 			  double hx, double hy)
 {
 	cr_assert(g->is_static);
-	cr_assert_eq(g->shape.kind, SIM_BOX);
+	cr_assert_eq(g->shape.kind, PX_BOX);
 	cr_assert_eq(g->mass, 0.0);
 	assert_at(g, cx, cy, -1.0, 0.0);
 	cr_assert(g->shape.half[0] == hx && g->shape.half[1] == hy &&
@@ -79,9 +79,9 @@ Test(scene, shipped_scenes_and_their_body_counts)
 	DIR *dp;
 
 	for (size_t i = 0; i < n_shipped; i++) {
-		struct sim_settings s;
+		struct px_world_settings s;
 		size_t n;
-		struct sim_body *b = load(shipped[i].name, &s, &n);
+		struct px_body *b = load(shipped[i].name, &s, &n);
 
 		cr_expect_eq(n, shipped[i].bodies, "%s: %zu bodies",
 			     shipped[i].name, n);
@@ -128,9 +128,9 @@ Test(scene, shipped_scenes_and_their_body_counts)
 
 Test(scene, ballgrid_as_scenes_md_says)
 {
-	struct sim_settings s;
+	struct px_world_settings s;
 	size_t n;
-	struct sim_body *b = load("ballgrid-8.ini", &s, &n);
+	struct px_body *b = load("ballgrid-8.ini", &s, &n);
 
 	cr_assert_eq(n, 513);
 	cr_assert_eq(s.dt, 0.01);
@@ -141,10 +141,10 @@ Test(scene, ballgrid_as_scenes_md_says)
 	for (size_t k = 0; k < 8; k++)
 		for (size_t j = 0; j < 8; j++)
 			for (size_t i = 0; i < 8; i++) {
-				const struct sim_body *o = &b[1 + (k * 8 + j) * 8 + i];
+				const struct px_body *o = &b[1 + (k * 8 + j) * 8 + i];
 
 				assert_at(o, 2.0 * i, 2.0 * j, 1.0 + 2.0 * k, 0.0);
-				cr_assert_eq(o->shape.kind, SIM_SPHERE);
+				cr_assert_eq(o->shape.kind, PX_SPHERE);
 				cr_assert_eq(o->shape.radius, 1.0);
 				cr_assert_eq(o->mass, 1.0);
 				cr_assert_float_eq(o->inertia[2], 0.4, 1e-15);
@@ -174,9 +174,9 @@ static void check_pile(size_t n, const char *file)
 {
 	double *x = malloc(n * n * sizeof *x), *y = malloc(n * n * sizeof *y);
 	double max_x = 0.0, max_y = 0.0, touching = 0.0;
-	struct sim_settings s;
+	struct px_world_settings s;
 	size_t nb;
-	struct sim_body *b = load(file, &s, &nb);
+	struct px_body *b = load(file, &s, &nb);
 
 	cr_assert_eq(nb, n * n * n + 1);
 	lcg = 12345;
@@ -205,7 +205,7 @@ static void check_pile(size_t n, const char *file)
 	for (size_t k = 0; k < n; k++)
 		for (size_t j = 0; j < n; j++)
 			for (size_t i = 0; i < n; i++) {
-				const struct sim_body *o = &b[1 + (k * n + j) * n + i];
+				const struct px_body *o = &b[1 + (k * n + j) * n + i];
 
 				assert_at(o, x[k * n + i], y[k * n + j],
 					  1.0 + 2.0 * k, 0.0);
@@ -234,9 +234,9 @@ Test(scene, ballpile_as_scenes_md_says)
 
 Test(scene, box_stacks)
 {
-	struct sim_settings s;
+	struct px_world_settings s;
 	size_t n;
-	struct sim_body *b = load("boxstack-40.ini", &s, &n);
+	struct px_body *b = load("boxstack-40.ini", &s, &n);
 
 	assert_ground(&b[0], 0.0, 0.0, 50.0, 50.0);
 	cr_assert_float_eq(s.dt, 1.0 / 60.0, 1e-17);
@@ -253,7 +253,7 @@ Test(scene, box_stacks)
 	cr_assert_eq(s.beta, 0.05);
 	cr_assert_eq(s.slop, 0.0);
 	cr_assert_eq(s.gravity[2], -9.8);
-	cr_assert_eq(s.stabilization, SIM_STAB_BAUMGARTE);
+	cr_assert_eq(s.stabilization, PX_STAB_BAUMGARTE);
 	for (size_t k = 0; k < 10; k++) {
 		assert_at(&b[1 + k], 0.0, 0.0, 0.06 + 0.3 + 0.66 * k, 1e-12);
 		cr_assert_eq(b[1 + k].mu, 0.2);
@@ -263,7 +263,7 @@ Test(scene, box_stacks)
 
 /* Axis-aligned boxes that do not overlap, and each rests on the ground or
  * on a box below it. */
-static void assert_bond(const struct sim_body *b, size_t n)
+static void assert_bond(const struct px_body *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const double *xi = b[i].x, *hi = b[i].shape.half;
@@ -290,9 +290,9 @@ static void assert_bond(const struct sim_body *b, size_t n)
 
 Test(scene, walls)
 {
-	struct sim_settings s;
+	struct px_world_settings s;
 	size_t n, k = 1;
-	struct sim_body *b = load("wall.ini", &s, &n);
+	struct px_body *b = load("wall.ini", &s, &n);
 
 	assert_ground(&b[0], 4.5, 0.0, 50.0, 50.0);
 	for (int r = 0; r < 10; r++) {
@@ -324,14 +324,14 @@ Test(scene, walls)
 	free(b);
 	b = load("wall-81.ini", &s, &n);
 	assert_bond(b + 1, n - 1);
-	cr_assert_eq(s.stepping, SIM_MOREAU);
-	cr_assert_eq(s.stabilization, SIM_STAB_NONE);
+	cr_assert_eq(s.stepping, PX_MOREAU);
+	cr_assert_eq(s.stabilization, PX_STAB_NONE);
 	cr_assert(b[1].mu == 0.75 && b[1].mu_tau == 0.01);
 	free(b);
 }
 
 /* corner (sx, sy, sz) of box b in world coordinates */
-static void corner(const struct sim_body *b, int sx, int sy, int sz,
+static void corner(const struct px_body *b, int sx, int sy, int sz,
 		   double out[3])
 {
 	const double c[3] = {sx * b->shape.half[0], sy * b->shape.half[1],
@@ -343,7 +343,7 @@ static void corner(const struct sim_body *b, int sx, int sy, int sz,
 	v3_axpy(b->x, 1.0, w, out);
 }
 
-static double lowest(const struct sim_body *b, double *highest)
+static double lowest(const struct px_body *b, double *highest)
 {
 	double lo = INFINITY, hi = -INFINITY, p[3];
 
@@ -361,9 +361,9 @@ static double lowest(const struct sim_body *b, double *highest)
  * the A-frames left and right of it, and the next level stands on it. */
 Test(scene, card_house)
 {
-	struct sim_settings s;
+	struct px_world_settings s;
 	size_t n, k = 1;
-	struct sim_body *b = load("cardhouse.ini", &s, &n);
+	struct px_body *b = load("cardhouse.ini", &s, &n);
 	double floor_z = 0.0;
 
 	for (size_t level = 0; level < 5; level++) {
@@ -412,13 +412,13 @@ Test(scene, card_house)
  * circle; the corners of a brick stay within its 45-degree sector. */
 Test(scene, tower)
 {
-	struct sim_settings s;
+	struct px_world_settings s;
 	size_t n;
-	struct sim_body *b = load("tower.ini", &s, &n);
+	struct px_body *b = load("tower.ini", &s, &n);
 
 	for (size_t r = 0; r < 6; r++)
 		for (size_t j = 0; j < 8; j++) {
-			const struct sim_body *o = &b[1 + 8 * r + j];
+			const struct px_body *o = &b[1 + 8 * r + j];
 			const double mid = M_PI / 4 * (j + 0.5 * (r % 2));
 			double p[3];
 
@@ -440,12 +440,12 @@ Test(scene, tower)
 /* The boxes lie flat on the incline: their bottom corners on the plane. */
 Test(scene, incline)
 {
-	struct sim_settings s;
+	struct px_world_settings s;
 	size_t n;
-	struct sim_body *b = load("incline.ini", &s, &n);
+	struct px_body *b = load("incline.ini", &s, &n);
 	const double *nrm = b[0].shape.normal;
 
-	cr_assert_eq(b[0].shape.kind, SIM_PLANE);
+	cr_assert_eq(b[0].shape.kind, PX_PLANE);
 	cr_assert_float_eq(v3_norm(nrm), 1.0, 1e-15);
 	cr_assert_float_eq(acos(nrm[2]) * 180 / M_PI, 20.0, 1e-12);
 	cr_assert_lt(tan(acos(nrm[2])), b[1].mu);
@@ -461,9 +461,9 @@ Test(scene, incline)
 
 Test(scene, spinning_bodies)
 {
-	struct sim_settings s;
+	struct px_world_settings s;
 	size_t n;
-	struct sim_body *b = load("spin-sphere.ini", &s, &n);
+	struct px_body *b = load("spin-sphere.ini", &s, &n);
 
 	cr_assert(b[1].w[0] == 0 && b[1].w[1] == 0 && b[1].w[2] == 10);
 	cr_assert_eq(b[1].mu_tau, 0.02);
@@ -480,19 +480,19 @@ Test(scene, spinning_bodies)
  * integration over thin discs. */
 Test(scene, mass_properties)
 {
-	struct sim_body sph = {.shape = {.kind = SIM_SPHERE, .radius = 0.5}};
-	struct sim_body box = {.shape = {.kind = SIM_BOX, .half = {1, 2, 3}}};
-	struct sim_body cap = {
-		.shape = {.kind = SIM_CAPSULE, .radius = 0.3, .half_length = 0.7}};
+	struct px_body sph = {.shape = {.kind = PX_SPHERE, .radius = 0.5}};
+	struct px_body box = {.shape = {.kind = PX_BOX, .half = {1, 2, 3}}};
+	struct px_body cap = {
+		.shape = {.kind = PX_CAPSULE, .radius = 0.3, .half_length = 0.7}};
 	const double r = 0.3, h = 0.7, m = 2.0;
 	const int steps = 200000;
 	double vol = 0.0, ixx = 0.0, izz = 0.0;
 
-	cr_assert_float_eq(sim_shape_volume(&sph.shape), M_PI / 6, 1e-15);
-	sim_body_set_mass(&sph, 3.0);
+	cr_assert_float_eq(px_shape_volume(&sph.shape), M_PI / 6, 1e-15);
+	px_body_set_mass(&sph, 3.0);
 	cr_assert_float_eq(sph.inertia[1], 0.4 * 3 * 0.25, 1e-15);
-	cr_assert_eq(sim_shape_volume(&box.shape), 48.0);
-	sim_body_set_mass(&box, 6.0);
+	cr_assert_eq(px_shape_volume(&box.shape), 48.0);
+	px_body_set_mass(&box, 6.0);
 	cr_assert_float_eq(box.inertia[0], 2.0 * 13, 1e-14);
 	cr_assert_float_eq(box.inertia[1], 2.0 * 10, 1e-14);
 	cr_assert_float_eq(box.inertia[2], 2.0 * 5, 1e-14);
@@ -506,8 +506,8 @@ Test(scene, mass_properties)
 		izz += area * rho2 / 2 * dz;
 		ixx += (area * rho2 / 4 + area * z * z) * dz;
 	}
-	cr_assert_float_eq(sim_shape_volume(&cap.shape), vol, 1e-9);
-	sim_body_set_mass(&cap, m);
+	cr_assert_float_eq(px_shape_volume(&cap.shape), vol, 1e-9);
+	px_body_set_mass(&cap, m);
 	cr_assert_float_eq(cap.inertia[0], m * ixx / vol, 1e-8);
 	cr_assert_float_eq(cap.inertia[1], m * ixx / vol, 1e-8);
 	cr_assert_float_eq(cap.inertia[2], m * izz / vol, 1e-8);
@@ -517,8 +517,8 @@ Test(scene, mass_properties)
 Test(scene, bodies_of_every_shape)
 {
 	char path[64];
-	struct sim_settings s;
-	struct sim_body *b;
+	struct px_world_settings s;
+	struct px_body *b;
 	struct px_error err = {0};
 	size_t n;
 
@@ -552,13 +552,13 @@ Test(scene, bodies_of_every_shape)
 		       "velocity = 1, 0, 0\n"
 		       "mass = 8\n",
 		       path, sizeof path);
-	cr_assert_eq(sim_scene_read(path, &s, &b, &n, &err), PX_OK, "%s",
+	cr_assert_eq(px_scene_read(path, &s, &b, &n, &err), PX_OK, "%s",
 		     err.msg);
 	unlink(path);
 	cr_assert_eq(n, 9);
-	cr_assert_eq(s.stabilization, SIM_STAB_POST);
+	cr_assert_eq(s.stabilization, PX_STAB_POST);
 	cr_assert_eq(s.warm_start, 0);
-	cr_assert_eq(s.dt, 0.01); /* sim_settings_default's */
+	cr_assert_eq(s.dt, 0.01); /* px_world_settings_default's */
 	cr_assert(b[0].is_static && b[0].shape.normal[2] == 1.0);
 	cr_assert(b[0].mu == 0.3 && b[0].restitution == 0.5);
 	cr_assert(b[1].mu == 0.9 && b[1].mu_tau == 0.01);
@@ -578,15 +578,15 @@ Test(scene, bodies_of_every_shape)
 Test(scene, world_after_the_bodies)
 {
 	char path[64];
-	struct sim_settings s;
-	struct sim_body *b;
+	struct px_world_settings s;
+	struct px_body *b;
 	struct px_error err = {0};
 	size_t n;
 
 	write_temp_ini("[body ball]\nshape = sphere\nradius = 1\nmass = 1\n"
 		       "[world]\nmu = 0.9\ndt = 0.02\n",
 		       path, sizeof path);
-	cr_assert_eq(sim_scene_read(path, &s, &b, &n, &err), PX_OK, "%s",
+	cr_assert_eq(px_scene_read(path, &s, &b, &n, &err), PX_OK, "%s",
 		     err.msg);
 	unlink(path);
 	cr_assert(n == 1 && b[0].mu == 0.9 && s.dt == 0.02);
@@ -600,15 +600,15 @@ static char path[64];
 /* Reading text must fail with the message fmt % path. */
 static void refused(const char *text, const char *fmt)
 {
-	struct sim_body *b = (void *)1;
+	struct px_body *b = (void *)1;
 	struct px_error err = {0};
-	struct sim_settings s;
+	struct px_world_settings s;
 	char want[2048];
 	size_t n = 7;
 
 	write_temp_ini(text, path, sizeof path);
 	snprintf(want, sizeof want, fmt, path);
-	cr_expect_neq(sim_scene_read(path, &s, &b, &n, &err), PX_OK, "%s",
+	cr_expect_neq(px_scene_read(path, &s, &b, &n, &err), PX_OK, "%s",
 		      text);
 	cr_expect_null(b);
 	cr_expect_eq(n, 0);
@@ -755,12 +755,12 @@ Test(scene_errors, generators)
 
 Test(scene_errors, missing_file)
 {
-	struct sim_settings s;
-	struct sim_body *b;
+	struct px_world_settings s;
+	struct px_body *b;
 	struct px_error err = {0};
 	size_t n;
 
-	cr_assert_eq(sim_scene_read("/nonexistent/scene.ini", &s, &b, &n, &err),
+	cr_assert_eq(px_scene_read("/nonexistent/scene.ini", &s, &b, &n, &err),
 		     PX_ERR_IO);
 	cr_assert_str_eq(err.msg,
 			 "/nonexistent/scene.ini: cannot open: No such file or directory");

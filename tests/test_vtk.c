@@ -14,12 +14,12 @@
 #include "../sim/vec.h"
 #include "helpers.h"
 
-static void mesh(const struct sim_body *b, double *p, uint32_t *t, size_t *np,
+static void mesh(const struct px_body *b, double *p, uint32_t *t, size_t *np,
 		 size_t *nt)
 {
-	sim_vtk_body_mesh(b, p, t, np, nt);
-	cr_assert_leq(*np, SIM_VTK_MAX_POINTS);
-	cr_assert_leq(*nt, SIM_VTK_MAX_TRIS);
+	px_vtk_body_mesh(b, p, t, np, nt);
+	cr_assert_leq(*np, PX_VTK_MAX_POINTS);
+	cr_assert_leq(*nt, PX_VTK_MAX_TRIS);
 	for (size_t i = 0; i < 3 * *nt; i++)
 		cr_assert_lt(t[i], *np);
 }
@@ -58,9 +58,9 @@ static double closed_volume(const double *p, const uint32_t *t, size_t nt)
 
 /* Bodies away from the origin and turned, so that a wrong transform
  * shows. */
-static struct sim_body body(enum sim_shape_kind k)
+static struct px_body body(enum px_shape_kind k)
 {
-	struct sim_body b = {.shape = {.kind = k,
+	struct px_body b = {.shape = {.kind = k,
 				       .radius = 0.7,
 				       .half = {0.5, 1.0, 1.5},
 				       .half_length = 1.2,
@@ -72,7 +72,7 @@ static struct sim_body body(enum sim_shape_kind k)
 }
 
 /* distance from p to the segment of a capsule b (its body z axis) */
-static double to_axis(const struct sim_body *b, const double *p)
+static double to_axis(const struct px_body *b, const double *p)
 {
 	double r[9], d[3], l[3], s;
 
@@ -86,37 +86,37 @@ static double to_axis(const struct sim_body *b, const double *p)
 
 Test(vtk, meshes_are_closed_outward_and_on_the_surface)
 {
-	double p[3 * SIM_VTK_MAX_POINTS];
-	uint32_t t[3 * SIM_VTK_MAX_TRIS];
+	double p[3 * PX_VTK_MAX_POINTS];
+	uint32_t t[3 * PX_VTK_MAX_TRIS];
 	size_t np, nt;
-	struct sim_body b = body(SIM_BOX);
+	struct px_body b = body(PX_BOX);
 	double vol;
 
 	mesh(&b, p, t, &np, &nt);
 	cr_assert(np == 8 && nt == 12);
 	/* volume about the origin is translation invariant when closed */
 	cr_assert_float_eq(closed_volume(p, t, nt), 6.0, 1e-12);
-	b = body(SIM_SPHERE);
+	b = body(PX_SPHERE);
 	mesh(&b, p, t, &np, &nt);
 	cr_assert(np == 26 && nt == 48);
 	vol = closed_volume(p, t, nt);
-	cr_assert(vol > 0.5 * sim_shape_volume(&b.shape) &&
-		  vol < sim_shape_volume(&b.shape));
+	cr_assert(vol > 0.5 * px_shape_volume(&b.shape) &&
+		  vol < px_shape_volume(&b.shape));
 	for (size_t i = 0; i < np; i++) {
 		double d[3];
 
 		v3_sub(p + 3 * i, b.x, d);
 		cr_assert_float_eq(v3_norm(d), 0.7, 1e-12);
 	}
-	b = body(SIM_CAPSULE);
+	b = body(PX_CAPSULE);
 	mesh(&b, p, t, &np, &nt);
 	cr_assert(np == 34 && nt == 64);
 	vol = closed_volume(p, t, nt);
-	cr_assert(vol > 0.6 * sim_shape_volume(&b.shape) &&
-		  vol < sim_shape_volume(&b.shape));
+	cr_assert(vol > 0.6 * px_shape_volume(&b.shape) &&
+		  vol < px_shape_volume(&b.shape));
 	for (size_t i = 0; i < np; i++)
 		cr_assert_float_eq(to_axis(&b, p + 3 * i), 0.7, 1e-12);
-	b = body(SIM_PLANE);
+	b = body(PX_PLANE);
 	mesh(&b, p, t, &np, &nt);
 	cr_assert(np == 4 && nt == 2);
 	for (size_t i = 0; i < nt; i++) {
@@ -194,8 +194,8 @@ static const char frame_check[] =
 Test(vtk, frame_of_a_scene)
 {
 	char scene[64], file[128], out[256], want[256];
-	struct sim_settings s;
-	struct sim_body *b;
+	struct px_world_settings s;
+	struct px_body *b;
 	struct px_error err = {0};
 	size_t n;
 
@@ -210,13 +210,13 @@ Test(vtk, frame_of_a_scene)
 		       "half_length = 0.5\nposition = -3, 0, 0.2\n"
 		       "rotation = 0, 1, 0, 90\nmass = 1\n",
 		       scene, sizeof scene);
-	cr_assert_eq(sim_scene_read(scene, &s, &b, &n, &err), PX_OK, "%s",
+	cr_assert_eq(px_scene_read(scene, &s, &b, &n, &err), PX_OK, "%s",
 		     err.msg);
 	unlink(scene);
 	cr_assert_eq(n, 5);
 	make_dir();
 	snprintf(file, sizeof file, "%s/frame_0001.vtp", dir);
-	cr_assert_eq(sim_vtk_write_frame(file, b, n, &err), PX_OK, "%s",
+	cr_assert_eq(px_vtk_write_frame(file, b, n, &err), PX_OK, "%s",
 		     err.msg);
 	free(b);
 	{
@@ -258,7 +258,7 @@ Test(vtk, collection)
 
 	make_dir();
 	snprintf(file, sizeof file, "%s/run.pvd", dir);
-	cr_assert_eq(sim_vtk_write_pvd(file, files, times, 3, &err), PX_OK,
+	cr_assert_eq(px_vtk_write_pvd(file, files, times, 3, &err), PX_OK,
 		     "%s", err.msg);
 	if (check_xml(pvd_check, file, out, sizeof out))
 		cr_assert(!strcmp(out, "0 frame_0.vtp|0.01 a&b<1>.vtp|"
@@ -273,21 +273,21 @@ Test(vtk, collection)
 
 Test(vtk, unwritable_files)
 {
-	struct sim_body b = body(SIM_BOX);
+	struct px_body b = body(PX_BOX);
 	struct px_error err = {0};
 	const char *f = "frame.vtp";
 	const double t = 0.0;
 
-	cr_assert_eq(sim_vtk_write_frame("/nonexistent/f.vtp", &b, 1, &err),
+	cr_assert_eq(px_vtk_write_frame("/nonexistent/f.vtp", &b, 1, &err),
 		     PX_ERR_IO);
 	cr_assert_str_eq(err.msg,
 			 "/nonexistent/f.vtp: cannot open for writing: No such file or directory");
-	cr_assert_eq(sim_vtk_write_pvd("/nonexistent/r.pvd", &f, &t, 1, &err),
+	cr_assert_eq(px_vtk_write_pvd("/nonexistent/r.pvd", &f, &t, 1, &err),
 		     PX_ERR_IO);
 	cr_assert_str_eq(err.msg,
 			 "/nonexistent/r.pvd: cannot open for writing: No such file or directory");
 	if (access("/dev/full", W_OK) == 0) {
-		cr_assert_eq(sim_vtk_write_frame("/dev/full", &b, 1, &err),
+		cr_assert_eq(px_vtk_write_frame("/dev/full", &b, 1, &err),
 			     PX_ERR_IO);
 		cr_assert_str_eq(err.msg,
 				 "/dev/full: cannot write: No space left on device");

@@ -22,34 +22,34 @@ static const char *const tight_ini = "[solver]\n"
 				     "merit = fc3d\n"
 				     "abs_tol = 1e-13\n";
 
-static struct sim_world *world(double dt, enum sim_stepping stepping,
-			       enum sim_stabilization stab)
+static struct px_world *world(double dt, enum px_stepping stepping,
+			       enum px_stabilization stab)
 {
-	struct sim_settings s;
-	struct sim_world *w;
+	struct px_world_settings s;
+	struct px_world *w;
 	struct px_error err = {0};
 
-	sim_settings_default(&s);
+	px_world_settings_default(&s);
 	s.dt = dt;
 	s.stepping = stepping;
 	s.stabilization = stab;
-	cr_assert_eq(sim_world_create(&s, &w, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(px_world_create(&s, &w, &err), PX_OK, "%s", err.msg);
 	return w;
 }
 
-static uint32_t add(struct sim_world *w, struct sim_body b)
+static uint32_t add(struct px_world *w, struct px_body b)
 {
 	struct px_error err = {0};
 	uint32_t i;
 
-	cr_assert_eq(sim_world_add_body(w, &b, &i, &err), PX_OK, "%s",
+	cr_assert_eq(px_world_add_body(w, &b, &i, &err), PX_OK, "%s",
 		     err.msg);
 	return i;
 }
 
-static struct sim_body ground_plane(const double normal[3], double mu)
+static struct px_body ground_plane(const double normal[3], double mu)
 {
-	struct sim_body b = {.shape = {.kind = SIM_PLANE},
+	struct px_body b = {.shape = {.kind = PX_PLANE},
 			     .q = {1, 0, 0, 0},
 			     .mu = mu,
 			     .is_static = 1};
@@ -58,20 +58,20 @@ static struct sim_body ground_plane(const double normal[3], double mu)
 	return b;
 }
 
-static struct sim_body ground_box(double mu)
+static struct px_body ground_box(double mu)
 {
-	return (struct sim_body){.shape = {.kind = SIM_BOX, .half = {50, 50, 1}},
+	return (struct px_body){.shape = {.kind = PX_BOX, .half = {50, 50, 1}},
 				 .x = {0, 0, -1},
 				 .q = {1, 0, 0, 0},
 				 .mu = mu,
 				 .is_static = 1};
 }
 
-static struct sim_body box(double hx, double hy, double hz, double m,
+static struct px_body box(double hx, double hy, double hz, double m,
 			   double mu)
 {
-	return (struct sim_body){
-		.shape = {.kind = SIM_BOX, .half = {hx, hy, hz}},
+	return (struct px_body){
+		.shape = {.kind = PX_BOX, .half = {hx, hy, hz}},
 		.q = {1, 0, 0, 0},
 		.mass = m,
 		.inertia = {m / 3 * (hy * hy + hz * hz),
@@ -80,32 +80,32 @@ static struct sim_body box(double hx, double hy, double hz, double m,
 		.mu = mu};
 }
 
-static struct sim_body sphere(double r, double m, double mu)
+static struct px_body sphere(double r, double m, double mu)
 {
 	const double i = 0.4 * m * r * r;
 
-	return (struct sim_body){.shape = {.kind = SIM_SPHERE, .radius = r},
+	return (struct px_body){.shape = {.kind = PX_SPHERE, .radius = r},
 				 .q = {1, 0, 0, 0},
 				 .mass = m,
 				 .inertia = {i, i, i},
 				 .mu = mu};
 }
 
-static void step(struct sim_world *w, const struct px_config *cfg,
-		 struct sim_step_stats *st)
+static void step(struct px_world *w, const struct px_config *cfg,
+		 struct px_step_stats *st)
 {
 	struct px_error err = {0};
 
-	cr_assert_eq(sim_world_step(w, cfg, st, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(px_world_step(w, cfg, st, &err), PX_OK, "%s", err.msg);
 }
 
 /* The sum of the normal impulses of the last step. */
-static double normal_sum(const struct sim_world *w)
+static double normal_sum(const struct px_world *w)
 {
-	const struct sim_contact *c;
+	const struct px_contact *c;
 	const double *l;
 	uint32_t bs;
-	const size_t n = sim_world_contacts(w, &c, &l, &bs);
+	const size_t n = px_world_contacts(w, &c, &l, &bs);
 	double s = 0.0;
 
 	for (size_t k = 0; k < n; k++)
@@ -113,12 +113,12 @@ static double normal_sum(const struct sim_world *w)
 	return s;
 }
 
-static void resting_box(struct sim_body ground, enum sim_stepping stepping)
+static void resting_box(struct px_body ground, enum px_stepping stepping)
 {
 	struct px_config *cfg = config_from_text(tight_ini);
-	struct sim_world *w = world(0.01, stepping, SIM_STAB_BAUMGARTE);
-	struct sim_body b = box(0.5, 0.4, 0.3, 7.0, 0.5);
-	struct sim_step_stats st;
+	struct px_world *w = world(0.01, stepping, PX_STAB_BAUMGARTE);
+	struct px_body b = box(0.5, 0.4, 0.3, 7.0, 0.5);
+	struct px_step_stats st;
 
 	add(w, ground);
 	b.x[2] = 0.3;
@@ -132,8 +132,8 @@ static void resting_box(struct sim_body ground, enum sim_stepping stepping)
 				   1e-6 * 7.0 * G * 0.01, "step %d: %.17g", i,
 				   normal_sum(w));
 	}
-	cr_assert_float_eq(sim_world_bodies(w)[1].x[2], 0.3, 1e-9);
-	sim_world_destroy(w);
+	cr_assert_float_eq(px_world_bodies(w)[1].x[2], 0.3, 1e-9);
+	px_world_destroy(w);
 	px_config_free(cfg);
 }
 
@@ -141,9 +141,9 @@ Test(world, resting_box_carries_m_g_dt_per_step)
 {
 	const double up[3] = {0, 0, 1};
 
-	resting_box(ground_plane(up, 0.5), SIM_SEMI_IMPLICIT);
-	resting_box(ground_box(0.5), SIM_SEMI_IMPLICIT);
-	resting_box(ground_box(0.5), SIM_MOREAU);
+	resting_box(ground_plane(up, 0.5), PX_SEMI_IMPLICIT);
+	resting_box(ground_box(0.5), PX_SEMI_IMPLICIT);
+	resting_box(ground_box(0.5), PX_MOREAU);
 }
 
 /* A box resting on a plane inclined by theta about y, mu 0.5, for t
@@ -152,11 +152,11 @@ Test(world, resting_box_carries_m_g_dt_per_step)
 static void incline(double theta, double t, double *dist, double *speed)
 {
 	struct px_config *cfg = config_from_text(tight_ini);
-	struct sim_world *w = world(0.01, SIM_SEMI_IMPLICIT, SIM_STAB_BAUMGARTE);
+	struct px_world *w = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
 	const double n[3] = {-sin(theta), 0, cos(theta)};
 	const double down[3] = {-cos(theta), 0, -sin(theta)};
-	struct sim_body b = box(0.5, 0.5, 0.25, 2.0, 0.5);
-	struct sim_step_stats st;
+	struct px_body b = box(0.5, 0.5, 0.25, 2.0, 0.5);
+	struct px_step_stats st;
 	double x0[3];
 
 	add(w, ground_plane(n, 0.5));
@@ -172,10 +172,10 @@ static void incline(double theta, double t, double *dist, double *speed)
 		cr_assert_eq(st.contacts, 4);
 	}
 	*dist = 0.0;
-	*speed = v3_dot(sim_world_bodies(w)[1].v, down);
+	*speed = v3_dot(px_world_bodies(w)[1].v, down);
 	for (int i = 0; i < 3; i++)
-		*dist += (sim_world_bodies(w)[1].x[i] - x0[i]) * down[i];
-	sim_world_destroy(w);
+		*dist += (px_world_bodies(w)[1].x[i] - x0[i]) * down[i];
+	px_world_destroy(w);
 	px_config_free(cfg);
 }
 
@@ -201,13 +201,13 @@ Test(world, box_slides_down_a_steeper_incline_at_g_sin_minus_mu_cos)
 
 /* Drop a sphere from height h (gap under it) with restitution e: the apex
  * of its first rebound. */
-static double rebound(double h, double e, enum sim_stabilization stab)
+static double rebound(double h, double e, enum px_stabilization stab)
 {
 	struct px_config *cfg = config_from_text(tight_ini);
-	struct sim_world *w = world(1e-3, SIM_SEMI_IMPLICIT, stab);
+	struct px_world *w = world(1e-3, PX_SEMI_IMPLICIT, stab);
 	const double up[3] = {0, 0, 1};
-	struct sim_body s = sphere(0.5, 1.0, 0.5);
-	struct sim_step_stats st;
+	struct px_body s = sphere(0.5, 1.0, 0.5);
+	struct px_step_stats st;
 	double apex = 0.0;
 	int bounced = 0;
 
@@ -216,7 +216,7 @@ static double rebound(double h, double e, enum sim_stabilization stab)
 	s.x[2] = 0.5 + h;
 	add(w, s);
 	for (int i = 0; i < 5000; i++) {
-		const struct sim_body *b = sim_world_bodies(w) + 1;
+		const struct px_body *b = px_world_bodies(w) + 1;
 
 		step(w, cfg, &st);
 		if (!bounced && b->v[2] > 0)
@@ -228,7 +228,7 @@ static double rebound(double h, double e, enum sim_stabilization stab)
 		}
 	}
 	cr_assert(bounced);
-	sim_world_destroy(w);
+	px_world_destroy(w);
 	px_config_free(cfg);
 	return apex;
 }
@@ -238,23 +238,23 @@ Test(world, sphere_rebounds_to_e2_h)
 	const double h = 1.0;
 
 	for (double e = 0.5; e < 1.0; e += 0.3) {
-		const double apex = rebound(h, e, SIM_STAB_POST);
+		const double apex = rebound(h, e, PX_STAB_POST);
 
 		cr_assert_float_eq(apex, e * e * h, 0.02 * e * e * h,
 				   "e %g: apex %g, expected %g", e, apex,
 				   e * e * h);
 	}
-	cr_assert_float_eq(rebound(h, 0.5, SIM_STAB_BAUMGARTE), 0.25,
+	cr_assert_float_eq(rebound(h, 0.5, PX_STAB_BAUMGARTE), 0.25,
 			   0.02 * 0.25);
 }
 
 Test(world, moreau_free_fall_is_exact_semi_implicit_is_first_order)
 {
 	struct px_config *cfg = config_from_text(tight_ini);
-	struct sim_world *m = world(0.01, SIM_MOREAU, SIM_STAB_NONE);
-	struct sim_world *s = world(0.01, SIM_SEMI_IMPLICIT, SIM_STAB_NONE);
-	struct sim_step_stats st;
-	struct sim_body b = sphere(0.5, 1.0, 0.5);
+	struct px_world *m = world(0.01, PX_MOREAU, PX_STAB_NONE);
+	struct px_world *s = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_NONE);
+	struct px_step_stats st;
+	struct px_body b = sphere(0.5, 1.0, 0.5);
 
 	b.x[2] = 100.0;
 	add(m, b);
@@ -264,14 +264,14 @@ Test(world, moreau_free_fall_is_exact_semi_implicit_is_first_order)
 
 		step(m, cfg, &st);
 		step(s, cfg, &st);
-		cr_assert_float_eq(sim_world_bodies(m)[0].x[2],
+		cr_assert_float_eq(px_world_bodies(m)[0].x[2],
 				   100.0 - 0.5 * G * t * t, 1e-10);
 		/* symplectic Euler: z_k = z0 - g dt^2 k (k + 1) / 2 */
-		cr_assert_float_eq(sim_world_bodies(s)[0].x[2],
+		cr_assert_float_eq(px_world_bodies(s)[0].x[2],
 				   100.0 - 0.5 * G * t * (t + 0.01), 1e-10);
 	}
-	sim_world_destroy(m);
-	sim_world_destroy(s);
+	px_world_destroy(m);
+	px_world_destroy(s);
 	px_config_free(cfg);
 }
 
@@ -280,8 +280,8 @@ Test(world, moreau_free_fall_is_exact_semi_implicit_is_first_order)
 Test(world, energy_never_grows_in_an_inelastic_pile)
 {
 	struct px_config *cfg = config_from_text(tight_ini);
-	struct sim_world *w = world(0.01, SIM_SEMI_IMPLICIT, SIM_STAB_NONE);
-	struct sim_step_stats st;
+	struct px_world *w = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_NONE);
+	struct px_step_stats st;
 	double e0;
 	int contacts = 0;
 
@@ -289,7 +289,7 @@ Test(world, energy_never_grows_in_an_inelastic_pile)
 	for (int k = 0; k < 3; k++)
 		for (int j = 0; j < 3; j++)
 			for (int i = 0; i < 3; i++) {
-				struct sim_body b = sphere(0.5, 1.0, 0.5);
+				struct px_body b = sphere(0.5, 1.0, 0.5);
 
 				b.x[0] = 1.02 * i + 0.13 * k;
 				b.x[1] = 1.03 * j + 0.07 * k;
@@ -297,7 +297,7 @@ Test(world, energy_never_grows_in_an_inelastic_pile)
 				b.v[0] = 0.3 * (i - 1);
 				add(w, b);
 			}
-	e0 = sim_world_kinetic_energy(w) + sim_world_potential_energy(w);
+	e0 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
 	for (int i = 0; i < 200; i++) {
 		double e;
 
@@ -309,7 +309,7 @@ Test(world, energy_never_grows_in_an_inelastic_pile)
 		e0 = e;
 	}
 	cr_assert_gt(contacts, 150);
-	sim_world_destroy(w);
+	px_world_destroy(w);
 	px_config_free(cfg);
 }
 
@@ -321,10 +321,10 @@ static double spin_after(double mu_tau, int steps)
 	struct px_config *cfg =
 		config_from_text("[solver]\nmax_sweeps = 20000\nmerit = fc3d\n"
 				 "abs_tol = 1e-13\n[friction]\nplugin = ellipsoid\n");
-	struct sim_world *w = world(0.01, SIM_SEMI_IMPLICIT, SIM_STAB_BAUMGARTE);
+	struct px_world *w = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
 	const double up[3] = {0, 0, 1};
-	struct sim_body g = ground_plane(up, 0.5), s = sphere(0.5, 2.0, 0.5);
-	struct sim_step_stats st;
+	struct px_body g = ground_plane(up, 0.5), s = sphere(0.5, 2.0, 0.5);
+	struct px_step_stats st;
 	double spin;
 
 	g.mu_tau = s.mu_tau = mu_tau;
@@ -334,9 +334,9 @@ static double spin_after(double mu_tau, int steps)
 	add(w, s);
 	for (int i = 0; i < steps; i++)
 		step(w, cfg, &st);
-	spin = sim_world_bodies(w)[1].w[2];
-	cr_assert_lt(v3_norm(sim_world_bodies(w)[1].v), 1e-9);
-	sim_world_destroy(w);
+	spin = px_world_bodies(w)[1].w[2];
+	cr_assert_lt(v3_norm(px_world_bodies(w)[1].v), 1e-9);
+	px_world_destroy(w);
 	px_config_free(cfg);
 	return spin;
 }
@@ -356,15 +356,15 @@ Test(world, torsional_friction_slows_a_spinning_sphere)
 Test(world, contact_cache_warm_starts_matched_contacts)
 {
 	struct px_config *cfg = config_from_text(tight_ini);
-	struct sim_step_stats st;
+	struct px_step_stats st;
 	uint64_t sweeps[2][3];
 
 	for (int cache = 0; cache < 2; cache++) {
-		struct sim_world *w =
-			world(0.01, SIM_SEMI_IMPLICIT, SIM_STAB_BAUMGARTE);
-		struct sim_body b = box(0.5, 0.5, 0.5, 1.0, 0.5);
+		struct px_world *w =
+			world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
+		struct px_body b = box(0.5, 0.5, 0.5, 1.0, 0.5);
 
-		sim_world_settings_mut(w)->warm_start = cache;
+		px_world_settings_mut(w)->warm_start = cache;
 		add(w, ground_box(0.5));
 		b.x[2] = 0.5;
 		add(w, b);
@@ -373,7 +373,7 @@ Test(world, contact_cache_warm_starts_matched_contacts)
 			sweeps[cache][i] = st.sweeps;
 			cr_assert_eq(st.cache_hits, cache && i ? 4 : 0);
 		}
-		sim_world_destroy(w);
+		px_world_destroy(w);
 	}
 	cr_assert_lt(sweeps[1][1], sweeps[0][1]);
 	cr_assert_leq(sweeps[1][2], 2, "%llu sweeps",
@@ -383,24 +383,24 @@ Test(world, contact_cache_warm_starts_matched_contacts)
 
 Test(world, bad_bodies_are_refused_with_the_field)
 {
-	struct sim_world *w = world(0.01, SIM_SEMI_IMPLICIT, SIM_STAB_NONE);
+	struct px_world *w = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_NONE);
 	struct px_error err = {0};
-	struct sim_body b = sphere(0.5, 1.0, 0.5);
+	struct px_body b = sphere(0.5, 1.0, 0.5);
 
 	b.x[1] = NAN;
-	cr_assert_eq(sim_world_add_body(w, &b, NULL, &err), PX_ERR_INVALID);
+	cr_assert_eq(px_world_add_body(w, &b, NULL, &err), PX_ERR_INVALID);
 	cr_assert_str_eq(err.msg, "position is not finite");
 	b = sphere(0.5, -1.0, 0.5);
-	cr_assert_eq(sim_world_add_body(w, &b, NULL, &err), PX_ERR_INVALID);
+	cr_assert_eq(px_world_add_body(w, &b, NULL, &err), PX_ERR_INVALID);
 	cr_assert_str_eq(err.msg, "mass must be positive and finite");
 	b = sphere(0.0, 1.0, 0.5);
-	cr_assert_eq(sim_world_add_body(w, &b, NULL, &err), PX_ERR_INVALID);
+	cr_assert_eq(px_world_add_body(w, &b, NULL, &err), PX_ERR_INVALID);
 	cr_assert_str_eq(err.msg, "radius must be positive and finite");
 	b = box(0.5, 0.0, 0.5, 1.0, 0.5);
-	cr_assert_eq(sim_world_add_body(w, &b, NULL, &err), PX_ERR_INVALID);
+	cr_assert_eq(px_world_add_body(w, &b, NULL, &err), PX_ERR_INVALID);
 	cr_assert_str_eq(err.msg, "half extents must be positive and finite");
-	cr_assert_eq(sim_world_n_bodies(w), 0);
-	sim_world_destroy(w);
+	cr_assert_eq(px_world_n_bodies(w), 0);
+	px_world_destroy(w);
 }
 
 /* 003 sec. 9.1, Figs. 5-6, through the shipped scene: with the contact
@@ -412,19 +412,19 @@ static void stack_003(int cache, double *lowest_excess, double *top_z)
 	struct px_config *cfg = config_from_text(
 		"[solver]\nmax_sweeps = 10\nabs_tol = 0\nrel_tol = 0\n"
 		"[rfactor]\nplugin = local\nnu = 1\n");
-	struct sim_settings s;
-	struct sim_body *bodies;
-	struct sim_world *w;
-	struct sim_step_stats st;
+	struct px_world_settings s;
+	struct px_body *bodies;
+	struct px_world *w;
+	struct px_step_stats st;
 	struct px_error err = {0};
 	size_t n;
 
-	cr_assert_eq(sim_scene_read(PX_TEST_SRCDIR "/scenes/boxstack-10-003.ini",
+	cr_assert_eq(px_scene_read(PX_TEST_SRCDIR "/scenes/boxstack-10-003.ini",
 				    &s, &bodies, &n, &err),
 		     PX_OK, "%s", err.msg);
 	cr_assert_eq(n, 11);
 	s.warm_start = cache;
-	cr_assert_eq(sim_world_create(&s, &w, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(px_world_create(&s, &w, &err), PX_OK, "%s", err.msg);
 	for (size_t i = 0; i < n; i++)
 		add(w, bodies[i]);
 	for (uint64_t i = 0; i < s.steps; i++)
@@ -433,10 +433,10 @@ static void stack_003(int cache, double *lowest_excess, double *top_z)
 	for (size_t k = 1; k < n; k++) /* box k rests at 0.3 + 0.6 (k - 1) */
 		*lowest_excess =
 			fmax(*lowest_excess,
-			     fabs(sim_world_bodies(w)[k].x[2] - 0.3 - 0.6 * (k - 1)));
-	*top_z = sim_world_bodies(w)[n - 1].x[2];
+			     fabs(px_world_bodies(w)[k].x[2] - 0.3 - 0.6 * (k - 1)));
+	*top_z = px_world_bodies(w)[n - 1].x[2];
 	free(bodies);
-	sim_world_destroy(w);
+	px_world_destroy(w);
 	px_config_free(cfg);
 }
 
