@@ -51,7 +51,7 @@ struct px_world_settings {
 };
 
 /* The defaults: gravity (0, 0, -9.81), dt 0.01, 100 steps, semi-implicit,
- * Baumgarte beta 0.2, slop 1e-3, margin 1e-3, threshold 0.1 m/s, warm start
+ * Baumgarte beta 0.05, slop 1e-3, margin 1e-3, threshold 0.1 m/s, warm start
  * on, no gyroscopic term. */
 void px_world_settings_default(struct px_world_settings *s);
 

@@ -15,7 +15,7 @@ void px_world_settings_default(struct px_world_settings *s)
 		.steps = 100,
 		.stepping = PX_SEMI_IMPLICIT,
 		.stabilization = PX_STAB_BAUMGARTE,
-		.beta = 0.2,
+		.beta = 0.05,
 		.slop = 1e-3,
 		.margin = 1e-3,
 		.restitution_threshold = 0.1,
