@@ -7,28 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/vec.h"
 #include "scene.h"
-
-static void cross(const double a[3], const double b[3], double out[3])
-{
-	out[0] = a[1] * b[2] - a[2] * b[1];
-	out[1] = a[2] * b[0] - a[0] * b[2];
-	out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static void frame_of(const double n[3], double f[9])
-{
-	const double e[3] = {fabs(n[1]) < 0.9 ? 0.0 : 1.0,
-			     fabs(n[1]) < 0.9 ? 1.0 : 0.0, 0.0};
-	double len;
-
-	memcpy(f, n, 3 * sizeof *f);
-	cross(e, n, f + 3);
-	len = sqrt(f[3] * f[3] + f[4] * f[4] + f[5] * f[5]);
-	for (int i = 3; i < 6; i++)
-		f[i] /= len;
-	cross(n, f + 3, f + 6);
-}
 
 /* J (3 x 6) and M^-1 J^T (6 x 3) of one side; b_row += J (v + dt g). */
 static void side(const struct scene_body *body, const double frame[9],
@@ -42,7 +22,7 @@ static void side(const struct scene_body *body, const double frame[9],
 		const double *d = frame + 3 * row;
 		double rd[3];
 
-		cross(r, d, rd);
+		v3_cross(r, d, rd);
 		for (int i = 0; i < 3; i++) {
 			jac[row * 6 + i] = sign * d[i];
 			jac[row * 6 + 3 + i] = sign * rd[i];
@@ -115,7 +95,7 @@ int scene_problem_create(const struct scene_body *bodies, size_t n_bodies,
 		const struct scene_contact *c = &contacts[k];
 		double frame[9], *b = px_problem_b(p) + 3 * k;
 
-		frame_of(c->normal, frame);
+		v3_frame(c->normal, frame);
 		ba[k] = c->a;
 		bb[k] = c->b;
 		side(&bodies[c->a], frame, c->point, 1.0, dt, g, jac + 36 * k,

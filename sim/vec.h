@@ -41,6 +41,23 @@ static inline void v3_sub(const double a[3], const double b[3], double o[3])
 		o[i] = a[i] - b[i];
 }
 
+/* A contact frame f (rows n, s, t, orthonormal, right-handed) completing
+ * the unit normal n: s = y x n normalized, or x x n when n is near y. */
+static inline void v3_frame(const double n[3], double f[9])
+{
+	const double e[3] = {fabs(n[1]) < 0.9 ? 0.0 : 1.0,
+			     fabs(n[1]) < 0.9 ? 1.0 : 0.0, 0.0};
+	double len;
+
+	for (int i = 0; i < 3; i++)
+		f[i] = n[i];
+	v3_cross(e, n, f + 3);
+	len = v3_norm(f + 3);
+	for (int i = 3; i < 6; i++)
+		f[i] /= len;
+	v3_cross(n, f + 3, f + 6);
+}
+
 /* R of unit quaternion q (body to world). */
 static inline void quat_to_matrix(const double q[4], double r[9])
 {

@@ -67,21 +67,6 @@ void px_dynamics_free(struct px_dynamics *d)
 	memset(d, 0, sizeof *d);
 }
 
-/* Rows s, t completing n: s = y x n normalized (x x n when n is near y). */
-static void frame_of(const double n[3], double f[9])
-{
-	const double e[3] = {fabs(n[1]) < 0.9 ? 0.0 : 1.0,
-			     fabs(n[1]) < 0.9 ? 1.0 : 0.0, 0.0};
-	double len;
-
-	memcpy(f, n, 3 * sizeof *f);
-	v3_cross(e, n, f + 3);
-	len = v3_norm(f + 3);
-	for (int i = 3; i < 6; i++)
-		f[i] /= len;
-	v3_cross(n, f + 3, f + 6);
-}
-
 void px_contact_rows_build(const struct px_world *w,
 			    const struct px_dynamics *d,
 			    const struct px_contact *c, size_t n,
@@ -101,7 +86,7 @@ void px_contact_rows_build(const struct px_world *w,
 		r->world_b = w->bodies[wb].is_static ? UINT32_MAX : wb;
 		r->pa = d->dyn[wa];
 		r->pb = d->dyn[wb];
-		frame_of(nrm, r->frame);
+		v3_frame(nrm, r->frame);
 		v3_sub(c[k].p, w->bodies[wa].x, r->ra);
 		v3_sub(c[k].p, w->bodies[wb].x, r->rb);
 	}
@@ -270,11 +255,9 @@ void px_impulses_apply(const struct px_dynamics *d,
 		const double tau = bs == 4 ? l[3] : 0.0;
 		double f[3], nt[3];
 
-		for (int i = 0; i < 3; i++) {
-			f[i] = l[0] * r->frame[i] + l[1] * r->frame[3 + i] +
-			       l[2] * r->frame[6 + i];
+		px_contact_rows_impulse(r, l, f);
+		for (int i = 0; i < 3; i++)
 			nt[i] = tau * r->frame[i];
-		}
 		if (r->pa != PX_STATIC)
 			side_apply(d, r->pa, r->ra, f, nt, 1.0, dv);
 		if (r->pb != PX_STATIC)

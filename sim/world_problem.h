@@ -31,6 +31,16 @@ struct px_dynamics {
 	double *inv_inertia; /* 9 n */
 };
 
+/* The impulse l (n, s, t rows) of a contact in world coordinates:
+ * f = l_n n + l_s s + l_t t, acting on the problem's body a. */
+static inline void px_contact_rows_impulse(const struct px_contact_rows *r,
+					   const double *l, double f[3])
+{
+	for (int i = 0; i < 3; i++)
+		f[i] = l[0] * r->frame[i] + l[1] * r->frame[3 + i] +
+		       l[2] * r->frame[6 + i];
+}
+
 int px_dynamics_build(const struct px_world *w, struct px_dynamics *d,
 		       struct px_error *err);
 void px_dynamics_free(struct px_dynamics *d);

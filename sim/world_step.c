@@ -275,10 +275,9 @@ static int cache_store(struct px_world *w, const struct px_contact *c,
 		e->b = c[k].b;
 		e->feature = c[k].feature;
 		memcpy(e->p, c[k].p, sizeof e->p);
+		px_contact_rows_impulse(rows + k, l, e->impulse);
 		for (int i = 0; i < 3; i++)
-			e->impulse[i] = sgn * (l[0] * rows[k].frame[i] +
-					       l[1] * rows[k].frame[3 + i] +
-					       l[2] * rows[k].frame[6 + i]);
+			e->impulse[i] *= sgn;
 		e->tau = bs == 4 ? sgn * l[3] : 0.0;
 	}
 	/* the collision's order is by pair; keep the cache sorted */
