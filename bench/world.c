@@ -23,8 +23,6 @@ int main(int argc, char **argv)
 	unsigned long steps = 0, iters = 10, threads = 1, warmup = 0;
 	size_t contacts_first = 0;
 	double *z0 = NULL, max_drop = 0.0;
-	struct px_world_settings s;
-	struct px_body *bodies = NULL;
 	struct px_world *w = NULL;
 	struct px_config *cfg = NULL;
 	struct px_error err = {0};
@@ -74,15 +72,11 @@ int main(int argc, char **argv)
 	if (threads > 1)
 		snprintf(text + strlen(text), sizeof text - strlen(text),
 			 "%lu\n", threads);
-	if (bench_config(text, &cfg, &err) ||
-	    px_scene_read(scene, &s, &bodies, &n_bodies, &err) ||
-	    px_world_create(&s, &w, &err))
+	if (bench_config(text, &cfg, &err) || px_scene_load(scene, &w, &err))
 		goto fail;
-	for (size_t i = 0; i < n_bodies; i++)
-		if (px_world_add_body(w, bodies + i, NULL, &err))
-			goto fail;
+	n_bodies = px_world_n_bodies(w);
 	if (!steps)
-		steps = s.steps;
+		steps = px_world_settings(w)->steps;
 	if (warmup >= steps) {
 		fprintf(stderr, "bench/world: --warmup %lu leaves no step of %lu to measure\n",
 			warmup, steps);
@@ -92,7 +86,7 @@ int main(int argc, char **argv)
 	if (!z0)
 		goto out;
 	for (size_t i = 0; i < n_bodies; i++)
-		z0[i] = bodies[i].x[2];
+		z0[i] = px_world_bodies(w)[i].x[2];
 	if (csv_path) {
 		csv = fopen(csv_path, "w");
 		if (!csv) {
@@ -132,7 +126,8 @@ int main(int argc, char **argv)
 
 		name = name ? name : scene;
 		printf("proxima scene=%s bodies=%zu steps=%lu warmup=%lu iterations=%lu threads=%lu dt=%g contacts_first=%zu contacts_mean=%.1f collide_ms_per_step=%.4f build_ms_per_step=%.4f solve_ms_per_step=%.4f total_ms_per_step=%.4f solve_ns_per_contact_iteration=%.2f tracked=%zu tracked_final=%.6f,%.6f,%.6f max_drop=%.6f",
-		       name, n_bodies, steps, warmup, iters, threads, s.dt,
+		       name, n_bodies, steps, warmup, iters, threads,
+		       px_world_settings(w)->dt,
 		       contacts_first, contacts / m, 1e3 * collide / m,
 		       1e3 * build / m, 1e3 * solve / m, 1e3 * total / m,
 		       work > 0 ? 1e9 * solve / work : 0.0, n_bodies - 1,
@@ -156,7 +151,6 @@ out:
 		fclose(csv);
 	free(z0);
 	px_world_destroy(w);
-	free(bodies);
 	px_config_free(cfg);
 	return err.code ? 1 : 0;
 }

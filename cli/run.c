@@ -80,8 +80,7 @@ static int vtk_frame(const char *dir, unsigned long long i,
 
 static int simulate(const struct run_opts *o)
 {
-	struct px_world_settings s;
-	struct px_body *bodies = NULL;
+	struct px_world_settings *s;
 	struct px_world *w = NULL;
 	struct px_config *cfg = NULL;
 	struct px_error err = {0};
@@ -90,27 +89,19 @@ static int simulate(const struct run_opts *o)
 	char **names = NULL, path[4096];
 	double *times = NULL, e0, e1, max_depth = 0.0, seconds = 0.0,
 			      solve = 0.0, collide = 0.0;
-	size_t n_bodies = 0, n_frames = 0, contacts = 0, max_contacts = 0;
+	size_t n_frames = 0, contacts = 0, max_contacts = 0;
 	unsigned long long sweeps = 0, unconverged = 0;
 	const int tty = !o->quiet && isatty(STDERR_FILENO);
 	int status = EXIT_BAD_INPUT;
 
 	if (px_config_read(o->config, &cfg, &err) ||
-	    px_scene_read(o->scene, &s, &bodies, &n_bodies, &err))
+	    px_scene_load(o->scene, &w, &err))
 		goto fail;
+	s = px_world_settings_mut(w);
 	if (o->steps)
-		s.steps = o->steps;
+		s->steps = o->steps;
 	if (o->cache >= 0)
-		s.warm_start = o->cache;
-	if (px_world_create(&s, &w, &err))
-		goto fail;
-	for (size_t i = 0; i < n_bodies; i++)
-		if (px_world_add_body(w, bodies + i, NULL, &err)) {
-			/* the reader checked every key: this is our bug */
-			fprintf(stderr, "proxima: %s: body %zu: %s\n", o->scene,
-				i, err.msg);
-			goto done;
-		}
+		s->warm_start = o->cache;
 	if (o->csv) {
 		csv = fopen(o->csv, "w");
 		if (!csv) {
@@ -130,9 +121,9 @@ static int simulate(const struct run_opts *o)
 			goto fail;
 	}
 	printf("scene       %s: %zu bodies, dt %g s, %llu steps, %s, stabilization %s, contact cache %s\n",
-	       o->scene, n_bodies, s.dt, (unsigned long long)s.steps,
-	       stepping_name[s.stepping], stab_name[s.stabilization],
-	       s.warm_start ? "on" : "off");
+	       o->scene, px_world_n_bodies(w), s->dt, (unsigned long long)s->steps,
+	       stepping_name[s->stepping], stab_name[s->stabilization],
+	       s->warm_start ? "on" : "off");
 	printf("config      %s: friction %s, ordering %s, rfactor %s, scheduler %s\n",
 	       o->config ? o->config : "(defaults)",
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_FRICTION))->name,
@@ -140,7 +131,7 @@ static int simulate(const struct run_opts *o)
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_RFACTOR))->name,
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_SCHEDULER))->name);
 	e0 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
-	for (unsigned long long i = 1; i <= s.steps; i++) {
+	for (unsigned long long i = 1; i <= s->steps; i++) {
 		if (px_world_step(w, cfg, &st, &err)) {
 			fprintf(stderr, "%sproxima: %s: step %llu: %s\n",
 				tty ? "\n" : "", o->scene, i, err.msg);
@@ -161,9 +152,9 @@ static int simulate(const struct run_opts *o)
 		if (o->vtk && i % o->vtk_every == 0 &&
 		    vtk_frame(o->vtk, i, w, &names, &times, &n_frames, &err))
 			goto fail;
-		if (tty && (i == s.steps || i % 10 == 0))
+		if (tty && (i == s->steps || i % 10 == 0))
 			fprintf(stderr, "\rstep %llu/%llu  contacts %zu  sweeps %llu  %.1f s",
-				i, (unsigned long long)s.steps, st.contacts,
+				i, (unsigned long long)s->steps, st.contacts,
 				(unsigned long long)st.sweeps, seconds);
 	}
 	if (tty)
@@ -176,11 +167,11 @@ static int simulate(const struct run_opts *o)
 	}
 	e1 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
 	printf("contacts    %.1f per step on average, at most %zu; deepest penetration %.3g m\n",
-	       s.steps ? (double)contacts / (double)s.steps : 0.0,
+	       s->steps ? (double)contacts / (double)s->steps : 0.0,
 	       max_contacts, max_depth);
 	printf("solves      %llu sweeps in all, %.1f per step; %llu of %llu steps stopped without converging\n",
-	       sweeps, s.steps ? (double)sweeps / (double)s.steps : 0.0,
-	       unconverged, (unsigned long long)s.steps);
+	       sweeps, s->steps ? (double)sweeps / (double)s->steps : 0.0,
+	       unconverged, (unsigned long long)s->steps);
 	printf("energy      %.6g J at the start, %.6g J at the end (kinetic + potential)\n",
 	       e0, e1);
 	printf("time        %.3f s (collision %.3f s, solve %.3f s)\n", seconds,
@@ -204,7 +195,6 @@ done:
 	free(names);
 	free(times);
 	px_world_destroy(w);
-	free(bodies);
 	px_config_free(cfg);
 	return status;
 }

@@ -77,6 +77,11 @@ int px_scene_read(const char *path, struct px_world_settings *settings,
 		   struct px_body **bodies, size_t *n_bodies,
 		   struct px_error *err);
 
+/* Read the scene at path (px_scene_read) into a new world with its
+ * settings and bodies. */
+int px_scene_load(const char *path, struct px_world **out,
+		  struct px_error *err);
+
 /* Volume of a shape (m^3; 0 for a plane). */
 double px_shape_volume(const struct px_shape *s);
 

@@ -322,3 +322,34 @@ int px_scene_read(const char *path, struct px_world_settings *settings,
 	*n_bodies = l.n;
 	return PX_OK;
 }
+
+int px_scene_load(const char *path, struct px_world **out,
+		  struct px_error *err)
+{
+	struct px_world_settings s;
+	struct px_body *bodies;
+	struct px_world *w = NULL;
+	size_t n;
+	int rc = px_scene_read(path, &s, &bodies, &n, err);
+
+	if (rc)
+		return rc;
+	rc = px_world_create(&s, &w, err);
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = px_world_add_body(w, bodies + i, NULL, err);
+		if (rc) {
+			/* the reader checked every key: the two disagree */
+			char msg[PX_ERROR_MSG_MAX];
+
+			snprintf(msg, sizeof msg, "%s", err->msg);
+			px_error_set(err, rc, "%s: body %zu: %s", path, i, msg);
+		}
+	}
+	free(bodies);
+	if (rc) {
+		px_world_destroy(w);
+		return rc;
+	}
+	*out = w;
+	return PX_OK;
+}

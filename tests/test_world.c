@@ -412,22 +412,18 @@ static void stack_003(int cache, double *lowest_excess, double *top_z)
 	struct px_config *cfg = config_from_text(
 		"[solver]\nmax_sweeps = 10\nabs_tol = 0\nrel_tol = 0\n"
 		"[rfactor]\nplugin = local\nnu = 1\n");
-	struct px_world_settings s;
-	struct px_body *bodies;
 	struct px_world *w;
 	struct px_step_stats st;
 	struct px_error err = {0};
 	size_t n;
 
-	cr_assert_eq(px_scene_read(PX_TEST_SRCDIR "/scenes/boxstack-10-003.ini",
-				    &s, &bodies, &n, &err),
+	cr_assert_eq(px_scene_load(PX_TEST_SRCDIR "/scenes/boxstack-10-003.ini",
+				   &w, &err),
 		     PX_OK, "%s", err.msg);
+	n = px_world_n_bodies(w);
 	cr_assert_eq(n, 11);
-	s.warm_start = cache;
-	cr_assert_eq(px_world_create(&s, &w, &err), PX_OK, "%s", err.msg);
-	for (size_t i = 0; i < n; i++)
-		add(w, bodies[i]);
-	for (uint64_t i = 0; i < s.steps; i++)
+	px_world_settings_mut(w)->warm_start = cache;
+	for (uint64_t i = 0; i < px_world_settings(w)->steps; i++)
 		step(w, cfg, &st);
 	*lowest_excess = 0.0;
 	for (size_t k = 1; k < n; k++) /* box k rests at 0.3 + 0.6 (k - 1) */
@@ -435,7 +431,6 @@ static void stack_003(int cache, double *lowest_excess, double *top_z)
 			fmax(*lowest_excess,
 			     fabs(px_world_bodies(w)[k].x[2] - 0.3 - 0.6 * (k - 1)));
 	*top_z = px_world_bodies(w)[n - 1].x[2];
-	free(bodies);
 	px_world_destroy(w);
 	px_config_free(cfg);
 }
