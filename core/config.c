@@ -46,6 +46,9 @@ static const struct px_param_decl solver_decl[] = {
 	{"check_tol", PX_PARAM_REAL, STR(PX_DEFAULT_CHECK_TOL),
 	 "merits other than fc3d: success only if ||lambda - prox(lambda - v)|| / max(||b||, ||lambda||, ||v||) <= check_tol",
 	 0, 1e300, NULL},
+	{"kernel", PX_PARAM_CHOICE, "auto",
+	 "relax kernel: auto = the compact one of rigid 3-row contacts with a diagonal R and a non-separable friction set when it applies (full sweeps), generic = always the general one",
+	 0, -1, "auto|generic"},
 };
 
 enum {
@@ -56,6 +59,7 @@ enum {
 	SOLVER_NATURAL_R,
 	SOLVER_MAX_BACKTRACKS,
 	SOLVER_CHECK_TOL,
+	SOLVER_KERNEL,
 };
 
 struct entry {
@@ -228,6 +232,7 @@ static int apply_solver(struct px_config *cfg, const struct reader *r,
 	cfg->settings.natural_r = v[SOLVER_NATURAL_R].r;
 	cfg->settings.max_backtracks = (uint64_t)v[SOLVER_MAX_BACKTRACKS].i;
 	cfg->settings.check_tol = v[SOLVER_CHECK_TOL].r;
+	cfg->settings.kernel = v[SOLVER_KERNEL].choice;
 	return PX_OK;
 }
 

@@ -209,7 +209,10 @@ static void kernel_compute(void *ctx, uint32_t k, int part, double *out)
 {
 	const struct px_kernel_ctx *c = ctx;
 
-	solve_contact(c, c->lambda, c->w, k, part, out);
+	if (c->r3 && part == PX_PART_FULL)
+		px_r3_solve(c, c->w, k, out);
+	else
+		solve_contact(c, c->lambda, c->w, k, part, out);
 }
 
 static void kernel_store(void *ctx, uint32_t k, const double *in)
@@ -224,7 +227,10 @@ static void kernel_commit(void *ctx, uint32_t k, int part, const double *out)
 {
 	struct px_kernel_ctx *c = ctx;
 
-	commit_to(c, c->lambda, c->w, k, part, out);
+	if (c->r3 && part == PX_PART_FULL)
+		px_r3_commit(c, c->lambda, c->w, k, out);
+	else
+		commit_to(c, c->lambda, c->w, k, part, out);
 }
 
 static void kernel_relax(void *ctx, uint32_t k, int part)
@@ -232,8 +238,30 @@ static void kernel_relax(void *ctx, uint32_t k, int part)
 	struct px_kernel_ctx *c = ctx;
 	double out[4];
 
+	if (c->r3 && part == PX_PART_FULL) {
+		px_r3_solve(c, c->w, k, out);
+		px_r3_commit(c, c->lambda, c->w, k, out);
+		return;
+	}
 	solve_contact(c, c->lambda, c->w, k, part, out);
 	commit_to(c, c->lambda, c->w, k, part, out);
+}
+
+static void kernel_relax_list(void *ctx, const uint32_t *list, size_t n,
+			      int part)
+{
+	struct px_kernel_ctx *c = ctx;
+
+	if (c->r3 && part == PX_PART_FULL) {
+		px_r3_relax_list(c, list, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double out[4];
+
+		solve_contact(c, c->lambda, c->w, list[i], part, out);
+		commit_to(c, c->lambda, c->w, list[i], part, out);
+	}
 }
 
 /* The state other contacts are read from: w (factorized, rigid) or
@@ -261,7 +289,10 @@ static void kernel_relax_private(void *ctx, uint32_t k, int part, double *priv)
 	struct px_kernel_ctx *c = ctx;
 	double out[4];
 
-	if (c->p->form != PX_FORM_ASSEMBLED) {
+	if (c->r3 && part == PX_PART_FULL) {
+		px_r3_solve(c, priv, k, out);
+		px_r3_commit(c, c->lambda, priv, k, out);
+	} else if (c->p->form != PX_FORM_ASSEMBLED) {
 		solve_contact(c, c->lambda, priv, k, part, out);
 		commit_to(c, c->lambda, priv, k, part, out);
 	} else {
@@ -461,7 +492,8 @@ nomem:
 int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 		   const struct px_problem *p, double *lambda, double *w,
 		   const double *diag, const double *r, uint32_t r_shape,
-		   const struct px_friction_ops *fops, const void *fstate)
+		   const struct px_friction_ops *fops, const void *fstate,
+		   int generic)
 {
 	memset(c, 0, sizeof *c);
 	c->p = p;
@@ -474,7 +506,8 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	c->project_metric = px_friction_project_metric(fops);
 	c->separable = (fops->flags & PX_FRICTION_SEPARABLE) != 0;
 	c->fstate = fstate;
-	if (p->form != PX_FORM_ASSEMBLED && build_incidence(c)) {
+	if ((p->form != PX_FORM_ASSEMBLED && build_incidence(c)) ||
+	    (!generic && px_r3_build(c) < 0)) {
 		px_kernel_fini(c);
 		return PX_ERR_NOMEM;
 	}
@@ -491,6 +524,7 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	kern->private_size = private_size(p);
 	kern->private_load = kernel_private_load;
 	kern->relax_private = kernel_relax_private;
+	kern->relax_list = kernel_relax_list;
 	return PX_OK;
 }
 
@@ -508,6 +542,8 @@ size_t px_kernel_bytes(const struct px_kernel_ctx *c)
 	if (c->conf_ptr)
 		bytes += (p->n + 1) * sizeof *c->conf_ptr +
 			 (c->conf_ptr[p->n] + 1) * sizeof *c->conf;
+	if (c->r3)
+		bytes += (p->n + 1) * sizeof *c->r3;
 	return bytes;
 }
 
@@ -519,5 +555,6 @@ void px_kernel_fini(struct px_kernel_ctx *c)
 	free(c->tr);
 	free(c->conf_ptr);
 	free(c->conf);
+	free(c->r3);
 	memset(c, 0, sizeof *c);
 }

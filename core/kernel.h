@@ -15,6 +15,15 @@ typedef void (*px_project_metric_fn)(const void *state,
 				     double lambda_n, const double *g, double *z,
 				     uint32_t nf);
 
+/* One rigid 3-row contact as the compact kernel reads it (kernel_rigid3.c):
+ * 120 bytes, t = n x s recomputed. */
+struct px_r3 {
+	uint32_t a, b;       /* bodies (PX_STATIC: the static world) */
+	double n[3], s[3];   /* frame rows */
+	double ra[3], rb[3]; /* lever arms */
+	double a_sn, a_tn;   /* A's diagonal block: rows s, t of column n */
+};
+
 struct px_kernel_ctx {
 	const struct px_problem *p;
 	double *lambda;  /* current iterate, n * bs */
@@ -34,12 +43,15 @@ struct px_kernel_ctx {
 	uint32_t *tr;
 	/* conflict graph, built on demand */
 	uint32_t *conf_ptr, *conf;
+	/* the compact rigid 3-row records, or NULL (general kernel only) */
+	struct px_r3 *r3;
 };
 
 int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 		   const struct px_problem *p, double *lambda, double *w,
 		   const double *diag, const double *r, uint32_t r_shape,
-		   const struct px_friction_ops *fops, const void *fstate);
+		   const struct px_friction_ops *fops, const void *fstate,
+		   int generic);
 
 /* The friction plugin's project_metric, or NULL when it has none (ABI 1.0
  * plugins, whose ops struct ends before it). */
@@ -53,6 +65,20 @@ px_friction_project_metric(const struct px_friction_ops *f)
 							    : NULL;
 }
 void px_kernel_fini(struct px_kernel_ctx *c);
+
+/* kernel_rigid3.c. Build c->r3 when the problem is rigid with 3 rows, R is
+ * diagonal, the friction set is not separable and every frame is right
+ * handed: returns 1 (built), 0 (does not apply) or -1 (out of memory). */
+int px_r3_build(struct px_kernel_ctx *c);
+/* Contact k's new impulse (a full update) from lambda and w, into out[3]. */
+void px_r3_solve(const struct px_kernel_ctx *c, const double *w, uint32_t k,
+		 double *out);
+/* Write out as contact k's impulse in lambda; its change goes to w. */
+void px_r3_commit(const struct px_kernel_ctx *c, double *lambda, double *w,
+		  uint32_t k, const double *out);
+/* Full updates of list[0 .. n) in order on the shared lambda and w. */
+void px_r3_relax_list(const struct px_kernel_ctx *c, const uint32_t *list,
+		      size_t n);
 /* Bytes of the kernel's own arrays (incidence, conflict graph if built). */
 size_t px_kernel_bytes(const struct px_kernel_ctx *c);
 

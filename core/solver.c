@@ -18,7 +18,7 @@
 
 struct work {
 	uint32_t *perm;
-	double *r, *prev, *w, *wprev, *diag, *u;
+	double *r, *prev, *w, *diag, *u;
 	struct px_kernel_ctx kctx;
 };
 
@@ -56,7 +56,6 @@ static void work_free(struct work *wk)
 	free(wk->r);
 	free(wk->prev);
 	free(wk->w);
-	free(wk->wprev);
 	free(wk->diag);
 	free(wk->u);
 }
@@ -281,10 +280,9 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	wk.r = malloc(nr * sizeof *wk.r);
 	wk.prev = malloc(m * sizeof *wk.prev);
 	wk.w = calloc(nb * 6 + 1, sizeof *wk.w);
-	wk.wprev = malloc((nb * 6 + 1) * sizeof *wk.wprev);
 	wk.diag = malloc(n * bs * bs * sizeof *wk.diag);
 	wk.u = malloc(m * sizeof *wk.u);
-	if (!wk.perm || !wk.r || !wk.prev || !wk.w || !wk.wprev || !wk.diag ||
+	if (!wk.perm || !wk.r || !wk.prev || !wk.w || !wk.diag ||
 	    !wk.u) {
 		rc = px_error_set(err, PX_ERR_NOMEM,
 				  "out of memory for solving %zu contacts", n);
@@ -301,11 +299,13 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		goto out;
 	}
 	if (px_kernel_init(&wk.kctx, &kern, p, lambda, wk.w, wk.diag, wk.r,
-			   rf->shape, fr, px_plugin_state(pf))) {
+			   rf->shape, fr, px_plugin_state(pf),
+			   set->kernel == PX_KERNEL_GENERIC)) {
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	kern.refresh(kern.ctx, 0, nb);
+	rep->compact_kernel = wk.kctx.r3 != NULL;
 	info = (struct px_problem_info){
 		.n_contacts = n,
 		.bs = bs,
@@ -373,7 +373,6 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 
 		part = ord->next(px_plugin_state(po), &ss, wk.perm, &changed);
 		memcpy(wk.prev, lambda, m * sizeof *lambda);
-		memcpy(wk.wprev, wk.w, nb * 6 * sizeof *wk.w);
 		sch->sweep(px_plugin_state(ps), &kern, wk.perm, changed, part);
 		change(lambda, wk.prev, n, bs, &dn, &df);
 		delta = part == PX_PART_NORMAL	 ? dn
@@ -389,8 +388,11 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		rec = (struct px_sweep_record){delta, NAN, now() - t0, part,
 					       verdict == PX_SWEEP_ACCEPT};
 		if (verdict != PX_SWEEP_ACCEPT || !isfinite(delta)) {
+			/* w is recomputed from the restored lambda rather
+			 * than copied before every sweep: rejections are
+			 * rare, the copy was not */
 			memcpy(lambda, wk.prev, m * sizeof *lambda);
-			memcpy(wk.w, wk.wprev, nb * 6 * sizeof *wk.w);
+			kern.refresh(kern.ctx, 0, nb);
 			rep->rejected++;
 			rec.accepted = 0;
 		} else {
@@ -462,7 +464,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		goto nomem;
 	rep->work_bytes = n * sizeof *wk.perm +
 			  (nr + 3 * m + n * bs * bs) * sizeof(double) +
-			  2 * (nb * 6 + 1) * sizeof *wk.w +
+			  (nb * 6 + 1) * sizeof *wk.w +
 			  px_kernel_bytes(&wk.kctx) +
 			  (ac.ops ? m * sizeof *ac.save : 0);
 	rc = PX_OK;

@@ -73,7 +73,7 @@ static void write_file(const char *name, const char *text, char *path,
 Test(cli, version_and_help)
 {
 	cr_assert_eq(run("--version"), 0);
-	cr_assert_str_eq(out, "proxima " PACKAGE_VERSION " (plugin ABI 1.3)\n");
+	cr_assert_str_eq(out, "proxima " PACKAGE_VERSION " (plugin ABI 1.4)\n");
 	cr_assert_eq(run("--help"), 0);
 	cr_assert(strstr(out, "Usage: proxima"));
 	cr_assert(strstr(out, "solve [-c CONFIG] PROBLEM"));

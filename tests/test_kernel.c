@@ -162,7 +162,7 @@ static void rig_init(struct rig *g)
 		px_problem_diag_block(g->p, k, g->diag + 9 * k);
 	cr_assert_eq(px_kernel_init(&g->c, &g->k, g->p, g->lambda, g->w,
 				    g->diag, g->r, PX_R_DIAGONAL, &disc_ops,
-				    NULL),
+				    NULL, 0),
 		     PX_OK);
 	g->k.refresh(g->k.ctx, 0, 3);
 }
@@ -324,10 +324,10 @@ Test(kernel, relax_private_is_relax_on_a_copy_of_lambda)
 	for (size_t k = 0; k < 3; k++)
 		px_problem_diag_block(p, k, diag + 9 * k);
 	cr_assert_eq(px_kernel_init(&ca, &ka, p, la, wdummy, diag, r,
-				    PX_R_DIAGONAL, &disc_ops, NULL),
+				    PX_R_DIAGONAL, &disc_ops, NULL, 0),
 		     PX_OK);
 	cr_assert_eq(px_kernel_init(&cb, &kb, p, lb, wdummy, diag, r,
-				    PX_R_DIAGONAL, &disc_ops, NULL),
+				    PX_R_DIAGONAL, &disc_ops, NULL, 0),
 		     PX_OK);
 	cr_assert_eq(kb.private_size, 9);
 	kb.private_load(kb.ctx, priv);
@@ -392,7 +392,7 @@ Test(kernel, conflict_graph_of_assembled_blocks_is_symmetric)
 	cr_assert_eq(px_problem_create(3, 3, &p, NULL), PX_OK);
 	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, blocks, NULL), PX_OK);
 	cr_assert_eq(px_kernel_init(&c, &k, p, lambda, NULL, NULL, r,
-				    PX_R_DIAGONAL, &disc_ops, NULL),
+				    PX_R_DIAGONAL, &disc_ops, NULL, 0),
 		     PX_OK);
 	cr_assert_eq(k.conflicts(k.ctx, &ptr, &adj), PX_OK);
 	cr_assert_eq(ptr[1] - ptr[0], 1);

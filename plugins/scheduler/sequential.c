@@ -18,8 +18,7 @@ static void sequential_sweep(void *state, const struct px_kernel *kern,
 {
 	(void)state;
 	(void)perm_changed;
-	for (size_t i = 0; i < kern->n_contacts; i++)
-		kern->relax(kern->ctx, perm[i], part);
+	kern->relax_list(kern->ctx, perm, kern->n_contacts, part);
 }
 
 static const struct px_scheduler_ops sequential_ops = {

@@ -48,6 +48,12 @@ enum px_merit {
 	PX_MERIT_MINMAP = 3,  /* 1/2 H^T H of the box model, 000 eq. 22-23 */
 };
 
+/* [solver] kernel: which relax kernel the driver uses. */
+enum px_kernel_choice {
+	PX_KERNEL_AUTO = 0,    /* the compact rigid 3-row kernel where it applies */
+	PX_KERNEL_GENERIC = 1, /* always the general kernel (for comparisons) */
+};
+
 struct px_solver_settings {
 	uint64_t max_sweeps; /* sweeps, rejected ones included */
 	double abs_tol;      /* stop when the merit <= abs_tol ...          */
@@ -59,6 +65,7 @@ struct px_solver_settings {
 	double check_tol;    /* a stop test other than fc3d is a success only
 				if the relative natural residual (unit r) is
 				at most check_tol, see px_solve */
+	int kernel;          /* enum px_kernel_choice */
 };
 
 struct px_config;

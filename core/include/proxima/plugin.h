@@ -37,6 +37,8 @@
  *        accelerator, and the solve is exactly that of a 1.2 host). The
  *        loader refuses an accelerator declaring a minor below 3; plugins
  *        of the other four kinds built against 1.0-1.2 load as before.
+ *   1.4  struct px_kernel (host to plugin) gains relax_list, which every
+ *        1.4 host fills: a whole list of contacts relaxed in one call.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -50,7 +52,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 3u
+#define PX_ABI_MINOR 4u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -277,6 +279,10 @@ struct px_kernel {
 	size_t private_size;
 	void (*private_load)(void *ctx, double *priv);
 	void (*relax_private)(void *ctx, uint32_t k, int part, double *priv);
+	/* ABI 1.4. relax(list[i], part) for i = 0 .. n-1 in this order, bit
+	 * for bit, in one call: no call per contact, and the kernel may look
+	 * ahead in the list. Same concurrency rule as relax. */
+	void (*relax_list)(void *ctx, const uint32_t *list, size_t n, int part);
 };
 
 struct px_scheduler_ops {
