@@ -36,6 +36,9 @@ static const struct scheduler schedulers[] = {
 	{"colored greedy", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\n", 1},
 	{"colored balanced", "plugin = colored\ncoloring = balanced\nthreads = %d\nmerge_below = 0\n", 1},
 	{"colored merged", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 64\n", 1},
+	{"colored patches2", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 2\n", 1},
+	{"colored patches4", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 4\n", 1},
+	{"colored patches8", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 8\n", 1},
 	{"naive", "plugin = naive\nthreads = %d\n", 1},
 };
 enum { N_SCHEDULERS = sizeof schedulers / sizeof *schedulers };
@@ -46,17 +49,21 @@ struct options {
 	uint64_t max_sweeps;
 	double min_time;
 	int max_threads;
+	const char *only; /* run only the schedulers whose label starts so */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: schedulers [--min-time S] [--max-sweeps N] [--threads T]\n"
-		"                  [--quality-sweeps Q] [--factorized] SCENE...\n"
+		"                  [--quality-sweeps Q] [--factorized] [--only LABEL]\n"
+		"                  SCENE...\n"
 		"SCENE is grid-N or pile-N (SCENES.md's ballgrid-N, ballpile-N), e.g.\n"
 		"grid-24 pile-24. Every scheduler with 1..T threads (default 2) runs to\n"
 		"the quality of Q (default 50) sequential sweeps. A is in the rigid\n"
-		"form (per body masses, per contact lever arms), or --factorized.\n");
+		"form (per body masses, per contact lever arms), or --factorized.\n"
+		"--only runs sequential (the baseline) and the schedulers whose label\n"
+		"starts with LABEL (e.g. colored, jacobi).\n");
 }
 
 /* A config: the default plugins, `sched` with `threads`, and [solver]
@@ -159,6 +166,9 @@ static int bench_scene(const struct options *o, const char *name,
 	for (int i = 0; i < N_SCHEDULERS; i++) {
 		const struct scheduler *s = &schedulers[i];
 
+		if (o->only && i > 0 &&
+		    strncmp(s->label, o->only, strlen(o->only)) != 0)
+			continue;
 		for (int t = 1; t <= (s->threaded ? o->max_threads : 1); t++) {
 			struct px_report count;
 			double sec;
@@ -198,10 +208,11 @@ int main(int argc, char **argv)
 		{"threads", required_argument, NULL, 't'},
 		{"quality-sweeps", required_argument, NULL, 'q'},
 		{"factorized", no_argument, NULL, 'f'},
+		{"only", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct options o = {PX_FORM_RIGID, 50, 5000, 0.5, 2};
+	struct options o = {PX_FORM_RIGID, 50, 5000, 0.5, 2, NULL};
 	int c, rc = 0;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -211,6 +222,7 @@ int main(int argc, char **argv)
 		case 't': o.max_threads = atoi(optarg); break;
 		case 'q': o.quality_sweeps = atoi(optarg); break;
 		case 'f': o.form = PX_FORM_FACTORIZED; break;
+		case 'o': o.only = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

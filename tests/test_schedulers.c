@@ -358,7 +358,7 @@ static void check_colorings(struct graph g, const char *name)
 
 		snprintf(what, sizeof what, "%s, %s", name,
 			 modes[m] == COLORING_GREEDY ? "greedy" : "balanced");
-		cr_assert_eq(coloring_alloc(&c, g.n), 0);
+		cr_assert_eq(coloring_alloc(&c, g.n, 0), 0);
 		coloring_color(&c, g.ptr, g.adj, modes[m]);
 		cr_assert_gt(c.n_colors, 1, "%s: the graph has edges", what);
 		assert_valid_coloring(&c, &g, modes[m], what);
@@ -426,8 +426,8 @@ Test(coloring, balanced_sizes_are_more_even_than_greedy)
 	struct graph g = lattice_graph(4, 4, 4, 0);
 	struct coloring gr, ba;
 
-	cr_assert_eq(coloring_alloc(&gr, g.n), 0);
-	cr_assert_eq(coloring_alloc(&ba, g.n), 0);
+	cr_assert_eq(coloring_alloc(&gr, g.n, 0), 0);
+	cr_assert_eq(coloring_alloc(&ba, g.n, 0), 0);
 	coloring_color(&gr, g.ptr, g.adj, COLORING_GREEDY);
 	coloring_color(&ba, g.ptr, g.adj, COLORING_BALANCED);
 	cr_log_info("4x4x4 lattice, %zu contacts: greedy %u colors, spread %u; balanced %u colors, spread %u\n",
@@ -449,7 +449,7 @@ Test(coloring, lists_keep_the_permutations_order)
 	uint32_t *pos = malloc(g.n * sizeof *pos);
 
 	cr_assert(perm && pos);
-	cr_assert_eq(coloring_alloc(&c, g.n), 0);
+	cr_assert_eq(coloring_alloc(&c, g.n, 0), 0);
 	coloring_color(&c, g.ptr, g.adj, COLORING_GREEDY);
 	coloring_group(&c, c.size[c.n_colors - 1] + 1); /* an unsafe group */
 	cr_assert_gt(c.n_merged, 0);
@@ -469,6 +469,75 @@ Test(coloring, lists_keep_the_permutations_order)
 	coloring_free(&c);
 	free(perm);
 	free(pos);
+	graph_free(&g);
+}
+
+/* With K patches: color 0 holds exactly the contacts whose neighbours all
+ * lie in their own patch, each unit of group 0 is one patch's interior,
+ * units of group 0 share no neighbours, the other colors are independent
+ * sets, and a unit's contacts and a group's units follow the permutation. */
+Test(coloring, patches_relax_interiors_and_color_borders)
+{
+	struct graph g = lattice_graph(5, 4, 4, 1);
+	uint32_t *perm = malloc(g.n * sizeof *perm), *pos = malloc(g.n * sizeof *pos);
+	uint32_t *unit = malloc(g.n * sizeof *unit);
+
+	cr_assert(perm && pos && unit);
+	for (size_t K = 1; K <= 5; K += 2) {
+		struct coloring c;
+		size_t interior = 0;
+
+		cr_assert_eq(coloring_alloc(&c, g.n, K), 0);
+		coloring_color(&c, g.ptr, g.adj, COLORING_GREEDY);
+		coloring_group(&c, 0);
+		shuffle(perm, g.n, K);
+		for (size_t i = 0; i < g.n; i++)
+			pos[perm[i]] = (uint32_t)i;
+		coloring_bucket(&c, perm);
+		for (size_t k = 0; k < g.n; k++) {
+			int inside = 1;
+
+			for (uint32_t q = g.ptr[k]; q < g.ptr[k + 1]; q++)
+				inside &= g.adj[q] / c.patch == k / c.patch;
+			cr_assert_eq(c.color[k] == 0, inside, "K %zu, contact %zu", K, k);
+			interior += inside;
+			for (uint32_t q = g.ptr[k]; q < g.ptr[k + 1]; q++)
+				if (c.color[k])
+					cr_assert_neq(c.color[k], c.color[g.adj[q]]);
+		}
+		cr_assert_eq(c.size[0], interior);
+		if (K == 1)
+			cr_assert_eq(interior, g.n, "one patch: all interior");
+		for (uint32_t grp = 0; grp < coloring_groups(&c); grp++) {
+			cr_assert_eq(c.ustart[c.unit[grp]], c.start[grp]);
+			cr_assert_eq(c.ustart[c.unit[grp + 1]], c.start[grp + 1]);
+			for (uint32_t u = c.unit[grp]; u < c.unit[grp + 1]; u++) {
+				cr_assert_lt(c.ustart[u], c.ustart[u + 1], "empty unit");
+				if (grp > 0)
+					cr_assert_eq(c.ustart[u + 1] - c.ustart[u], 1);
+				for (uint32_t i = c.ustart[u]; i < c.ustart[u + 1]; i++) {
+					unit[c.list[i]] = u;
+					cr_assert_eq(c.list[i] / c.patch,
+						     c.list[c.ustart[u]] / c.patch);
+					if (i > c.ustart[u])
+						cr_assert_lt(pos[c.list[i - 1]], pos[c.list[i]]);
+				}
+				if (u > c.unit[grp])
+					cr_assert_lt(pos[c.list[c.ustart[u - 1]]],
+						     pos[c.list[c.ustart[u]]]);
+			}
+		}
+		for (uint32_t i = 0; i < c.start[1]; i++)
+			for (uint32_t q = g.ptr[c.list[i]]; q < g.ptr[c.list[i] + 1]; q++)
+				if (c.color[g.adj[q]] == 0)
+					cr_assert_eq(unit[g.adj[q]], unit[c.list[i]]);
+		cr_log_info("lattice, %zu patches: %zu interior of %zu, %u colors\n",
+			    K, interior, g.n, c.n_colors);
+		coloring_free(&c);
+	}
+	free(perm);
+	free(pos);
+	free(unit);
 	graph_free(&g);
 }
 
@@ -514,6 +583,8 @@ static const char *const deterministic[] = {
 	"plugin = colored\ncoloring = balanced\n",
 	"plugin = colored\ncoloring = greedy\nmerge_below = 80\n",
 	"plugin = colored\ncoloring = balanced\nmerge_below = 1000000\n",
+	"plugin = colored\npatches = 3\n",
+	"plugin = colored\ncoloring = balanced\npatches = 2\nmerge_below = 5\n",
 	"plugin = jacobi\n",
 };
 
@@ -751,6 +822,7 @@ Test(schedulers, reach_the_contact_laws_on_the_lattice)
 		"gamma = 1\n[scheduler]\nplugin = colored\nthreads = 3\nserial_below = 0\n",
 		"gamma = 1\n[scheduler]\nplugin = colored\ncoloring = balanced\nthreads = 2\nserial_below = 0\n",
 		"gamma = 1\n[scheduler]\nplugin = colored\nmerge_below = 40\nthreads = 2\nserial_below = 0\n",
+		"gamma = 1\n[scheduler]\nplugin = colored\npatches = 4\nthreads = 2\nserial_below = 0\n",
 		"gamma = 0.7\n[scheduler]\nplugin = naive\nthreads = 3\nserial_below = 0\n",
 		"gamma = 0.7\n[scheduler]\nplugin = jacobi\nthreads = 2\nserial_below = 0\n",
 	};

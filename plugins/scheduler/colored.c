@@ -14,6 +14,14 @@
  * absolute count, not per thread as in the thesis, so that the colors, and
  * with them the result, do not depend on the thread count.
  *
+ * Patches (patches = K > 0, coloring.h): contacts whose conflicts all lie
+ * in their own of K ranges of consecutive contacts are relaxed first,
+ * every range in order by one thread (kern->relax_list), the ranges
+ * concurrently; only the contacts on the borders between ranges are
+ * colored. The ranges depend on K, not on the threads: with K = 2 or 4
+ * for 2 cores, lambda is still the same for any thread count. Numbered in space, a problem so keeps the sequential order, and
+ * most of its convergence per sweep, inside every range.
+ *
  * Determinism: colors are computed on contact indices in index order, so
  * they depend on the conflict graph only. A safe color's contacts touch
  * disjoint bodies, and the unsafe color's commits run in a fixed order:
@@ -35,7 +43,7 @@
 #include "coloring.h"
 #include "common.h"
 
-enum { P_COLORING = TEAM_N_PARAMS, P_MERGE_BELOW };
+enum { P_COLORING = TEAM_N_PARAMS, P_MERGE_BELOW, P_PATCHES };
 
 static const struct px_param_decl colored_params[] = {
 	TEAM_PARAMS,
@@ -45,12 +53,16 @@ static const struct px_param_decl colored_params[] = {
 	[P_MERGE_BELOW] = {"merge_below", PX_PARAM_INT, "0",
 			   "colors of fewer contacts are merged into one unsafe color relaxed Jacobi style (0: none)",
 			   0, 1e15, NULL},
+	[P_PATCHES] = {"patches", PX_PARAM_INT, "0",
+		       "cut the contacts into this many ranges of consecutive indices: each range's interior is relaxed in order by one thread, only the borders between ranges are colored (0: color every contact)",
+		       0, 1e9, NULL},
 };
 
 struct colored {
 	struct team team; /* first: team_state_create */
 	enum coloring_mode mode;
 	size_t merge_below;
+	size_t patches;
 	struct coloring col;
 	/* the conflict graph the coloring was made for */
 	size_t n;
@@ -79,6 +91,7 @@ static int colored_create(const union px_value *v, void **state, char *err,
 	s = *state;
 	s->mode = v[P_COLORING].choice;
 	s->merge_below = (size_t)v[P_MERGE_BELOW].i;
+	s->patches = (size_t)v[P_PATCHES].i;
 	return 0;
 }
 
@@ -107,7 +120,7 @@ static int recolor(struct colored *s, size_t n, const uint32_t *ptr,
 {
 	s->have = 0;
 	coloring_free(&s->col);
-	if (coloring_alloc(&s->col, n)) {
+	if (coloring_alloc(&s->col, n, s->patches)) {
 		snprintf(err, errlen, "out of memory for coloring %zu contacts",
 			 n);
 		return -1;
@@ -162,6 +175,7 @@ static void colored_sweep(void *state, const struct px_kernel *kern,
 {
 	struct colored *s = state;
 	const uint32_t *list = s->col.list, *start = s->col.start;
+	const uint32_t *unit = s->col.unit, *ustart = s->col.ustart;
 	const uint32_t n_safe = s->col.n_safe, bs = kern->bs;
 	const long u0 = start[n_safe], u1 = start[coloring_groups(&s->col)];
 	double *out = s->out.p;
@@ -171,11 +185,12 @@ static void colored_sweep(void *state, const struct px_kernel *kern,
 #pragma omp parallel num_threads(s->team.size) if (s->team.size > 1)
 	{
 		for (uint32_t g = 0; g < n_safe; g++) {
-			const long b = start[g], e = start[g + 1];
+			const long b = unit[g], e = unit[g + 1];
 
 #pragma omp for schedule(static)
-			for (long i = b; i < e; i++)
-				kern->relax(kern->ctx, list[i], part);
+			for (long u = b; u < e; u++)
+				kern->relax_list(kern->ctx, list + ustart[u],
+						 ustart[u + 1] - ustart[u], part);
 		}
 #pragma omp for schedule(static) nowait
 		for (long i = u0; i < u1; i++)
@@ -201,8 +216,14 @@ static void colored_describe(const void *state, char *buf, size_t len)
 		snprintf(buf, len, "colored %s: not prepared", mode[s->mode]);
 		return;
 	}
-	at = (size_t)snprintf(buf, len, "colored %s: %u safe colors",
-			      mode[s->mode], c->n_safe);
+	if (c->n_patches)
+		at = (size_t)snprintf(buf, len,
+				      "colored %s, %zu patches of %zu contacts (interiors: color 0): %u safe colors",
+				      mode[s->mode], c->n_patches, c->patch,
+				      c->n_safe);
+	else
+		at = (size_t)snprintf(buf, len, "colored %s: %u safe colors",
+				      mode[s->mode], c->n_safe);
 	for (uint32_t g = 0; g < c->n_safe && at < len; g++) {
 		if (g == SHOWN_SIZES) {
 			at += (size_t)snprintf(buf + at, len - at, " ...");
