@@ -9,6 +9,7 @@ int px_cli_solve(int argc, char **argv);
 int px_cli_convert(int argc, char **argv);
 int px_cli_plugins(int argc, char **argv);
 int px_cli_run(int argc, char **argv);
+int px_cli_compare(int argc, char **argv);
 /* The default job: run the bundled default scene with the bundled config. */
 int px_cli_default(void);
 
