@@ -9,8 +9,20 @@ int px_cli_solve(int argc, char **argv);
 int px_cli_convert(int argc, char **argv);
 int px_cli_plugins(int argc, char **argv);
 int px_cli_run(int argc, char **argv);
+int px_cli_compare(int argc, char **argv);
 /* The default job: run the bundled default scene with the bundled config. */
 int px_cli_default(void);
+
+/* A solve's per-sweep history as CSV (sweep,part,accepted,residual,merit,
+ * seconds), as `proxima solve --history` and `proxima compare` write it.
+ * Returns 0 or -1 (errno says why). */
+struct px_report;
+int px_cli_write_history(const char *path, const struct px_report *rep);
+/* Microseconds per sweep of a solve, without the plugins' set-up and the
+ * accelerator's calls. */
+double px_cli_us_per_sweep(const struct px_report *rep);
+/* The name of an enum px_merit, as configs spell it. */
+const char *px_cli_merit_name(int merit);
 
 /* Where bundled data lives: $PROXIMA_DATA_DIR, else the installed pkgdatadir. */
 const char *px_cli_datadir(void);

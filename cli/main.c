@@ -36,6 +36,18 @@ static void usage(FILE *f)
 		"                         from the FCLib file's first guess or solution;\n"
 		"                         --save-fclib writes the problem and the\n"
 		"                         solution found as an FCLib file\n"
+		"  compare -c A.ini [-c B.ini ...] TARGET [--label NAME ...] [--out DIR]\n"
+		"          [--tol T[,T...]] [--steps N] [--at K[,K...]] [--whole]\n"
+		"          [--drive CONFIG] [--no-plot]\n"
+		"                         solve a problem file with every config, or\n"
+		"                         the problems of a scene's steps K (--at, run\n"
+		"                         driven by --drive, default the first -c), or\n"
+		"                         run the scene once per config (--whole, the\n"
+		"                         default for a scene); writes DIR (default\n"
+		"                         ./compare): histories or per-step CSV,\n"
+		"                         table.md, gnuplot scripts, and PNG and SVG\n"
+		"                         plots when gnuplot is found ($PROXIMA_GNUPLOT\n"
+		"                         or PATH) and --no-plot is not given\n"
 		"  convert IN OUT         convert a problem between .dat and FCLib\n"
 		"                         (OUT's format by its name: .dat, .hdf5, .h5)\n"
 		"  plugins                list the plugins found, with their parameters\n"
@@ -48,6 +60,7 @@ static void usage(FILE *f)
 		"  PROXIMA_PLUGIN_PATH    colon-separated plugin directories searched\n"
 		"                         before %s\n"
 		"  PROXIMA_DATA_DIR       bundled problems and configs (default %s)\n"
+		"  PROXIMA_GNUPLOT        the gnuplot compare runs (empty: none)\n"
 		"\n"
 		"FCLib files: %s\n"
 		"\n"
@@ -82,6 +95,8 @@ int main(int argc, char **argv)
 		return px_cli_convert(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") == 0)
 		return px_cli_run(argc - 1, argv + 1);
+	if (strcmp(argv[1], "compare") == 0)
+		return px_cli_compare(argc - 1, argv + 1);
 	if (strcmp(argv[1], "plugins") == 0)
 		return px_cli_plugins(argc - 1, argv + 1);
 	fprintf(stderr, "proxima: unknown command '%s' (try 'proxima --help')\n",

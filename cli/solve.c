@@ -12,25 +12,6 @@
 
 #include "cli.h"
 
-static const char *const part_name[] = {"full", "normal", "friction"};
-
-static int write_history(const char *path, const struct px_report *rep)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	fprintf(f, "sweep,part,accepted,residual,merit,seconds\n");
-	for (size_t i = 0; i < rep->n_history; i++) {
-		const struct px_sweep_record *h = &rep->history[i];
-
-		fprintf(f, "%zu,%s,%d,%.17g,%.17g,%.9f\n", i + 1,
-			part_name[h->part], h->accepted, h->residual, h->merit,
-			h->seconds);
-	}
-	return fclose(f) == 0 ? 0 : -1;
-}
-
 static int write_solution(const char *path, const double *lambda, size_t m)
 {
 	FILE *f = fopen(path, "w");
@@ -46,8 +27,6 @@ static void describe(const char *problem_path, const struct px_problem *p,
 		     const char *config_path, const struct px_config *cfg)
 {
 	const struct px_solver_settings *s = px_config_settings(cfg);
-	static const char *const merit[] = {"delta", "fc3d", "natural",
-					    "minmap"};
 
 	printf("problem     %s: %zu contacts, %u rows each, %s A\n",
 	       problem_path, px_problem_n_contacts(p), px_problem_block_size(p),
@@ -65,7 +44,7 @@ static void describe(const char *problem_path, const struct px_problem *p,
 	       acc ? px_plugin_header(acc)->name : "");
 	printf("            max_sweeps %llu, abs_tol %g, rel_tol %g, merit %s, max_backtracks %llu\n",
 	       (unsigned long long)s->max_sweeps, s->abs_tol, s->rel_tol,
-	       merit[s->merit], (unsigned long long)s->max_backtracks);
+	       px_cli_merit_name(s->merit), (unsigned long long)s->max_backtracks);
 }
 
 /* The accelerator's line: its calls, their work in sweep equivalents and
@@ -144,24 +123,16 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 	if (px_config_settings(cfg)->merit == PX_MERIT_NATURAL ||
 	    px_config_settings(cfg)->merit == PX_MERIT_MINMAP)
 		printf("merit       %s %.3e\n",
-		       px_config_settings(cfg)->merit == PX_MERIT_NATURAL
-			       ? "natural"
-			       : "minmap",
+		       px_cli_merit_name(px_config_settings(cfg)->merit),
 		       rep.merit);
 	/* per sweep: without the accelerator's calls (their own line) */
 	printf("time        %.6f s (%.3g us per sweep; prepare %.6f s)\n",
-	       rep.seconds,
-	       rep.sweeps ? 1e6 *
-				    (rep.seconds - rep.prepare_seconds -
-				     rep.accel_seconds) /
-				    (double)rep.sweeps
-			  : 0.0,
-	       rep.prepare_seconds);
+	       rep.seconds, px_cli_us_per_sweep(&rep), rep.prepare_seconds);
 	if (px_scheduler_describe(cfg, line, sizeof line))
 		printf("scheduler   %s\n", line);
 	if (px_config_plugin(cfg, PX_KIND_ACCELERATOR))
 		print_accelerator(cfg, &rep);
-	if (opts->history && write_history(opts->history, &rep)) {
+	if (opts->history && px_cli_write_history(opts->history, &rep)) {
 		px_error_set(&err, PX_ERR_IO, "%s: cannot write the history",
 			     opts->history);
 		goto fail;

@@ -96,6 +96,31 @@ struct px_world_settings *px_world_settings_mut(struct px_world *w);
 int px_world_step(struct px_world *w, const struct px_config *cfg,
 		   struct px_step_stats *st, struct px_error *err);
 
+/* The velocity solve of a step, as px_world_step ran it: for tools that
+ * study the step's contact problem (proxima compare). Valid only during
+ * the hook's call. */
+struct px_step_solve {
+	uint64_t step;                    /* the step being taken (1 first) */
+	const struct px_problem *problem; /* as the world built it */
+	const double *warm_start;         /* lambda the solve started from
+					     (contact cache or zero) */
+	const double *lambda;             /* what px_solve returned */
+	const struct px_report *report;   /* px_solve's report, history too */
+};
+
+/* Called by px_world_step after each velocity solve (steps without
+ * contacts solve nothing and do not call it; post-stabilization's solve
+ * does not either), before the impulses move the bodies. It may solve
+ * s->problem again with other configs. A non-zero return fails the step
+ * with that status and err (the world is then mid-step: destroy it). */
+typedef int (*px_world_solve_hook)(void *ctx, const struct px_step_solve *s,
+				   struct px_error *err);
+
+/* Set (or with fn NULL, remove) the solve hook. With a hook set each step
+ * also keeps a copy of its warm start (one allocation per step). */
+void px_world_set_solve_hook(struct px_world *w, px_world_solve_hook fn,
+			     void *ctx);
+
 /* The contacts of the last step and their impulses (n, s, t[, tau] in the
  * contact frame, per contact block_size values). */
 size_t px_world_contacts(const struct px_world *w,

@@ -31,6 +31,9 @@ struct px_world {
 	uint32_t bs;
 	struct px_cached *cache;
 	size_t n_cache;
+
+	px_world_solve_hook hook; /* px_world_set_solve_hook, or NULL */
+	void *hook_ctx;
 };
 
 /* Free the last step's buffers (contacts, impulses, cache). */

@@ -2,7 +2,8 @@
  * contact cache (003 sec. 8), the velocity problem with restitution (001
  * eq. 14, 19) and Baumgarte feedback (003 sec. 4.2) or speculative gaps,
  * px_solve, integration (semi-implicit Euler, 003 sec. 6, or Moreau's
- * midpoint scheme, 001 sec. 4.3), post-stabilization (001 sec. 4.4). */
+ * midpoint scheme, 001 sec. 4.3), post-stabilization (001 sec. 4.4); the
+ * solve hook (world.h) sees each velocity solve. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,7 +377,8 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	struct px_contact_rows *rows = NULL;
 	struct px_problem *p = NULL;
 	struct px_report rep = {0};
-	double *vel = NULL, *vfree = NULL, t1, t2, t3, t4;
+	double *vel = NULL, *vfree = NULL, *warm = NULL, t1, t2, t3, t4;
+	double hook_seconds = 0.0;
 	unsigned char *claimed = NULL;
 	uint32_t bs;
 	size_t n;
@@ -422,6 +424,14 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 		st->cache_hits = warm_start(w, w->contacts, rows, n, bs,
 					    w->lambda, claimed);
 	}
+	if (n && w->hook) {
+		warm = malloc(n * bs * sizeof *warm);
+		if (!warm) {
+			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		memcpy(warm, w->lambda, n * bs * sizeof *warm);
+	}
 	t2 = now();
 	if (n) {
 		rc = px_solve(p, cfg, w->lambda, &rep, err);
@@ -429,6 +439,21 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 			goto out;
 	}
 	t3 = now();
+	if (n && w->hook) {
+		const struct px_step_solve view = {
+			.step = w->step + 1,
+			.problem = p,
+			.warm_start = warm,
+			.lambda = w->lambda,
+			.report = &rep,
+		};
+
+		rc = w->hook(w->hook_ctx, &view, err);
+		if (rc)
+			goto out;
+		/* the hook's own work is not the step's */
+		hook_seconds = now() - t3;
+	}
 	px_impulses_apply(&d, rows, n, bs, w->lambda, vfree);
 	for (size_t k = 0; k < d.n; k++) {
 		struct px_body *b = w->bodies + d.world[k];
@@ -458,8 +483,8 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	st->seconds_collide = t1 - t0;
 	st->seconds_build = t2 - t1;
 	st->seconds_solve = t3 - t2;
-	st->seconds_stab = t4 - t3;
-	st->seconds_total = t4 - t0;
+	st->seconds_stab = t4 - t3 - hook_seconds;
+	st->seconds_total = t4 - t0 - hook_seconds;
 	st->kinetic = px_world_kinetic_energy(w);
 	st->potential = px_world_potential_energy(w);
 	for (size_t k = 0; k < n; k++)
@@ -471,8 +496,16 @@ out:
 	free(vel);
 	free(vfree);
 	free(claimed);
+	free(warm);
 	px_dynamics_free(&d);
 	return rc;
+}
+
+void px_world_set_solve_hook(struct px_world *w, px_world_solve_hook fn,
+			     void *ctx)
+{
+	w->hook = fn;
+	w->hook_ctx = fn ? ctx : NULL;
 }
 
 size_t px_world_contacts(const struct px_world *w,

@@ -445,3 +445,98 @@ Test(world, box_stack_of_003_stands_with_the_cache_and_falls_without)
 	stack_003(0, &excess, &top);
 	cr_assert_lt(top, 5.7 - 1.0, "the top box stayed at %g m", top);
 }
+
+/* What the solve hook saw, copied. */
+struct seen {
+	struct px_config *cfg;
+	int calls, fail;
+	uint64_t step, sweeps;
+	size_t n;
+	double warm[64], lambda[64], again[64];
+};
+
+static int record(void *ctx, const struct px_step_solve *s,
+		  struct px_error *err)
+{
+	struct seen *v = ctx;
+	const size_t m = px_problem_n_contacts(s->problem) *
+			 px_problem_block_size(s->problem);
+	struct px_report rep = {0};
+
+	if (v->fail)
+		return px_error_set(err, PX_ERR_INVALID, "hook says no");
+	cr_assert_leq(m, 64);
+	v->calls++;
+	v->step = s->step;
+	v->sweeps = s->report->sweeps;
+	v->n = m;
+	memcpy(v->warm, s->warm_start, m * sizeof *v->warm);
+	memcpy(v->lambda, s->lambda, m * sizeof *v->lambda);
+	/* the problem is the one the world solved: the same config from the
+	 * same warm start gives the same impulses */
+	memcpy(v->again, s->warm_start, m * sizeof *v->again);
+	cr_assert_eq(px_solve(s->problem, v->cfg, v->again, &rep, err), PX_OK);
+	px_report_free(&rep);
+	return PX_OK;
+}
+
+Test(world, solve_hook_sees_each_solve_and_changes_nothing)
+{
+	struct px_config *cfg = config_from_text(tight_ini);
+	struct px_world *w[2];
+	struct px_step_stats st;
+	struct px_error err = {0};
+	struct seen v = {.cfg = config_from_text(tight_ini)};
+	double prev[64] = {0};
+	int free_steps = 0;
+
+	for (int k = 0; k < 2; k++) {
+		struct px_body b = box(0.5, 0.4, 0.3, 7.0, 0.5);
+
+		w[k] = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
+		add(w[k], ground_box(0.5));
+		b.x[2] = 0.32; /* falls 2 cm first: steps without contacts */
+		add(w[k], b);
+	}
+	px_world_set_solve_hook(w[1], record, &v);
+	for (int i = 1; i <= 30; i++) {
+		const struct px_contact *c;
+		const double *l;
+		uint32_t bs;
+		const int calls = v.calls;
+
+		step(w[0], cfg, &st);
+		step(w[1], cfg, &st);
+		/* the hooked world moves exactly as the other */
+		cr_assert_eq(memcmp(px_world_bodies(w[0]), px_world_bodies(w[1]),
+				    2 * sizeof(struct px_body)),
+			     0, "step %d", i);
+		if (!st.contacts) {
+			cr_assert_eq(v.calls, calls, "step %d: no solve, no call", i);
+			free_steps++;
+			continue;
+		}
+		cr_assert_eq(v.calls, calls + 1);
+		cr_assert_eq(v.step, (uint64_t)i);
+		cr_assert_eq(v.sweeps, st.sweeps);
+		cr_assert_eq(v.n, px_world_contacts(w[1], &c, &l, &bs) * bs);
+		cr_assert_eq(memcmp(v.lambda, l, v.n * sizeof *l), 0);
+		cr_assert_eq(memcmp(v.again, l, v.n * sizeof *l), 0);
+		/* the warm start is the cache: the last step's impulses of
+		 * the resting box (zero at its first contact) */
+		for (size_t j = 0; j < v.n; j++)
+			cr_assert_float_eq(v.warm[j], prev[j], 1e-12,
+					   "step %d row %zu", i, j);
+		memcpy(prev, l, v.n * sizeof *l);
+	}
+	cr_assert_gt(free_steps, 0);
+	cr_assert_eq(v.calls + free_steps, 30);
+	/* a failing hook fails the step with its error */
+	v.fail = 1;
+	cr_assert_eq(px_world_step(w[1], cfg, &st, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "hook says no");
+	px_world_destroy(w[0]);
+	px_world_destroy(w[1]);
+	px_config_free(v.cfg);
+	px_config_free(cfg);
+}

@@ -1,0 +1,572 @@
+/* `proxima compare` on a scene (compare.h).
+ *
+ * --at K,...: one run driven by one config (--drive, default the first -c)
+ * up to the last K; the world's solve hook (sim/world.h) hands over the
+ * contact problem of each chosen step with the warm start the world gave
+ * it, and every config solves that, as for a problem file, into
+ * DIR/stepK/.
+ *
+ * --whole: every config drives its own run. Per step (DIR/LABEL-steps.csv)
+ * its sweeps, final merit, fc3d error, energies; per config the
+ * distribution over the steps that had contacts, as 001 Figs. 4 and 8
+ * show it: quartiles (type 7: linear between order statistics) of sweeps,
+ * of the final merit and of the fc3d error, the steps that hit max_sweeps
+ * and the ones that diverged (not converged, and the final merit or fc3d
+ * error not finite or the fc3d error above that of the warm start); the
+ * plots DIR/sweeps.* (per step and cumulative distributions) and
+ * DIR/energy.* (kinetic and potential energy over time, 001 Fig. 7). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../sim/scene.h"
+#include "../sim/world.h"
+#include "cli.h"
+#include "compare.h"
+#include "plot.h"
+#include "table.h"
+
+/* Progress of a run on a terminal: one line on stderr, rewritten every ten
+ * steps and cleared before anything else is printed. */
+static void progress(int tty, const char *label, unsigned long long i,
+		     unsigned long long n)
+{
+	if (tty && i % 10 == 0) {
+		fprintf(stderr, "\r%s: step %llu/%llu", label, i, n);
+		fflush(stderr);
+	}
+}
+
+static void progress_clear(int tty)
+{
+	if (tty)
+		fputs("\r\033[K", stderr);
+}
+
+/* ---- --at ------------------------------------------------------------ */
+
+struct at_ctx {
+	struct px_cmp *c;
+	size_t next; /* the next of c->at to compare */
+	size_t *unconverged;
+	int tty;
+};
+
+static int at_hook(void *ctx, const struct px_step_solve *s,
+		   struct px_error *err)
+{
+	struct at_ctx *a = ctx;
+	struct px_cmp *c = a->c;
+	char dir[4096], name[32], what[4200];
+	int rc;
+
+	if (a->next == c->n_at || s->step != c->at[a->next])
+		return PX_OK;
+	a->next++;
+	snprintf(name, sizeof name, "step%llu", (unsigned long long)s->step);
+	rc = px_cmp_path(dir, sizeof dir, c->out, name, err);
+	if (!rc)
+		rc = px_cmp_mkdir(dir, err);
+	if (rc)
+		return rc;
+	snprintf(what, sizeof what, "%s, step %llu", c->target,
+		 (unsigned long long)s->step);
+	progress_clear(a->tty);
+	printf("\nstep %-6llu %zu contacts, %u rows each; warm start fc3d %.3e; the driving solve took %llu sweeps (%s)\n",
+	       (unsigned long long)s->step, px_problem_n_contacts(s->problem),
+	       px_problem_block_size(s->problem),
+	       px_merit_fc3d(s->problem, s->warm_start, NULL),
+	       (unsigned long long)s->report->sweeps,
+	       s->report->converged ? "converged" : "not converged");
+	return px_cmp_problem(c, dir, what, s->problem, s->warm_start,
+			      a->unconverged, err);
+}
+
+int px_cmp_at(struct px_cmp *c, size_t *unconverged, struct px_error *err)
+{
+	const char *drive = c->drive ? c->drive : c->c[0].path;
+	const unsigned long long last = c->at[c->n_at - 1];
+	const int tty = isatty(STDERR_FILENO);
+	struct at_ctx a = {c, 0, unconverged, tty};
+	struct px_world_settings *s;
+	struct px_world *w = NULL;
+	struct px_config *cfg = NULL;
+	struct px_step_stats st;
+	char msg[PX_ERROR_MSG_MAX];
+	int rc;
+
+	rc = px_config_read(drive, &cfg, err);
+	if (!rc)
+		rc = px_scene_load(c->target, &w, err);
+	if (rc)
+		goto out;
+	s = px_world_settings_mut(w);
+	if (c->steps)
+		s->steps = c->steps;
+	if (last > s->steps) {
+		rc = px_error_set(err, PX_ERR_INVALID,
+				  "%s: --at %llu is beyond its %llu steps (--steps sets the run's length)",
+				  c->target, last,
+				  (unsigned long long)s->steps);
+		goto out;
+	}
+	rc = px_cmp_mkdir(c->out, err);
+	if (rc)
+		goto out;
+	printf("scene       %s: %zu bodies, dt %g s, driven by %s to step %llu\n",
+	       c->target, px_world_n_bodies(w), s->dt, drive, last);
+	px_cmp_describe(c);
+	px_world_set_solve_hook(w, at_hook, &a);
+	for (unsigned long long i = 1; i <= last; i++) {
+		rc = px_world_step(w, cfg, &st, err);
+		/* the hook's errors name the step already */
+		if (rc && !(a.next && c->at[a.next - 1] == i)) {
+			snprintf(msg, sizeof msg, "%s", err->msg);
+			rc = px_error_set(err, rc, "%s: step %llu: %s",
+					  c->target, i, msg);
+		}
+		if (rc)
+			goto out;
+		progress(tty, "drive", i, last);
+		if (a.next < c->n_at && c->at[a.next] == i) {
+			progress_clear(tty);
+			printf("\nstep %-6llu no contacts: nothing to compare\n",
+			       i);
+			a.next++;
+		}
+	}
+out:
+	progress_clear(tty);
+	px_world_destroy(w);
+	px_config_free(cfg);
+	return rc;
+}
+
+/* ---- --whole ------------------------------------------------------------ */
+
+/* What the hook measures of each solve. */
+struct whole_hook {
+	double fc3d, fc3d_start;
+};
+
+static int whole_hook(void *ctx, const struct px_step_solve *s,
+		      struct px_error *err)
+{
+	struct whole_hook *h = ctx;
+
+	(void)err;
+	h->fc3d = px_merit_fc3d(s->problem, s->lambda, NULL);
+	h->fc3d_start = px_merit_fc3d(s->problem, s->warm_start, NULL);
+	return PX_OK;
+}
+
+/* One config's run. */
+struct run {
+	unsigned long long steps, solves, converged, hit_limit, diverged,
+		sweeps;
+	double solve_seconds;
+	double *sweeps_of, *merit_of, *fc3d_of; /* per solve */
+};
+
+static void run_free(struct run *r)
+{
+	free(r->sweeps_of);
+	free(r->merit_of);
+	free(r->fc3d_of);
+}
+
+/* NaN sorts last, with +inf. */
+static int cmp_double(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+
+	if (isnan(x) || isnan(y))
+		return isnan(x) - isnan(y);
+	return x < y ? -1 : x > y;
+}
+
+/* The p-quantile of sorted x[0..n) (type 7). */
+static double quantile(const double *x, size_t n, double p)
+{
+	const double h = (double)(n - 1) * p;
+	const size_t lo = (size_t)floor(h);
+
+	if (lo + 1 >= n || h == (double)lo || x[lo] == x[lo + 1])
+		return x[lo];
+	return x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]);
+}
+
+/* min, q1, median, q3, max of x (sorted in place) as cells. */
+static void add_quartiles(struct px_table *t, double *x, size_t n,
+			  int counts)
+{
+	static const double p[] = {0.0, 0.25, 0.5, 0.75, 1.0};
+
+	qsort(x, n, sizeof *x, cmp_double);
+	for (int i = 0; i < 5; i++) {
+		if (!n)
+			px_table_add(t, "-");
+		else if (counts)
+			px_table_add(t, "%.6g", quantile(x, n, p[i]));
+		else
+			px_table_add(t, "%.3e", quantile(x, n, p[i]));
+	}
+}
+
+static void quartile_header(struct px_table *t, size_t cols)
+{
+	px_table_init(t, cols);
+	px_table_add(t, "config");
+	if (cols == 7)
+		px_table_add(t, "merit");
+	px_table_add(t, "min");
+	px_table_add(t, "q1");
+	px_table_add(t, "median");
+	px_table_add(t, "q3");
+	px_table_add(t, "max");
+}
+
+static const char *merit_of(const struct px_cmp_config *cc)
+{
+	return px_cli_merit_name(px_config_settings(cc->cfg)->merit);
+}
+
+/* The four tables: runs, sweeps, final merit, fc3d. */
+static void fill_tables(const struct px_cmp *c, struct run *runs,
+			struct px_table t[4])
+{
+	px_table_init(&t[0], 10);
+	px_table_add(&t[0], "config");
+	px_table_add(&t[0], "merit");
+	px_table_add(&t[0], "steps");
+	px_table_add(&t[0], "solves");
+	px_table_add(&t[0], "converged");
+	px_table_add(&t[0], "hit limit");
+	px_table_add(&t[0], "diverged");
+	px_table_add(&t[0], "sweeps");
+	px_table_add(&t[0], "solve s");
+	px_table_add(&t[0], "us/sweep");
+	quartile_header(&t[1], 6);
+	quartile_header(&t[2], 7);
+	quartile_header(&t[3], 6);
+	for (size_t i = 0; i < c->n; i++) {
+		struct run *r = runs + i;
+
+		px_table_add(&t[0], "%s", c->c[i].label);
+		px_table_add(&t[0], "%s", merit_of(c->c + i));
+		px_table_add(&t[0], "%llu", r->steps);
+		px_table_add(&t[0], "%llu", r->solves);
+		px_table_add(&t[0], "%llu", r->converged);
+		px_table_add(&t[0], "%llu", r->hit_limit);
+		px_table_add(&t[0], "%llu", r->diverged);
+		px_table_add(&t[0], "%llu", r->sweeps);
+		px_table_add(&t[0], "%.3f", r->solve_seconds);
+		px_table_add(&t[0], "%.3g",
+			     r->sweeps ? 1e6 * r->solve_seconds /
+						 (double)r->sweeps
+				       : 0.0);
+		px_table_add(&t[1], "%s", c->c[i].label);
+		add_quartiles(&t[1], r->sweeps_of, r->solves, 1);
+		px_table_add(&t[2], "%s", c->c[i].label);
+		px_table_add(&t[2], "%s", merit_of(c->c + i));
+		add_quartiles(&t[2], r->merit_of, r->solves, 0);
+		px_table_add(&t[3], "%s", c->c[i].label);
+		add_quartiles(&t[3], r->fc3d_of, r->solves, 0);
+	}
+}
+
+static const char *const table_title[4] = {
+	"runs",
+	"sweeps per solve",
+	"final merit per solve (the config's own stop test)",
+	"fc3d error after each solve",
+};
+
+static const char *const table_note =
+	"solves: steps with contacts (the others solve nothing). hit limit: "
+	"stopped at max_sweeps without converging. diverged: not converged, "
+	"and the final merit or fc3d error not finite or the fc3d error above "
+	"that of the step's warm start. solve s: the world's solve time "
+	"(plugin set-up included); us/sweep: that per sweep. Quartiles over "
+	"the solves: min, q1, median, q3, max (linear between order "
+	"statistics).";
+
+static int write_markdown(const struct px_cmp *c, const struct px_table t[4],
+			  unsigned long long steps, struct px_error *err)
+{
+	char path[4096];
+	FILE *f;
+
+	if (px_cmp_path(path, sizeof path, c->out, "table.md", err))
+		return err->code;
+	f = fopen(path, "w");
+	if (!f)
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	fprintf(f, "# proxima compare: %s, %llu steps per config\n", c->target,
+		steps);
+	for (int k = 0; k < 4; k++) {
+		fprintf(f, "\n## %s\n\n", table_title[k]);
+		px_table_markdown(&t[k], f);
+	}
+	fprintf(f, "\n%s\n\nConfigs:\n\n", table_note);
+	for (size_t i = 0; i < c->n; i++)
+		fprintf(f, "- %s: `%s`, per step `%s-steps.csv`\n",
+			c->c[i].label, c->c[i].path, c->c[i].label);
+	if (fclose(f))
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	return PX_OK;
+}
+
+/* plot '<file of each config>' using ... with lines title '<label>' */
+static void plot_each(FILE *f, const struct px_cmp *c, const char *using,
+		      const char *style)
+{
+	fprintf(f, "\tplot ");
+	for (size_t i = 0; i < c->n; i++)
+		fprintf(f, "%shere.'/%s-steps.csv' skip 1 using %s %s title '%s'",
+			i ? ", " : "", c->c[i].label, using, style,
+			c->c[i].label);
+	fputc('\n', f);
+}
+
+static FILE *script(struct px_cmp *c, const char *name, char *path,
+		    size_t len, struct px_error *err)
+{
+	char file[64];
+	FILE *f;
+
+	snprintf(file, sizeof file, "%s.gp", name);
+	if (px_cmp_path(path, len, c->out, file, err))
+		return NULL;
+	f = fopen(path, "w");
+	if (!f)
+		px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	return f;
+}
+
+static int script_done(struct px_cmp *c, FILE *f, const char *path,
+		       struct px_error *err)
+{
+	px_plot_end(f);
+	if (fclose(f))
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	return px_cmp_add_script(c, path, err);
+}
+
+/* DIR/sweeps.gp: sweeps and fc3d error per step over time, and their
+ * cumulative distributions over the solves (001 Figs. 4, 8). */
+static int write_sweeps_script(struct px_cmp *c, struct px_error *err)
+{
+	char path[4096], title[4200];
+	FILE *f = script(c, "sweeps", path, sizeof path, err);
+
+	if (!f)
+		return err->code;
+	px_plot_begin(f, "sweeps",
+		      "the distribution of sweeps and fc3d errors over the steps",
+		      1200, 900);
+	snprintf(title, sizeof title, "Solves of %s, one run per config",
+		 c->target);
+	fprintf(f, "\tset multiplot layout 2,2 title ");
+	px_plot_quote(f, title);
+	/* sweeps and errors spread over decades: log scales */
+	fprintf(f, "\n\tset logscale y\n\tset xlabel 'time (s)'\n"
+		   "\tset ylabel 'sweeps'\n");
+	plot_each(f, c, "2:($3 > 0 ? $4 : NaN)", "with lines lw 2");
+	fprintf(f, "\tset format y '%%.0e'\n"
+		   "\tset ylabel 'fc3d error after the solve'\n");
+	plot_each(f, c, "2:($3 > 0 ? $6 : NaN)", "with lines lw 2");
+	fprintf(f, "\tunset logscale y\n\tset format y '%%g'\n"
+		   "\tset ytics 0.25\n\tset yrange [0:1]\n\tset logscale x\n"
+		   "\tset xlabel 'sweeps'\n\tset ylabel 'fraction of solves'\n");
+	plot_each(f, c, "($3 > 0 ? $4 : NaN):(1) smooth cnormal",
+		  "with steps lw 2");
+	fprintf(f, "\tset format x '%%.0e'\n"
+		   "\tset xlabel 'fc3d error after the solve'\n");
+	plot_each(f, c, "($3 > 0 ? $6 : NaN):(1) smooth cnormal",
+		  "with steps lw 2");
+	fprintf(f, "\tunset multiplot\n\tunset logscale x\n\tset format x '%%g'\n"
+		   "\tset ytics autofreq\n\tset yrange [*:*]\n");
+	return script_done(c, f, path, err);
+}
+
+/* DIR/energy.gp: kinetic and potential energy over time (001 Fig. 7). */
+static int write_energy_script(struct px_cmp *c, struct px_error *err)
+{
+	char path[4096], title[4200];
+	FILE *f = script(c, "energy", path, sizeof path, err);
+
+	if (!f)
+		return err->code;
+	px_plot_begin(f, "energy", "the energies of each config's run", 1200,
+		      500);
+	snprintf(title, sizeof title, "Energies of %s, one run per config",
+		 c->target);
+	fprintf(f, "\tset multiplot layout 1,2 title ");
+	px_plot_quote(f, title);
+	fprintf(f, "\n\tset xlabel 'time (s)'\n\tset ylabel 'kinetic energy (J)'\n");
+	plot_each(f, c, "2:10", "with lines lw 2");
+	fprintf(f, "\tset ylabel 'potential energy (J)'\n");
+	plot_each(f, c, "2:11", "with lines lw 2");
+	fprintf(f, "\tunset multiplot\n");
+	return script_done(c, f, path, err);
+}
+
+/* Config i's run: DIR/LABEL-steps.csv and r. */
+static int run_one(struct px_cmp *c, size_t i, struct run *r,
+		   unsigned long long *steps_out, struct px_error *err)
+{
+	const struct px_cmp_config *cc = c->c + i;
+	const uint64_t max_sweeps = px_config_settings(cc->cfg)->max_sweeps;
+	const int tty = isatty(STDERR_FILENO);
+	struct whole_hook h;
+	struct px_world *w = NULL;
+	struct px_step_stats st;
+	char path[4096], name[PX_CMP_LABEL_MAX + 16];
+	unsigned long long steps;
+	FILE *f = NULL;
+	int rc;
+
+	rc = px_scene_load(c->target, &w, err);
+	if (rc)
+		return rc;
+	if (c->steps)
+		px_world_settings_mut(w)->steps = c->steps;
+	steps = px_world_settings(w)->steps;
+	*steps_out = steps;
+	r->sweeps_of = malloc((steps + 1) * sizeof *r->sweeps_of);
+	r->merit_of = malloc((steps + 1) * sizeof *r->merit_of);
+	r->fc3d_of = malloc((steps + 1) * sizeof *r->fc3d_of);
+	if (!r->sweeps_of || !r->merit_of || !r->fc3d_of) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	snprintf(name, sizeof name, "%s-steps.csv", cc->label);
+	rc = px_cmp_path(path, sizeof path, c->out, name, err);
+	if (rc)
+		goto out;
+	f = fopen(path, "w");
+	if (!f) {
+		rc = px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+		goto out;
+	}
+	fprintf(f, "step,time,contacts,sweeps,merit,fc3d,converged,hit_limit,"
+		   "diverged,kinetic,potential,seconds_solve\n");
+	px_world_set_solve_hook(w, whole_hook, &h);
+	for (unsigned long long k = 1; k <= steps; k++) {
+		int hit = 0, div = 0;
+
+		h.fc3d = h.fc3d_start = 0.0;
+		rc = px_world_step(w, cc->cfg, &st, err);
+		if (rc) {
+			char msg[PX_ERROR_MSG_MAX];
+
+			snprintf(msg, sizeof msg, "%s", err->msg);
+			rc = px_error_set(err, rc, "%s: %s (config %s): step %llu: %s",
+					  c->target, cc->label, cc->path, k,
+					  msg);
+			goto out;
+		}
+		r->steps++;
+		r->sweeps += st.sweeps;
+		r->solve_seconds += st.seconds_solve;
+		if (st.contacts) {
+			hit = !st.converged && st.sweeps >= max_sweeps;
+			div = !st.converged &&
+			      (!isfinite(st.merit) || !isfinite(h.fc3d) ||
+			       h.fc3d > h.fc3d_start);
+			r->sweeps_of[r->solves] = (double)st.sweeps;
+			r->merit_of[r->solves] = st.merit;
+			r->fc3d_of[r->solves] = h.fc3d;
+			r->solves++;
+			r->converged += st.converged != 0;
+			r->hit_limit += hit;
+			r->diverged += div;
+		}
+		fprintf(f, "%llu,%.9g,%zu,%llu,%.6e,%.6e,%d,%d,%d,%.12g,%.12g,%.6e\n",
+			k, st.time, st.contacts, (unsigned long long)st.sweeps,
+			st.merit, h.fc3d, st.converged, hit, div, st.kinetic,
+			st.potential, st.seconds_solve);
+		progress(tty, cc->label, k, steps);
+	}
+	progress_clear(tty);
+	rc = fclose(f) ? px_error_set(err, PX_ERR_IO, "%s: cannot write", path)
+		       : PX_OK;
+	f = NULL;
+	if (!rc)
+		printf("run         %s: %llu steps, %llu with contacts, %llu sweeps, solve %.3f s: %s\n",
+		       cc->label, r->steps, r->solves, r->sweeps,
+		       r->solve_seconds, path);
+out:
+	if (f) {
+		progress_clear(tty);
+		fclose(f);
+	}
+	px_world_destroy(w);
+	return rc;
+}
+
+/* Read the scene once, to refuse a bad one before any run, and say what
+ * it is. */
+static int describe_scene(const struct px_cmp *c, struct px_error *err)
+{
+	struct px_world *w = NULL;
+	const struct px_world_settings *s;
+	int rc = px_scene_load(c->target, &w, err);
+
+	if (rc)
+		return rc;
+	s = px_world_settings(w);
+	printf("scene       %s: %zu bodies, dt %g s, %llu steps, one run per config\n",
+	       c->target, px_world_n_bodies(w), s->dt,
+	       c->steps ? c->steps : (unsigned long long)s->steps);
+	px_world_destroy(w);
+	px_cmp_describe(c);
+	return PX_OK;
+}
+
+int px_cmp_whole(struct px_cmp *c, struct px_error *err)
+{
+	struct run *runs = calloc(c->n, sizeof *runs);
+	struct px_table t[4] = {{0}};
+	unsigned long long steps = 0;
+	int rc = PX_OK;
+
+	if (!runs)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	rc = px_cmp_mkdir(c->out, err);
+	if (!rc)
+		rc = describe_scene(c, err);
+	for (size_t i = 0; i < c->n && !rc; i++)
+		rc = run_one(c, i, runs + i, &steps, err);
+	if (rc)
+		goto out;
+	fill_tables(c, runs, t);
+	for (int k = 0; k < 4; k++)
+		if (px_table_failed(&t[k])) {
+			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+	rc = write_markdown(c, t, steps, err);
+	if (!rc)
+		rc = write_sweeps_script(c, err);
+	if (!rc)
+		rc = write_energy_script(c, err);
+	if (rc)
+		goto out;
+	for (int k = 0; k < 4; k++) {
+		printf("\n%s\n", table_title[k]);
+		px_table_print(&t[k], stdout);
+	}
+	printf("\nnotes       hit limit: stopped at max_sweeps; diverged: not converged and merit or fc3d not finite, or fc3d above the warm start's; quartiles over the steps with contacts\n");
+	printf("table       %s/table.md\n", c->out);
+out:
+	for (int k = 0; k < 4; k++)
+		px_table_free(&t[k]);
+	for (size_t i = 0; i < c->n; i++)
+		run_free(runs + i);
+	free(runs);
+	return rc;
+}

@@ -1,0 +1,238 @@
+/* `proxima compare` on one problem (compare.h): every config solves it
+ * from the same start; each history is written exactly as `proxima solve
+ * --history` writes it; the table gives per config whether it converged,
+ * its sweeps, the sweeps and seconds until its merit first reached each
+ * tolerance, the final fc3d error (Siconos's, the same measure for every
+ * config), rejected sweeps and the time per sweep; the plot draws the
+ * merit on a log scale against sweeps and against seconds (001 Fig. 8's
+ * axes). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "plot.h"
+#include "table.h"
+
+struct result {
+	struct px_report rep;
+	double fc3d;
+	uint64_t reach[PX_CMP_MAX_TOLS]; /* sweep, 0: never */
+	double reach_s[PX_CMP_MAX_TOLS];
+};
+
+/* The first accepted sweep whose merit is at most each tolerance. */
+static void reached(const struct px_cmp *c, struct result *r)
+{
+	for (size_t t = 0; t < c->n_tol; t++)
+		for (size_t i = 0; i < r->rep.n_history; i++) {
+			const struct px_sweep_record *h = r->rep.history + i;
+
+			if (h->accepted && h->merit <= c->tol[t]) {
+				r->reach[t] = i + 1;
+				r->reach_s[t] = h->seconds;
+				break;
+			}
+		}
+}
+
+static void fill_table(const struct px_cmp *c, const struct result *res,
+		       struct px_table *t)
+{
+	px_table_init(t, 7 + 2 * c->n_tol);
+	px_table_add(t, "config");
+	px_table_add(t, "merit");
+	px_table_add(t, "converged");
+	px_table_add(t, "sweeps");
+	px_table_add(t, "rejected");
+	for (size_t k = 0; k < c->n_tol; k++) {
+		px_table_add(t, "sweeps@%g", c->tol[k]);
+		px_table_add(t, "s@%g", c->tol[k]);
+	}
+	px_table_add(t, "final fc3d");
+	px_table_add(t, "us/sweep");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct result *r = res + i;
+
+		px_table_add(t, "%s", c->c[i].label);
+		px_table_add(t, "%s", px_cli_merit_name(
+				      px_config_settings(c->c[i].cfg)->merit));
+		px_table_add(t, "%s", r->rep.converged ? "yes" : "no");
+		px_table_add(t, "%llu", (unsigned long long)r->rep.sweeps);
+		px_table_add(t, "%llu", (unsigned long long)r->rep.rejected);
+		for (size_t k = 0; k < c->n_tol; k++) {
+			if (r->reach[k]) {
+				px_table_add(t, "%llu",
+					     (unsigned long long)r->reach[k]);
+				px_table_add(t, "%.3g", r->reach_s[k]);
+			} else {
+				px_table_add(t, "-");
+				px_table_add(t, "-");
+			}
+		}
+		px_table_add(t, "%.3e", r->fc3d);
+		px_table_add(t, "%.3g", px_cli_us_per_sweep(&r->rep));
+	}
+}
+
+static const char *const columns_note =
+	"sweeps@T and s@T: the first accepted sweep whose merit (the config's "
+	"own stop test, column merit) is at most T, and the seconds from the "
+	"start of its solve; - never. final fc3d: Siconos's fc3d error of the "
+	"last iterate, the same measure for every config. us/sweep: solve "
+	"time without the plugins' set-up and the accelerator's calls, per "
+	"sweep.";
+
+/* 1 when the configs stop on different merits. */
+static int mixed_merits(const struct px_cmp *c)
+{
+	for (size_t i = 1; i < c->n; i++)
+		if (px_config_settings(c->c[i].cfg)->merit !=
+		    px_config_settings(c->c[0].cfg)->merit)
+			return 1;
+	return 0;
+}
+
+static int write_markdown(const struct px_cmp *c, const char *dir,
+			  const char *what, const struct px_problem *p,
+			  const double *warm, const struct px_table *t,
+			  struct px_error *err)
+{
+	char path[4096];
+	FILE *f;
+
+	if (px_cmp_path(path, sizeof path, dir, "table.md", err))
+		return err->code;
+	f = fopen(path, "w");
+	if (!f)
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	fprintf(f, "# proxima compare: %s\n\n", what);
+	fprintf(f, "%zu contacts, %u rows each; every config solved it from %s.\n\n",
+		px_problem_n_contacts(p), px_problem_block_size(p),
+		warm ? "the warm start the world used" : "zero");
+	px_table_markdown(t, f);
+	fprintf(f, "\n%s", columns_note);
+	if (mixed_merits(c))
+		fprintf(f, " The configs stop on different merits: their "
+			   "sweeps@T columns measure different things.");
+	fprintf(f, "\n\nConfigs:\n\n");
+	for (size_t i = 0; i < c->n; i++)
+		fprintf(f, "- %s: `%s`, history `%s.csv`\n", c->c[i].label,
+			c->c[i].path, c->c[i].label);
+	if (fclose(f))
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	return PX_OK;
+}
+
+/* dir/convergence.gp: merit against sweeps and against seconds. */
+static int write_script(struct px_cmp *c, const char *dir, const char *what,
+			struct px_error *err)
+{
+	char path[4096], title[4200];
+	FILE *f;
+
+	if (px_cmp_path(path, sizeof path, dir, "convergence.gp", err))
+		return err->code;
+	f = fopen(path, "w");
+	if (!f)
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	px_plot_begin(f, "convergence", "convergence of each config", 1200,
+		      500);
+	snprintf(title, sizeof title, "Convergence on %s", what);
+	fprintf(f, "\tset multiplot layout 1,2 title ");
+	px_plot_quote(f, title);
+	fprintf(f, "\n\tset logscale y\n\tset format y '%%.0e'\n"
+		   "\tset ylabel \"merit (each config's own, in the key)\"\n");
+	for (int panel = 0; panel < 2; panel++) {
+		fprintf(f, "\tset xlabel '%s'\n\tplot ",
+			panel ? "milliseconds" : "sweep");
+		for (size_t i = 0; i < c->n; i++)
+			fprintf(f, "%shere.'/%s.csv' skip 1 using %s:($3 > 0 ? $5 : NaN) with lines lw 2 title '%s (%s)'",
+				i ? ", " : "", c->c[i].label,
+				panel ? "($6 * 1000)" : "1",
+				c->c[i].label,
+				px_cli_merit_name(
+					px_config_settings(c->c[i].cfg)->merit));
+		fputc('\n', f);
+	}
+	fprintf(f, "\tunset multiplot\n");
+	px_plot_end(f);
+	if (fclose(f))
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	return px_cmp_add_script(c, path, err);
+}
+
+int px_cmp_problem(struct px_cmp *c, const char *dir, const char *what,
+		   const struct px_problem *p, const double *warm,
+		   size_t *unconverged, struct px_error *err)
+{
+	const size_t m = px_problem_n_contacts(p) * px_problem_block_size(p);
+	struct result *res = calloc(c->n, sizeof *res);
+	double *lambda = malloc((m + 1) * sizeof *lambda);
+	struct px_table t = {0};
+	char path[4096], name[PX_CMP_LABEL_MAX + 8];
+	int rc = PX_OK;
+
+	if (!res || !lambda) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		struct result *r = res + i;
+		struct px_error e = {0};
+
+		if (warm)
+			memcpy(lambda, warm, m * sizeof *lambda);
+		else
+			memset(lambda, 0, m * sizeof *lambda);
+		if (px_solve(p, c->c[i].cfg, lambda, &r->rep, &e)) {
+			/* the plugins' refusals concern this problem */
+			rc = px_error_set(err, e.code, "%s: %s (config %s): %s",
+					  what, c->c[i].label, c->c[i].path,
+					  e.msg);
+			goto out;
+		}
+		r->fc3d = px_merit_fc3d(p, lambda, NULL);
+		reached(c, r);
+		*unconverged += !r->rep.converged;
+		snprintf(name, sizeof name, "%s.csv", c->c[i].label);
+		rc = px_cmp_path(path, sizeof path, dir, name, err);
+		if (rc)
+			goto out;
+		if (px_cli_write_history(path, &r->rep)) {
+			rc = px_error_set(err, PX_ERR_IO,
+					  "%s: cannot write the history", path);
+			goto out;
+		}
+	}
+	fill_table(c, res, &t);
+	if (px_table_failed(&t)) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	rc = write_markdown(c, dir, what, p, warm, &t, err);
+	if (rc)
+		goto out;
+	rc = write_script(c, dir, what, err);
+	if (rc)
+		goto out;
+	putchar('\n');
+	px_table_print(&t, stdout);
+	printf("\ncolumns     sweeps@T, s@T: the first accepted sweep with the config's merit <= T, seconds into its solve (- never)\n");
+	if (mixed_merits(c))
+		printf("note        the configs stop on different merits: their sweeps@T measure different things; final fc3d is common to all\n");
+	printf("histories  ");
+	for (size_t i = 0; i < c->n; i++)
+		printf(" %s/%s.csv", dir, c->c[i].label);
+	printf("\ntable       %s/table.md\n", dir);
+out:
+	px_table_free(&t);
+	if (res)
+		for (size_t i = 0; i < c->n; i++)
+			px_report_free(&res[i].rep);
+	free(res);
+	free(lambda);
+	return rc;
+}

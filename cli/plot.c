@@ -1,0 +1,180 @@
+/* gnuplot for `proxima compare` (plot.h): finding it, the shared head and
+ * tail of the scripts, running one with its stderr captured. */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "plot.h"
+
+extern char **environ;
+
+static int runnable(const char *path)
+{
+	return access(path, X_OK) == 0;
+}
+
+int px_plot_find(char *buf, size_t len)
+{
+	const char *name = getenv("PROXIMA_GNUPLOT");
+	const char *path;
+
+	if (!name)
+		name = "gnuplot";
+	if (!*name)
+		return 0;
+	if (strchr(name, '/')) {
+		if (!runnable(name) || strlen(name) >= len)
+			return 0;
+		strcpy(buf, name);
+		return 1;
+	}
+	path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		const size_t n = end ? (size_t)(end - path) : strlen(path);
+		int w;
+
+		/* an empty entry is the current directory */
+		w = snprintf(buf, len, "%.*s/%s", (int)(n ? n : 1),
+			     n ? path : ".", name);
+		if (w > 0 && (size_t)w < len && runnable(buf))
+			return 1;
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return 0;
+}
+
+void px_plot_quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		if (*s != '\n')
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+void px_plot_begin(FILE *f, const char *name, const char *what, int w, int h)
+{
+	fprintf(f,
+		"# Written by proxima compare: %s.\n"
+		"# Draws %s.png and %s.svg beside this script from the CSV files\n"
+		"# beside it: gnuplot PATH/TO/%s.gp, from any directory.\n"
+		"\n"
+		"here = '.'\n"
+		"if (exists('ARG0')) {\n"
+		"\tlast = 0\n"
+		"\tdo for [i = 1:strlen(ARG0)] {\n"
+		"\t\tif (ARG0[i:i] eq '/') { last = i }\n"
+		"\t}\n"
+		"\tif (last > 0) { here = ARG0[1:last - 1] }\n"
+		"}\n"
+		"set datafile separator ','\n"
+		"# rejected sweeps and steps without contacts are NaN: skip them\n"
+		"# without breaking the lines\n"
+		"set datafile missing NaN\n"
+		"set grid\n"
+		"set key below\n"
+		"do for [fmt in 'png svg'] {\n"
+		"\tif (fmt eq 'svg') {\n"
+		"\t\tset terminal svg noenhanced size %d,%d dynamic background '#ffffff'\n"
+		"\t} else {\n"
+		"\t\tif (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		"\t\t\tset terminal pngcairo noenhanced size %d,%d\n"
+		"\t\t} else {\n"
+		"\t\t\tset terminal png noenhanced size %d,%d\n"
+		"\t\t}\n"
+		"\t}\n"
+		"\tset output here.'/%s.'.fmt\n",
+		what, name, name, name, w, h, w, h, w, h, name);
+}
+
+void px_plot_end(FILE *f)
+{
+	fprintf(f, "\tset output\n}\n");
+}
+
+int px_plot_run(const char *gnuplot, const char *script, char *msg,
+		size_t len)
+{
+	posix_spawn_file_actions_t fa;
+	char *const argv[] = {(char *)gnuplot, (char *)script, NULL};
+	char buf[4096];
+	size_t got = 0;
+	ssize_t r;
+	int fd[2], st, rc;
+	pid_t pid;
+
+	if (pipe(fd)) {
+		snprintf(msg, len, "cannot run %s: %s", gnuplot,
+			 strerror(errno));
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	rc = posix_spawn(&pid, gnuplot, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	if (rc) {
+		close(fd[0]);
+		snprintf(msg, len, "cannot run %s: %s", gnuplot, strerror(rc));
+		return -1;
+	}
+	/* keep the start of what it says, read the rest so it never blocks */
+	while ((r = read(fd[0], buf + got, sizeof buf - 1 - got)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		got += (size_t)r;
+		if (got == sizeof buf - 1) {
+			char sink[4096];
+
+			while ((r = read(fd[0], sink, sizeof sink)) > 0 ||
+			       (r < 0 && errno == EINTR))
+				;
+			break;
+		}
+	}
+	buf[got] = '\0';
+	close(fd[0]);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(msg, len, "%s: %s", gnuplot, strerror(errno));
+			return -1;
+		}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	/* gnuplot's error: the last non-empty line says what went wrong */
+	{
+		char *line = NULL, *save = NULL;
+
+		for (char *l = strtok_r(buf, "\n", &save); l;
+		     l = strtok_r(NULL, "\n", &save))
+			if (strspn(l, " \t^") != strlen(l))
+				line = l;
+		if (WIFEXITED(st))
+			snprintf(msg, len, "%s exited with status %d%s%s",
+				 gnuplot, WEXITSTATUS(st), line ? ": " : "",
+				 line ? line : "");
+		else
+			snprintf(msg, len, "%s was killed by signal %d", gnuplot,
+				 WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	}
+	return -1;
+}

@@ -1,0 +1,44 @@
+/* What the command writes about one solve, shared by `proxima solve` and
+ * `proxima compare`: the per-sweep history as CSV, the time per sweep and
+ * the names of the merits. */
+#include <stdio.h>
+
+#include <proxima/proxima.h>
+
+#include "cli.h"
+
+static const char *const part_name[] = {"full", "normal", "friction"};
+
+int px_cli_write_history(const char *path, const struct px_report *rep)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "sweep,part,accepted,residual,merit,seconds\n");
+	for (size_t i = 0; i < rep->n_history; i++) {
+		const struct px_sweep_record *h = &rep->history[i];
+
+		fprintf(f, "%zu,%s,%d,%.17g,%.17g,%.9f\n", i + 1,
+			part_name[h->part], h->accepted, h->residual, h->merit,
+			h->seconds);
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+double px_cli_us_per_sweep(const struct px_report *rep)
+{
+	/* without the plugins' set-up and the accelerator's calls */
+	if (!rep->sweeps)
+		return 0.0;
+	return 1e6 * (rep->seconds - rep->prepare_seconds - rep->accel_seconds) /
+	       (double)rep->sweeps;
+}
+
+const char *px_cli_merit_name(int merit)
+{
+	static const char *const name[] = {"delta", "fc3d", "natural",
+					   "minmap"};
+
+	return merit >= 0 && merit < 4 ? name[merit] : "?";
+}
