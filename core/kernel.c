@@ -247,21 +247,22 @@ static void kernel_relax(void *ctx, uint32_t k, int part)
 	commit_to(c, c->lambda, c->w, k, part, out);
 }
 
-static void kernel_relax_list(void *ctx, const uint32_t *list, size_t n,
-			      int part)
+static void kernel_relax_lists(void *ctx, const uint32_t *const *lists,
+			       const size_t *counts, unsigned m, int part)
 {
 	struct px_kernel_ctx *c = ctx;
 
 	if (c->r3 && part == PX_PART_FULL) {
-		px_r3_relax_list(c, list, n);
+		px_r3_relax_lists(c, lists, counts, m);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		double out[4];
+	for (unsigned j = 0; j < m; j++)
+		for (size_t i = 0; i < counts[j]; i++) {
+			double out[4];
 
-		solve_contact(c, c->lambda, c->w, list[i], part, out);
-		commit_to(c, c->lambda, c->w, list[i], part, out);
-	}
+			solve_contact(c, c->lambda, c->w, lists[j][i], part, out);
+			commit_to(c, c->lambda, c->w, lists[j][i], part, out);
+		}
 }
 
 /* The state other contacts are read from: w (factorized, rigid) or
@@ -524,7 +525,7 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	kern->private_size = private_size(p);
 	kern->private_load = kernel_private_load;
 	kern->relax_private = kernel_relax_private;
-	kern->relax_list = kernel_relax_list;
+	kern->relax_lists = kernel_relax_lists;
 	return PX_OK;
 }
 

@@ -76,9 +76,11 @@ void px_r3_solve(const struct px_kernel_ctx *c, const double *w, uint32_t k,
 /* Write out as contact k's impulse in lambda; its change goes to w. */
 void px_r3_commit(const struct px_kernel_ctx *c, double *lambda, double *w,
 		  uint32_t k, const double *out);
-/* Full updates of list[0 .. n) in order on the shared lambda and w. */
-void px_r3_relax_list(const struct px_kernel_ctx *c, const uint32_t *list,
-		      size_t n);
+/* Full updates of m <= PX_MAX_LISTS independent lists on the shared
+ * lambda and w, interleaved (px_kernel.relax_lists). */
+void px_r3_relax_lists(const struct px_kernel_ctx *c,
+		       const uint32_t *const *lists, const size_t *counts,
+		       unsigned m);
 /* Bytes of the kernel's own arrays (incidence, conflict graph if built). */
 size_t px_kernel_bytes(const struct px_kernel_ctx *c);
 

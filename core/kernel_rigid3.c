@@ -159,7 +159,8 @@ void px_r3_commit(const struct px_kernel_ctx *c, double *lambda, double *w,
 	commit(c, lambda, w, k, out);
 }
 
-void px_r3_relax_list(const struct px_kernel_ctx *c, const uint32_t *list,
+/* One list: the chain of updates through shared bodies runs as it is. */
+static void relax_one(const struct px_kernel_ctx *c, const uint32_t *list,
 		      size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -168,4 +169,35 @@ void px_r3_relax_list(const struct px_kernel_ctx *c, const uint32_t *list,
 		solve(c, c->w, list[i], out);
 		commit(c, c->lambda, c->w, list[i], out);
 	}
+}
+
+/* Two independent lists, a contact of each in turn: both solves read
+ * bodies the other list never writes, so the two chains overlap. */
+static void relax_two(const struct px_kernel_ctx *c, const uint32_t *a,
+		      size_t na, const uint32_t *b, size_t nb)
+{
+	const size_t both = na < nb ? na : nb;
+
+	for (size_t i = 0; i < both; i++) {
+		double oa[3], ob[3];
+
+		solve(c, c->w, a[i], oa);
+		solve(c, c->w, b[i], ob);
+		commit(c, c->lambda, c->w, a[i], oa);
+		commit(c, c->lambda, c->w, b[i], ob);
+	}
+	relax_one(c, a + both, na - both);
+	relax_one(c, b + both, nb - both);
+}
+
+void px_r3_relax_lists(const struct px_kernel_ctx *c,
+		       const uint32_t *const *lists, const size_t *counts,
+		       unsigned m)
+{
+	unsigned j = 0;
+
+	for (; j + 1 < m; j += 2)
+		relax_two(c, lists[j], counts[j], lists[j + 1], counts[j + 1]);
+	if (j < m)
+		relax_one(c, lists[j], counts[j]);
 }

@@ -118,6 +118,7 @@ Test(scenes, compact_kernel_is_the_general_iteration)
 		"[scheduler]\nplugin = sequential\n",
 		"[scheduler]\nplugin = colored\nthreads = 2\nserial_below = 0\n",
 		"[scheduler]\nplugin = colored\npatches = 3\nthreads = 2\nserial_below = 0\n",
+		"[scheduler]\nplugin = colored\npatches = 4\nlanes = 4\nthreads = 1\n",
 		"[scheduler]\nplugin = naive\nthreads = 2\nserial_below = 0\n",
 		"[scheduler]\nplugin = jacobi\nthreads = 2\nserial_below = 0\n",
 	};

@@ -584,6 +584,7 @@ static const char *const deterministic[] = {
 	"plugin = colored\ncoloring = greedy\nmerge_below = 80\n",
 	"plugin = colored\ncoloring = balanced\nmerge_below = 1000000\n",
 	"plugin = colored\npatches = 3\n",
+	"plugin = colored\npatches = 5\nlanes = 3\n",
 	"plugin = colored\ncoloring = balanced\npatches = 2\nmerge_below = 5\n",
 	"plugin = jacobi\n",
 };
@@ -641,6 +642,36 @@ Test(colored, bit_for_bit_whatever_the_thread_count_assembled)
 
 /* The merged configurations above really have an unsafe color, and the
  * fully merged one has no safe color at all. */
+/* Lanes only interleave independent lists: lambda is the same bit for bit
+ * with 1 to 4 of them, with and without patches, on rigid and factorized
+ * problems. */
+Test(colored, lanes_change_nothing_but_the_speed)
+{
+	static const char *const base[] = {"", "patches = 3\n", "patches = 1\n"};
+	struct px_problem *p = lattice(6, 5, 4, 1);
+	const size_t m = px_problem_n_contacts(p) * px_problem_block_size(p);
+
+	for (size_t b = 0; b < sizeof base / sizeof *base; b++) {
+		uint64_t first = 0;
+
+		for (int lanes = 1; lanes <= 4; lanes++) {
+			char text[512], desc[1024];
+			double *x;
+
+			snprintf(text, sizeof text,
+				 "[solver]\nmax_sweeps = 20\nabs_tol = 0\nrel_tol = 0\n"
+				 "[scheduler]\nplugin = colored\n%slanes = %d\nthreads = 2\nserial_below = 0\n",
+				 base[b], lanes);
+			x = solve(p, text, 20, desc, sizeof desc);
+			if (lanes == 1)
+				first = fnv1a(x, m * sizeof *x);
+			cr_assert_eq(fnv1a(x, m * sizeof *x), first, "%s", text);
+			free(x);
+		}
+	}
+	px_problem_destroy(p);
+}
+
 Test(colored, merge_below_makes_an_unsafe_color)
 {
 	struct px_problem *p = lattice(6, 6, 5, 0);

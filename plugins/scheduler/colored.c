@@ -22,6 +22,11 @@
  * for 2 cores, lambda is still the same for any thread count. Numbered in space, a problem so keeps the sequential order, and
  * most of its convergence per sweep, inside every range.
  *
+ * Lanes: a thread's share of a safe group is cut at unit boundaries into
+ * up to `lanes` lists that the kernel interleaves (kern->relax_lists):
+ * they are independent, so the result is the same as one after another,
+ * while their chains of updates through shared bodies overlap on the core.
+ *
  * Determinism: colors are computed on contact indices in index order, so
  * they depend on the conflict graph only. A safe color's contacts touch
  * disjoint bodies, and the unsafe color's commits run in a fixed order:
@@ -38,12 +43,13 @@
 #include <string.h>
 #include <time.h>
 
+#include <omp.h>
 #include <proxima/plugin.h>
 
 #include "coloring.h"
 #include "common.h"
 
-enum { P_COLORING = TEAM_N_PARAMS, P_MERGE_BELOW, P_PATCHES };
+enum { P_COLORING = TEAM_N_PARAMS, P_MERGE_BELOW, P_PATCHES, P_LANES };
 
 static const struct px_param_decl colored_params[] = {
 	TEAM_PARAMS,
@@ -56,6 +62,9 @@ static const struct px_param_decl colored_params[] = {
 	[P_PATCHES] = {"patches", PX_PARAM_INT, "0",
 		       "cut the contacts into this many ranges of consecutive indices: each range's interior is relaxed in order by one thread, only the borders between ranges are colored (0: color every contact)",
 		       0, 1e9, NULL},
+	[P_LANES] = {"lanes", PX_PARAM_INT, "2",
+		     "independent lists each thread hands the kernel at once, interleaved so that their chains of updates overlap on the core (1: none)",
+		     1, PX_MAX_LISTS, NULL},
 };
 
 struct colored {
@@ -63,6 +72,7 @@ struct colored {
 	enum coloring_mode mode;
 	size_t merge_below;
 	size_t patches;
+	unsigned lanes;
 	struct coloring col;
 	/* the conflict graph the coloring was made for */
 	size_t n;
@@ -92,6 +102,7 @@ static int colored_create(const union px_value *v, void **state, char *err,
 	s->mode = v[P_COLORING].choice;
 	s->merge_below = (size_t)v[P_MERGE_BELOW].i;
 	s->patches = (size_t)v[P_PATCHES].i;
+	s->lanes = (unsigned)v[P_LANES].i;
 	return 0;
 }
 
@@ -170,12 +181,55 @@ static int colored_prepare(void *state, const struct px_kernel *kern,
 			      err, errlen);
 }
 
+/* The first unit in [lo, hi) whose contacts start at or after goal in
+ * the list, else hi. */
+static uint32_t unit_at(const uint32_t *ustart, uint32_t lo, uint32_t hi,
+			size_t goal)
+{
+	while (lo < hi) {
+		const uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ustart[mid] < goal)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Thread t of nt relaxes its share of safe group g's units: split at unit
+ * boundaries into up to `lanes` lists of about equal length, which the
+ * kernel interleaves (units of a safe group are independent). */
+static void relax_share(const struct colored *s, const struct px_kernel *kern,
+			uint32_t g, int t, int nt, int part)
+{
+	const uint32_t *ustart = s->col.ustart;
+	const size_t nu = s->col.unit[g + 1] - s->col.unit[g];
+	const uint32_t ub = s->col.unit[g] + (uint32_t)(nu * (size_t)t / (size_t)nt);
+	const uint32_t ue = s->col.unit[g] +
+			    (uint32_t)(nu * (size_t)(t + 1) / (size_t)nt);
+	const size_t total = ustart[ue] - ustart[ub];
+	const uint32_t *lists[PX_MAX_LISTS];
+	size_t counts[PX_MAX_LISTS];
+	unsigned m = 0;
+
+	for (uint32_t u = ub, j = 0; u < ue && j < s->lanes; j++) {
+		const size_t goal = ustart[ub] + total * (j + 1) / s->lanes;
+		uint32_t v = unit_at(ustart, u + 1, ue, goal);
+
+		lists[m] = s->col.list + ustart[u];
+		counts[m++] = ustart[v] - ustart[u];
+		u = v;
+	}
+	if (m)
+		kern->relax_lists(kern->ctx, lists, counts, m, part);
+}
+
 static void colored_sweep(void *state, const struct px_kernel *kern,
 			  const uint32_t *perm, int perm_changed, int part)
 {
 	struct colored *s = state;
 	const uint32_t *list = s->col.list, *start = s->col.start;
-	const uint32_t *unit = s->col.unit, *ustart = s->col.ustart;
 	const uint32_t n_safe = s->col.n_safe, bs = kern->bs;
 	const long u0 = start[n_safe], u1 = start[coloring_groups(&s->col)];
 	double *out = s->out.p;
@@ -184,13 +238,11 @@ static void colored_sweep(void *state, const struct px_kernel *kern,
 		coloring_bucket(&s->col, perm);
 #pragma omp parallel num_threads(s->team.size) if (s->team.size > 1)
 	{
-		for (uint32_t g = 0; g < n_safe; g++) {
-			const long b = unit[g], e = unit[g + 1];
+		const int t = omp_get_thread_num(), nt = omp_get_num_threads();
 
-#pragma omp for schedule(static)
-			for (long u = b; u < e; u++)
-				kern->relax_list(kern->ctx, list + ustart[u],
-						 ustart[u + 1] - ustart[u], part);
+		for (uint32_t g = 0; g < n_safe; g++) {
+			relax_share(s, kern, g, t, nt, part);
+#pragma omp barrier
 		}
 #pragma omp for schedule(static) nowait
 		for (long i = u0; i < u1; i++)

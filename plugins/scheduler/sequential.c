@@ -16,9 +16,11 @@ static int sequential_prepare(void *state, const struct px_kernel *kern,
 static void sequential_sweep(void *state, const struct px_kernel *kern,
 			     const uint32_t *perm, int perm_changed, int part)
 {
+	const size_t n = kern->n_contacts;
+
 	(void)state;
 	(void)perm_changed;
-	kern->relax_list(kern->ctx, perm, kern->n_contacts, part);
+	kern->relax_lists(kern->ctx, &perm, &n, 1, part);
 }
 
 static const struct px_scheduler_ops sequential_ops = {

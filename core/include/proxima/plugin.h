@@ -37,8 +37,9 @@
  *        accelerator, and the solve is exactly that of a 1.2 host). The
  *        loader refuses an accelerator declaring a minor below 3; plugins
  *        of the other four kinds built against 1.0-1.2 load as before.
- *   1.4  struct px_kernel (host to plugin) gains relax_list, which every
- *        1.4 host fills: a whole list of contacts relaxed in one call.
+ *   1.4  struct px_kernel (host to plugin) gains relax_lists, which every
+ *        1.4 host fills: up to PX_MAX_LISTS independent lists of contacts
+ *        relaxed in one call, interleaved.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -62,6 +63,9 @@ extern "C" {
 #else
 #define PX_PLUGIN_EXPORT
 #endif
+
+/* The most lists px_kernel.relax_lists takes in one call (ABI 1.4). */
+#define PX_MAX_LISTS 4u
 
 /* Body index of the static world (a contact with one dynamic body). */
 #define PX_STATIC UINT32_MAX
@@ -279,10 +283,17 @@ struct px_kernel {
 	size_t private_size;
 	void (*private_load)(void *ctx, double *priv);
 	void (*relax_private)(void *ctx, uint32_t k, int part, double *priv);
-	/* ABI 1.4. relax(list[i], part) for i = 0 .. n-1 in this order, bit
-	 * for bit, in one call: no call per contact, and the kernel may look
-	 * ahead in the list. Same concurrency rule as relax. */
-	void (*relax_list)(void *ctx, const uint32_t *list, size_t n, int part);
+	/* ABI 1.4. Relax m <= PX_MAX_LISTS lists of contacts, list j being
+	 * lists[j][0 .. counts[j]) in order, in one call. The lists must be
+	 * independent: no contact of one shares a dynamic body (a non-zero
+	 * block of A) with a contact of another. The result is bit for bit
+	 * that of relax on every contact of lists[0], then of lists[1], and
+	 * so on; the kernel interleaves the lists, so that the chains of
+	 * updates through shared bodies inside each list overlap on the core
+	 * instead of waiting for each other. Same concurrency rule as relax:
+	 * several threads may call it on lists independent of each other's. */
+	void (*relax_lists)(void *ctx, const uint32_t *const *lists,
+			    const size_t *counts, unsigned m, int part);
 };
 
 struct px_scheduler_ops {
