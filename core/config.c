@@ -47,7 +47,7 @@ static const struct px_param_decl solver_decl[] = {
 	 "merits other than fc3d: success only if ||lambda - prox(lambda - v)|| / max(||b||, ||lambda||, ||v||) <= check_tol",
 	 0, 1e300, NULL},
 	{"kernel", PX_PARAM_CHOICE, "auto",
-	 "relax kernel: auto = the compact one of rigid 3-row contacts with a diagonal R and a non-separable friction set when it applies (full sweeps), generic = always the general one",
+	 "relax kernel: auto = the one of rigid 3-row contacts (fixed sizes) for full sweeps when the problem is rigid with 3 rows, R diagonal and the friction set not separable; generic = always the general one",
 	 0, -1, "auto|generic"},
 };
 

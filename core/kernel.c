@@ -209,7 +209,7 @@ static void kernel_compute(void *ctx, uint32_t k, int part, double *out)
 {
 	const struct px_kernel_ctx *c = ctx;
 
-	if (c->r3 && part == PX_PART_FULL)
+	if (c->rigid3 && part == PX_PART_FULL)
 		px_r3_solve(c, c->w, k, out);
 	else
 		solve_contact(c, c->lambda, c->w, k, part, out);
@@ -227,7 +227,7 @@ static void kernel_commit(void *ctx, uint32_t k, int part, const double *out)
 {
 	struct px_kernel_ctx *c = ctx;
 
-	if (c->r3 && part == PX_PART_FULL)
+	if (c->rigid3 && part == PX_PART_FULL)
 		px_r3_commit(c, c->lambda, c->w, k, out);
 	else
 		commit_to(c, c->lambda, c->w, k, part, out);
@@ -238,7 +238,7 @@ static void kernel_relax(void *ctx, uint32_t k, int part)
 	struct px_kernel_ctx *c = ctx;
 	double out[4];
 
-	if (c->r3 && part == PX_PART_FULL) {
+	if (c->rigid3 && part == PX_PART_FULL) {
 		px_r3_solve(c, c->w, k, out);
 		px_r3_commit(c, c->lambda, c->w, k, out);
 		return;
@@ -252,7 +252,7 @@ static void kernel_relax_lists(void *ctx, const uint32_t *const *lists,
 {
 	struct px_kernel_ctx *c = ctx;
 
-	if (c->r3 && part == PX_PART_FULL) {
+	if (c->rigid3 && part == PX_PART_FULL) {
 		px_r3_relax_lists(c, lists, counts, m);
 		return;
 	}
@@ -290,7 +290,7 @@ static void kernel_relax_private(void *ctx, uint32_t k, int part, double *priv)
 	struct px_kernel_ctx *c = ctx;
 	double out[4];
 
-	if (c->r3 && part == PX_PART_FULL) {
+	if (c->rigid3 && part == PX_PART_FULL) {
 		px_r3_solve(c, priv, k, out);
 		px_r3_commit(c, c->lambda, priv, k, out);
 	} else if (c->p->form != PX_FORM_ASSEMBLED) {
@@ -507,11 +507,11 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	c->project_metric = px_friction_project_metric(fops);
 	c->separable = (fops->flags & PX_FRICTION_SEPARABLE) != 0;
 	c->fstate = fstate;
-	if ((p->form != PX_FORM_ASSEMBLED && build_incidence(c)) ||
-	    (!generic && px_r3_build(c) < 0)) {
+	if (p->form != PX_FORM_ASSEMBLED && build_incidence(c)) {
 		px_kernel_fini(c);
 		return PX_ERR_NOMEM;
 	}
+	c->rigid3 = !generic && px_r3_applies(c);
 	kern->ctx = c;
 	kern->n_contacts = p->n;
 	kern->n_bodies = p->n_bodies;
@@ -543,8 +543,6 @@ size_t px_kernel_bytes(const struct px_kernel_ctx *c)
 	if (c->conf_ptr)
 		bytes += (p->n + 1) * sizeof *c->conf_ptr +
 			 (c->conf_ptr[p->n] + 1) * sizeof *c->conf;
-	if (c->r3)
-		bytes += (p->n + 1) * sizeof *c->r3;
 	return bytes;
 }
 
@@ -556,6 +554,5 @@ void px_kernel_fini(struct px_kernel_ctx *c)
 	free(c->tr);
 	free(c->conf_ptr);
 	free(c->conf);
-	free(c->r3);
 	memset(c, 0, sizeof *c);
 }

@@ -15,15 +15,6 @@ typedef void (*px_project_metric_fn)(const void *state,
 				     double lambda_n, const double *g, double *z,
 				     uint32_t nf);
 
-/* One rigid 3-row contact as the compact kernel reads it (kernel_rigid3.c):
- * 120 bytes, t = n x s recomputed. */
-struct px_r3 {
-	uint32_t a, b;       /* bodies (PX_STATIC: the static world) */
-	double n[3], s[3];   /* frame rows */
-	double ra[3], rb[3]; /* lever arms */
-	double a_sn, a_tn;   /* A's diagonal block: rows s, t of column n */
-};
-
 struct px_kernel_ctx {
 	const struct px_problem *p;
 	double *lambda;  /* current iterate, n * bs */
@@ -43,8 +34,8 @@ struct px_kernel_ctx {
 	uint32_t *tr;
 	/* conflict graph, built on demand */
 	uint32_t *conf_ptr, *conf;
-	/* the compact rigid 3-row records, or NULL (general kernel only) */
-	struct px_r3 *r3;
+	/* full updates go through the rigid 3-row kernel (kernel_rigid3.c) */
+	int rigid3;
 };
 
 int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
@@ -66,10 +57,9 @@ px_friction_project_metric(const struct px_friction_ops *f)
 }
 void px_kernel_fini(struct px_kernel_ctx *c);
 
-/* kernel_rigid3.c. Build c->r3 when the problem is rigid with 3 rows, R is
- * diagonal, the friction set is not separable and every frame is right
- * handed: returns 1 (built), 0 (does not apply) or -1 (out of memory). */
-int px_r3_build(struct px_kernel_ctx *c);
+/* kernel_rigid3.c. Whether the rigid 3-row kernel applies: a rigid
+ * problem with 3 rows, a diagonal R, a friction set that is not separable. */
+int px_r3_applies(const struct px_kernel_ctx *c);
 /* Contact k's new impulse (a full update) from lambda and w, into out[3]. */
 void px_r3_solve(const struct px_kernel_ctx *c, const double *w, uint32_t k,
 		 double *out);

@@ -1,19 +1,15 @@
-/* The compact relax kernel of rigid 3-row contacts (issue 5): the same
- * update as kernel.c's general one (001 eq. 20-24: the normal row, then
- * both friction rows together with the velocity the new normal impulse
- * gives, then the body velocities), for the case every rigid-body scene
- * produces: a contact frame (n, s, t = n x s), lever arms, bodies with a
+/* The relax kernel of rigid 3-row contacts (issue 5): the same update as
+ * kernel.c's general one (001 eq. 20-24: the normal row, then both
+ * friction rows together with the velocity the new normal impulse gives,
+ * then the body velocities), specialised to what every rigid-body scene
+ * gives: a contact frame (rows n, s, t) and lever arms, bodies with a
  * mass and an inertia, a diagonal R and a friction set that takes s and t
- * together.
- *
- * What a sweep reads of a contact is gathered once per solve into one
- * 120-byte record (struct px_r3 in kernel.h) instead of five arrays of the
- * problem and the driver (frame, levers, bodies, the diagonal block for
- * A_sn and A_tn): t is not stored but recomputed, and nothing is
- * recomputed that can be stored once. Full sweeps only: a part (normal or
- * friction) goes through the general kernel. */
+ * together. Fixed sizes, no part or form tests, no loops over rows: the
+ * general kernel's bookkeeping was a third of a sweep's time. It reads
+ * the problem's arrays in place (a gathered copy per contact was measured
+ * no faster, and cost 120 bytes per contact). Full sweeps only: a part
+ * (normal or friction) goes through the general kernel. */
 #include <math.h>
-#include <stdlib.h>
 
 #include "kernel.h"
 #include "problem_impl.h"
@@ -25,48 +21,12 @@ static inline void cross(const double *a, const double *b, double *out)
 	out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-/* Whether t is n x s to within rounding, so that it need not be stored. */
-static int right_handed(const double *f)
-{
-	double t[3];
-
-	cross(f, f + 3, t);
-	for (int i = 0; i < 3; i++)
-		if (!(fabs(t[i] - f[6 + i]) <= 1e-12))
-			return 0;
-	return 1;
-}
-
-int px_r3_build(struct px_kernel_ctx *c)
+int px_r3_applies(const struct px_kernel_ctx *c)
 {
 	const struct px_problem *p = c->p;
 
-	if (p->form != PX_FORM_RIGID || p->bs != 3 || c->r_shape == PX_R_BLOCK ||
-	    c->separable)
-		return 0;
-	for (size_t k = 0; k < p->n; k++)
-		if (!right_handed(p->frame + 9 * k))
-			return 0;
-	c->r3 = malloc((p->n + 1) * sizeof *c->r3);
-	if (!c->r3)
-		return -1;
-	for (size_t k = 0; k < p->n; k++) {
-		struct px_r3 *q = &c->r3[k];
-		const double *f = p->frame + 9 * k, *lev = p->lever + 6 * k;
-		const double *D = c->diag + 9 * k;
-
-		q->a = p->body_a[k];
-		q->b = p->body_b[k];
-		for (int i = 0; i < 3; i++) {
-			q->n[i] = f[i];
-			q->s[i] = f[3 + i];
-			q->ra[i] = lev[i];
-			q->rb[i] = lev[3 + i];
-		}
-		q->a_sn = D[3];
-		q->a_tn = D[6];
-	}
-	return 1;
+	return p->form == PX_FORM_RIGID && p->bs == 3 &&
+	       c->r_shape != PX_R_BLOCK && !c->separable;
 }
 
 /* u += sign (v + omega x r): the velocity of the point at lever r of
@@ -84,23 +44,26 @@ static inline void point_velocity(const double *w, const double *r,
 static inline void solve(const struct px_kernel_ctx *c, const double *w,
 			 uint32_t k, double *out)
 {
-	const struct px_r3 *q = &c->r3[k];
+	const struct px_problem *p = c->p;
+	const double *f = p->frame + 9 * (size_t)k, *lev = p->lever + 6 * (size_t)k;
+	const double *D = c->diag + 9 * (size_t)k;
 	const double *lam = c->lambda + 3 * (size_t)k;
-	const double *b = c->p->b + 3 * (size_t)k, *r = c->r + 3 * (size_t)k;
-	double du[3] = {0.0, 0.0, 0.0}, t[3], v[3], z[2], ln;
+	const double *b = p->b + 3 * (size_t)k, *r = c->r + 3 * (size_t)k;
+	const uint32_t ba = p->body_a[k], bb = p->body_b[k];
+	double du[3] = {0.0, 0.0, 0.0}, v[3], z[2], ln;
 
-	if (q->a != PX_STATIC)
-		point_velocity(w + 6 * (size_t)q->a, q->ra, 1.0, du);
-	if (q->b != PX_STATIC)
-		point_velocity(w + 6 * (size_t)q->b, q->rb, -1.0, du);
-	cross(q->n, q->s, t);
-	v[0] = b[0] + q->n[0] * du[0] + q->n[1] * du[1] + q->n[2] * du[2];
-	v[1] = b[1] + q->s[0] * du[0] + q->s[1] * du[1] + q->s[2] * du[2];
-	v[2] = b[2] + t[0] * du[0] + t[1] * du[1] + t[2] * du[2];
+	if (ba != PX_STATIC)
+		point_velocity(w + 6 * (size_t)ba, lev, 1.0, du);
+	if (bb != PX_STATIC)
+		point_velocity(w + 6 * (size_t)bb, lev + 3, -1.0, du);
+	for (int i = 0; i < 3; i++)
+		v[i] = b[i] + f[3 * i] * du[0] + f[3 * i + 1] * du[1] +
+		       f[3 * i + 2] * du[2];
 	ln = lam[0] - r[0] * v[0];
 	ln = ln > 0.0 ? ln : 0.0;
-	v[1] += q->a_sn * (ln - lam[0]);
-	v[2] += q->a_tn * (ln - lam[0]);
+	/* A_sn, A_tn: the friction velocity per unit normal impulse */
+	v[1] += D[3] * (ln - lam[0]);
+	v[2] += D[6] * (ln - lam[0]);
 	z[0] = lam[1] - r[1] * v[1];
 	z[1] = lam[2] - r[2] * v[2];
 	c->project(c->fstate, &c->p->friction[k], ln, z, 2);
@@ -130,18 +93,19 @@ static inline void impulse(const struct px_problem *p, double *w,
 static inline void commit(const struct px_kernel_ctx *c, double *lambda,
 			  double *w, uint32_t k, const double *out)
 {
-	const struct px_r3 *q = &c->r3[k];
-	double *lam = lambda + 3 * (size_t)k, t[3], P[3];
+	const struct px_problem *p = c->p;
+	const double *f = p->frame + 9 * (size_t)k, *lev = p->lever + 6 * (size_t)k;
+	const uint32_t ba = p->body_a[k], bb = p->body_b[k];
+	double *lam = lambda + 3 * (size_t)k, P[3];
 	const double d0 = out[0] - lam[0], d1 = out[1] - lam[1],
 		     d2 = out[2] - lam[2];
 
-	cross(q->n, q->s, t);
 	for (int i = 0; i < 3; i++)
-		P[i] = q->n[i] * d0 + q->s[i] * d1 + t[i] * d2;
-	if (q->a != PX_STATIC)
-		impulse(c->p, w, q->a, q->ra, P, 1.0);
-	if (q->b != PX_STATIC)
-		impulse(c->p, w, q->b, q->rb, P, -1.0);
+		P[i] = f[i] * d0 + f[3 + i] * d1 + f[6 + i] * d2;
+	if (ba != PX_STATIC)
+		impulse(p, w, ba, lev, P, 1.0);
+	if (bb != PX_STATIC)
+		impulse(p, w, bb, lev + 3, P, -1.0);
 	lam[0] = out[0];
 	lam[1] = out[1];
 	lam[2] = out[2];

@@ -305,7 +305,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		goto out;
 	}
 	kern.refresh(kern.ctx, 0, nb);
-	rep->compact_kernel = wk.kctx.r3 != NULL;
+	rep->rigid_kernel = wk.kctx.rigid3;
 	info = (struct px_problem_info){
 		.n_contacts = n,
 		.bs = bs,

@@ -107,12 +107,12 @@ Test(scenes, rigid_and_factorized_solves_agree)
 	px_problem_destroy(f);
 }
 
-/* The compact kernel of rigid 3-row contacts is the general kernel's
- * iteration up to rounding: on a pile and a grid, 40 sweeps of each from
+/* The kernel of rigid 3-row contacts is the general kernel's iteration up
+ * to rounding: on a pile and a grid, 40 sweeps of each from
  * zero agree to 1e-12 of lambda's size, with sequential and colored
  * schedulers; with box friction (separable) or a factorized A it stays
  * off. */
-Test(scenes, compact_kernel_is_the_general_iteration)
+Test(scenes, rigid_kernel_is_the_general_iteration)
 {
 	static const char *const sections[] = {
 		"[scheduler]\nplugin = sequential\n",
@@ -145,7 +145,7 @@ Test(scenes, compact_kernel_is_the_general_iteration)
 				cr_assert_not_null(x[generic]);
 				cr_assert_eq(px_solve(ps[q], cfg, x[generic], &rep[generic], NULL),
 					     PX_OK);
-				cr_assert_eq(rep[generic].compact_kernel, !generic, "%s", text);
+				cr_assert_eq(rep[generic].rigid_kernel, !generic, "%s", text);
 				px_config_free(cfg);
 			}
 			for (size_t j = 0; j < m; j++) {
@@ -164,7 +164,7 @@ Test(scenes, compact_kernel_is_the_general_iteration)
 		px_problem_destroy(ps[q]);
 }
 
-Test(scenes, compact_kernel_stays_off_where_it_does_not_apply)
+Test(scenes, rigid_kernel_stays_off_where_it_does_not_apply)
 {
 	static const char *const configs[] = {
 		"[friction]\nplugin = box\n",
@@ -182,7 +182,7 @@ Test(scenes, compact_kernel_stays_off_where_it_does_not_apply)
 
 		memset(x, 0, sizeof x);
 		cr_assert_eq(px_solve(r, cfg, x, &rep, NULL), PX_OK);
-		cr_assert_eq(rep.compact_kernel, 0, "%s", configs[i]);
+		cr_assert_eq(rep.rigid_kernel, 0, "%s", configs[i]);
 		px_report_free(&rep);
 		px_config_free(cfg);
 	}
@@ -191,11 +191,11 @@ Test(scenes, compact_kernel_stays_off_where_it_does_not_apply)
 		struct px_config *cfg = config_from_text("[solver]\nmax_sweeps = 5\n");
 
 		cr_assert_eq(px_solve(f, cfg, x, &rep, NULL), PX_OK);
-		cr_assert_eq(rep.compact_kernel, 0, "factorized");
+		cr_assert_eq(rep.rigid_kernel, 0, "factorized");
 		px_report_free(&rep);
 		memset(x, 0, sizeof x);
 		cr_assert_eq(px_solve(r, cfg, x, &rep, NULL), PX_OK);
-		cr_assert_eq(rep.compact_kernel, 1, "rigid, disc, local");
+		cr_assert_eq(rep.rigid_kernel, 1, "rigid, disc, local");
 		px_report_free(&rep);
 		px_config_free(cfg);
 	}

@@ -50,7 +50,7 @@ enum px_merit {
 
 /* [solver] kernel: which relax kernel the driver uses. */
 enum px_kernel_choice {
-	PX_KERNEL_AUTO = 0,    /* the compact rigid 3-row kernel where it applies */
+	PX_KERNEL_AUTO = 0,    /* the rigid 3-row kernel where it applies */
 	PX_KERNEL_GENERIC = 1, /* always the general kernel (for comparisons) */
 };
 

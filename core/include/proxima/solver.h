@@ -91,8 +91,8 @@ struct px_report {
 			      the problem and the plugins' buffers excluded) */
 	double prepare_seconds; /* of it, ordering prepare + rfactor init +
 				   scheduler prepare (e.g. a coloring) */
-	int compact_kernel; /* full sweeps ran the compact kernel of rigid
-			       3-row contacts ([solver] kernel = auto) */
+	int rigid_kernel;  /* full sweeps ran the kernel of rigid 3-row
+			      contacts ([solver] kernel = auto) */
 	struct px_sweep_record *history; /* one per sweep; free with px_report_free */
 	size_t n_history;
 	/* The accelerator's calls (all zero without one). */
