@@ -37,6 +37,14 @@
  *        accelerator, and the solve is exactly that of a 1.2 host). The
  *        loader refuses an accelerator declaring a minor below 3; plugins
  *        of the other four kinds built against 1.0-1.2 load as before.
+ *   1.4  every per-kind ops struct (friction, ordering, rfactor, scheduler,
+ *        accelerator) gains doc (optional, may be NULL) as its last
+ *        member: the plugin's documentation, plain text in paragraphs
+ *        separated by blank lines, wrapped by its author at about 72
+ *        columns, printed as written by `proxima plugins --describe`.
+ *        Hosts read it only from plugins of minor >= 4 whose ops_size
+ *        covers it (px_plugin_doc); plugins built against 1.0-1.3 load as
+ *        before and are described without documentation.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -50,7 +58,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 3u
+#define PX_ABI_MINOR 4u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -186,6 +194,8 @@ struct px_friction_ops {
 			       const struct px_friction_params *fp,
 			       double lambda_n, const double *g, double *z,
 			       uint32_t nf);
+	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
+	const char *doc;
 };
 
 /* ---- ordering ------------------------------------------------------- */
@@ -207,6 +217,8 @@ struct px_ordering_ops {
 	 * with the same s->sweep. Hot path: no allocation, logging or failure. */
 	int (*next)(void *state, const struct px_sweep_state *s, uint32_t *perm,
 		    int *changed);
+	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
+	const char *doc;
 };
 
 /* ---- rfactor -------------------------------------------------------- */
@@ -232,6 +244,8 @@ struct px_rfactor_ops {
 	 * before the first) and decide. On reject, shrink r in place. */
 	int (*adapt)(void *state, double residual_prev, double residual_new,
 		     double *r, size_t n_r);
+	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
+	const char *doc;
 };
 
 /* ---- scheduler ------------------------------------------------------ */
@@ -291,6 +305,8 @@ struct px_scheduler_ops {
 	 * colors of a coloring and what they cost) into buf, at most len bytes
 	 * with the terminating NUL; "" when there is nothing to say. */
 	void (*describe)(const void *state, char *buf, size_t len);
+	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
+	const char *doc;
 };
 
 /* ---- accelerator (ABI 1.3) ------------------------------------------ */
@@ -369,6 +385,8 @@ struct px_accelerator_ops {
 	/* May be NULL. One line about the last solve into buf (len bytes
 	 * with the NUL); "" when there is nothing to say. */
 	void (*describe)(const void *state, char *buf, size_t len);
+	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
+	const char *doc;
 };
 
 /* ---- helpers plugins may use ---------------------------------------- */
