@@ -110,7 +110,7 @@ static const char solver_doc[] =
 	"min-map residual (000 eq. 22-23). Every merit but fc3d costs one\n"
 	"product with A less, but a solve that passes it is reported\n"
 	"converged only if the relative natural residual with unit r is at\n"
-	"most check_tol (the certificate); otherwise it stops unconverged.\n"
+	"most check_tol (the certificate); otherwise the sweeps go on.\n"
 	"\n"
 	"Choosing: merit = fc3d with abs_tol 1e-8 or below for accuracy\n"
 	"(conf/default.ini: 5e-9); delta with a fixed max_sweeps and\n"
