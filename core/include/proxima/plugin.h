@@ -116,7 +116,8 @@ struct px_plugin_header {
 	uint32_t kind;     /* enum px_kind */
 	uint32_t ops_size; /* sizeof the whole per-kind ops struct */
 	const char *name;  /* must equal <name> in the file name <kind>_<name>.so */
-	const char *summary;
+	const char *summary; /* one line; the documentation is the per-kind
+				ops' doc (ABI 1.4) */
 	const struct px_param_decl *params;
 	uint32_t n_params;
 	/* Build the plugin's state from its parameters. Returns 0, or non-zero with
