@@ -1,9 +1,10 @@
-# Sourced by the bench/*.sh scripts: sets $top (the checkout), $problems
+# Sourced by the bench/*.sh scripts (and doc/experiments/common.sh, which
+# sets PX_TOP first): sets $top (the checkout), $problems
 # ($PROXIMA_PROBLEMS, default ../shared/problems beside the checkout) and
 # $build ($PROXIMA_BUILD_DIR, else build/ when configured there, as
 # ./bootstrap.sh does, else the checkout itself), builds the benchmarks
 # (`make bench') and puts the built plugins first on PROXIMA_PLUGIN_PATH.
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=${PX_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 problems=${PROXIMA_PROBLEMS:-"$top/../shared/problems"}
 if [ -n "${PROXIMA_BUILD_DIR:-}" ]; then
 	build=$PROXIMA_BUILD_DIR

@@ -21,7 +21,11 @@
  *      measuring it (less the accelerator's calls that solve 2 did not
  *      make: the end of the solve's finish, and a call after the sweep
  *      that reached the tolerance, timed by the report), and from it the
- *      time per sweep and per product. */
+ *      time per sweep and per product.
+ * --csv FILE writes the table as one row per problem and method; --trace
+ * DIR writes DIR/<problem>-<method>.csv, the merit after every event of
+ * solve 1 (work, sweeps, products, merit), for plots of merit against
+ * work like 002 Fig. 3. */
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -45,6 +49,8 @@ struct options {
 	int n_work;
 	int box;            /* friction box and |H|, else disc and fc3d */
 	char accel[1024];   /* extra lines of [accelerator] */
+	FILE *csv;          /* --csv, or NULL */
+	const char *trace;  /* --trace DIR, or NULL */
 };
 
 /* What one method gave on one problem. */
@@ -60,11 +66,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pgssm [--tol T] [--work W1,W2,...] [--max-sweeps N] [--min-time S]\n"
-		"             [--friction disc|box] [--set KEY=VALUE]... [PROBLEM...]\n"
+		"             [--friction disc|box] [--set KEY=VALUE]... [--csv FILE]\n"
+		"             [--trace DIR] [PROBLEM...]\n"
 		"PGS against PGS with the pgssm accelerator at equal work (sweeps plus\n"
 		"products with A) on 002's test cases and the given problems: the merit\n"
 		"after W sweep equivalents (default 100,500,2000), and the work and time\n"
-		"to a merit of T (default 1e-10). --set passes KEY=VALUE to [accelerator].\n");
+		"to a merit of T (default 1e-10). --set passes KEY=VALUE to [accelerator].\n"
+		"--csv writes the table, --trace DIR the merit after every sweep and\n"
+		"accelerator call (DIR/<problem>-<method>.csv).\n");
 }
 
 /* The config of a method: trace = 1 never stops (merit evaluated), 2
@@ -131,6 +140,7 @@ struct trace {
 	const struct options *o;
 	struct result *r;
 	uint64_t products; /* before the event */
+	FILE *f;           /* --trace: every event, or NULL */
 };
 
 static void at_work(double work, double merit, uint64_t sweeps,
@@ -138,8 +148,10 @@ static void at_work(double work, double merit, uint64_t sweeps,
 {
 	struct trace *t = user;
 
-	(void)sweeps;
-	(void)products;
+	if (t->f)
+		fprintf(t->f, "%.0f,%llu,%llu,%.6e\n", work,
+			(unsigned long long)sweeps,
+			(unsigned long long)products, shown(t->o, merit));
 	for (int i = 0; i < t->o->n_work; i++)
 		if (work <= (double)t->o->work[i])
 			t->r->merit_at[i] = shown(t->o, merit);
@@ -161,12 +173,12 @@ static void at_tol(double work, double merit, uint64_t sweeps,
 }
 
 static int run(const struct options *o, const struct px_problem *p, int sm,
-	       double *lambda, struct result *r)
+	       double *lambda, struct result *r, const char *slug)
 {
 	struct px_config *cfg = NULL;
 	struct px_error err = {0};
 	struct px_report rep = {0};
-	struct trace t = {o, r, 0};
+	struct trace t = {o, r, 0, NULL};
 	double total = 0.0, accel = 0.0;
 	uint64_t products = 0;
 	int runs = 0;
@@ -177,7 +189,25 @@ static int run(const struct options *o, const struct px_problem *p, int sm,
 	if (make_config(o, sm, 1, o->work[o->n_work - 1], &cfg, &err) ||
 	    bench_solve("pgssm", p, cfg, lambda, &rep))
 		goto fail;
+	if (o->trace) {
+		char path[4096];
+
+		snprintf(path, sizeof path, "%s/%s-%s.csv", o->trace, slug,
+			 sm ? "pgssm" : "pgs");
+		t.f = fopen(path, "w");
+		if (!t.f) {
+			fprintf(stderr, "pgssm: %s: cannot write\n", path);
+			goto fail;
+		}
+		fprintf(t.f, "work,sweeps,products,merit\n");
+	}
 	walk(&rep, at_work, &t);
+	if (t.f && fclose(t.f)) {
+		fprintf(stderr, "pgssm: cannot write the trace of %s\n", slug);
+		t.f = NULL;
+		goto fail;
+	}
+	t.f = NULL;
 	px_report_free(&rep);
 	px_config_free(cfg);
 	if (make_config(o, sm, 2, o->max_sweeps, &cfg, &err) ||
@@ -219,12 +249,39 @@ static int run(const struct options *o, const struct px_problem *p, int sm,
 fail:
 	if (err.msg[0])
 		fprintf(stderr, "pgssm: %s\n", err.msg);
+	if (t.f)
+		fclose(t.f);
 	px_config_free(cfg);
 	return -1;
 }
 
+static void csv_row(const struct options *o, const char *slug,
+		    const char *name, const struct px_problem *p, int sm,
+		    const struct result *r, const struct result *pgs)
+{
+	FILE *f = o->csv;
+
+	fprintf(f, "%s,\"%s\",%zu,%s", slug, name, px_problem_n_contacts(p),
+		sm ? "PGS-SM" : "PGS");
+	for (int i = 0; i < o->n_work; i++)
+		fprintf(f, ",%.3e", r->merit_at[i]);
+	if (r->reached)
+		fprintf(f, ",1,%llu,%llu,%llu,%.6f", (unsigned long long)r->sweeps,
+			(unsigned long long)r->products,
+			(unsigned long long)(r->sweeps + r->products),
+			1e3 * r->seconds);
+	else
+		fprintf(f, ",0,,,,");
+	if (sm && r->reached && pgs->reached)
+		fprintf(f, ",%.3f", pgs->seconds / r->seconds);
+	else
+		fprintf(f, ",");
+	fprintf(f, "\n");
+	fflush(f);
+}
+
 static int bench_problem(const struct options *o, const char *name,
-			 const struct px_problem *p)
+			 const char *slug, const struct px_problem *p)
 {
 	const size_t m = px_problem_n_contacts(p) * px_problem_block_size(p);
 	double *lambda = malloc(m * sizeof *lambda);
@@ -250,10 +307,12 @@ static int bench_problem(const struct options *o, const char *name,
 	for (int sm = 0; sm < 2; sm++) {
 		struct result *r = &res[sm];
 
-		if (run(o, p, sm, lambda, r)) {
+		if (run(o, p, sm, lambda, r, slug)) {
 			free(lambda);
 			return -1;
 		}
+		if (o->csv)
+			csv_row(o, slug, name, p, sm, r, &res[0]);
 		printf("%-7s", sm ? "PGS-SM" : "PGS");
 		for (int i = 0; i < o->n_work; i++)
 			printf(" %9.2e", r->merit_at[i]);
@@ -309,6 +368,8 @@ int main(int argc, char **argv)
 		{"min-time", required_argument, NULL, 'm'},
 		{"friction", required_argument, NULL, 'f'},
 		{"set", required_argument, NULL, 's'},
+		{"csv", required_argument, NULL, 'C'},
+		{"trace", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -339,6 +400,16 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'C':
+			if (o.csv)
+				fclose(o.csv);
+			o.csv = fopen(optarg, "w");
+			if (!o.csv) {
+				fprintf(stderr, "pgssm: %s: cannot write\n", optarg);
+				return 2;
+			}
+			break;
+		case 'T': o.trace = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -347,9 +418,19 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (o.csv) {
+		fprintf(o.csv, "problem,name,contacts,method");
+		for (int i = 0; i < o.n_work; i++)
+			fprintf(o.csv, ",merit_at_%llu",
+				(unsigned long long)o.work[i]);
+		fprintf(o.csv, ",reached,sweeps,products,work,time_ms,time_ratio\n");
+	}
 	printf("work = sweeps + products with A (sweep equivalents, 002 sec. 5); merit after W of them; ratio = PGS time / PGS-SM time to tol%s%s\n",
 	       *o.accel ? "; [accelerator] " : "", o.accel);
 	for (int s = 0; s < 5 && !rc; s++) {
+		static const char *const slugs[] = {
+			"heavy1000", "heavy100", "incline", "sliding5", "rest20",
+		};
 		static const char *const names[] = {
 			"heavy-on-light 1000:1 (002 Fig. 2d)",
 			"heavy-on-light 100:1",
@@ -367,7 +448,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pgssm: %s\n", err.msg);
 			return 1;
 		}
-		rc |= bench_problem(&o, names[s], p);
+		rc |= bench_problem(&o, names[s], slugs[s], p);
 		px_problem_destroy(p);
 	}
 	for (int i = optind; i < argc && !rc; i++) {
@@ -377,9 +458,19 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pgssm: %s\n", err.msg);
 			return 1;
 		}
+		char slug[256];
+		const char *base = strrchr(argv[i], '/');
+
 		free(guess);
-		rc |= bench_problem(&o, argv[i], p);
+		/* the file name up to its first '.' */
+		snprintf(slug, sizeof slug, "%s", base ? base + 1 : argv[i]);
+		slug[strcspn(slug, ".")] = '\0';
+		rc |= bench_problem(&o, argv[i], slug, p);
 		px_problem_destroy(p);
+	}
+	if (o.csv && fclose(o.csv)) {
+		fprintf(stderr, "pgssm: cannot write the CSV file\n");
+		rc = 1;
 	}
 	return rc ? 1 : 0;
 }

@@ -11,7 +11,10 @@
  * local with gamma 1 and nu 1). Per run it prints the sweeps, the time to
  * the target quality, the time per sweep and per contact-sweep, the bytes
  * of problem and solver state per contact, and the speedup over
- * sequential (time to quality). */
+ * sequential (time to quality); after a scheduler's row, its describe line
+ * (colored: the colors, their sizes and what coloring cost). --csv FILE
+ * writes the same as one row per run, with the colors, the unsafe color's
+ * contacts and the coloring's milliseconds taken from that line. */
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -51,6 +54,7 @@ struct options {
 	double min_time;
 	int max_threads;
 	const char *only; /* run only the schedulers whose label starts so */
+	FILE *csv; /* or NULL */
 };
 
 static void usage(FILE *f)
@@ -58,13 +62,14 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: schedulers [--min-time S] [--max-sweeps N] [--threads T]\n"
 		"                  [--quality-sweeps Q] [--factorized] [--only LABEL]\n"
-		"                  SCENE...\n"
+		"                  [--csv FILE] SCENE...\n"
 		"SCENE is grid-N or pile-N (SCENES.md's ballgrid-N, ballpile-N), e.g.\n"
 		"grid-24 pile-24. Every scheduler with 1..T threads (default 2) runs to\n"
 		"the quality of Q (default 50) sequential sweeps. A is in the rigid\n"
 		"form (per body masses, per contact lever arms), or --factorized.\n"
 		"--only runs sequential (the baseline) and the schedulers whose label\n"
-		"starts with LABEL (e.g. colored, jacobi).\n");
+		"starts with LABEL (e.g. colored, jacobi).\n"
+		"--csv writes one row per run (colors and coloring time included).\n");
 }
 
 /* A config: the default plugins, `sched` with `threads`, and [solver]
@@ -95,7 +100,8 @@ static int make_config(const struct scheduler *sched, int threads,
  * many sweeps. Returns 1 if the plugin is absent, -1 on error. */
 static int run(const struct options *o, const struct px_problem *p,
 	       const struct scheduler *s, int threads, double target,
-	       double *lambda, struct px_report *count, double *seconds)
+	       double *lambda, struct px_report *count, double *seconds,
+	       char *line, size_t len)
 {
 	struct px_config *cfg = NULL;
 	struct px_error err = {0};
@@ -111,6 +117,8 @@ static int run(const struct options *o, const struct px_problem *p,
 	}
 	if (bench_solve("schedulers", p, cfg, lambda, count))
 		goto fail;
+	/* the first prepare of this config: a coloring made, not reused */
+	px_scheduler_describe(cfg, line, len);
 	px_config_free(cfg);
 	if (make_config(s, threads, -1.0, count->sweeps, &cfg, &err))
 		goto fail;
@@ -129,6 +137,41 @@ fail:
 		fprintf(stderr, "schedulers: %s\n", err.msg);
 	px_config_free(cfg);
 	return -1;
+}
+
+/* A number after `key` in the describe line, or NAN. */
+static double after(const char *line, const char *key)
+{
+	const char *at = strstr(line, key);
+
+	return at ? strtod(at + strlen(key), NULL) : NAN;
+}
+
+static void csv_row(FILE *f, const char *scene, const struct options *o,
+		    const struct px_problem *p, double target,
+		    const char *label, int threads,
+		    const struct px_report *count, double sec, double base,
+		    const char *line)
+{
+	const size_t n = px_problem_n_contacts(p);
+	double colors = NAN, unsafe = 0.0;
+	const char *at = strstr(line, ": ");
+
+	/* "colored greedy: 7 safe colors (sizes ...), unsafe color of 570
+	 * contacts from 3 colors, ...; ... coloring 1.2 ms, ..." */
+	if (at && strstr(line, " safe colors"))
+		colors = strtod(at + 2, NULL);
+	if (strstr(line, "unsafe color of "))
+		unsafe = after(line, "unsafe color of ");
+	fprintf(f, "%s,%s,%zu,%zu,%.6e,%s,%d,%llu,%d,%.6f,%.6f,%.3f,%.4f,%.0f,%.0f,%.6f,%.6f\n",
+		scene, o->form == PX_FORM_RIGID ? "rigid" : "factorized", n,
+		px_problem_n_bodies(p), target, label, threads,
+		(unsigned long long)count->sweeps, count->converged, 1e3 * sec,
+		1e3 * sec / (double)count->sweeps,
+		1e9 * sec / (double)count->sweeps / (double)n, base / sec,
+		colors, unsafe, after(line, " coloring "),
+		after(line, " edges) "));
+	fflush(f);
 }
 
 static int bench_scene(const struct options *o, const char *name,
@@ -172,8 +215,10 @@ static int bench_scene(const struct options *o, const char *name,
 			continue;
 		for (int t = 1; t <= (s->threaded ? o->max_threads : 1); t++) {
 			struct px_report count;
+			char line[1024];
 			double sec;
-			int r = run(o, p, s, t, target, lambda, &count, &sec);
+			int r = run(o, p, s, t, target, lambda, &count, &sec,
+				    line, sizeof line);
 
 			if (r < 0)
 				goto out;
@@ -190,6 +235,11 @@ static int bench_scene(const struct options *o, const char *name,
 			       1e3 * sec / (double)count.sweeps,
 			       1e9 * sec / (double)count.sweeps / (double)n,
 			       base / sec);
+			if (*line)
+				printf("    %s\n", line);
+			if (o->csv)
+				csv_row(o->csv, name, o, p, target, s->label, t,
+					&count, sec, base, line);
 			px_report_free(&count);
 			fflush(stdout);
 		}
@@ -210,10 +260,11 @@ int main(int argc, char **argv)
 		{"quality-sweeps", required_argument, NULL, 'q'},
 		{"factorized", no_argument, NULL, 'f'},
 		{"only", required_argument, NULL, 'o'},
+		{"csv", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct options o = {PX_FORM_RIGID, 50, 5000, 0.5, 2, NULL};
+	struct options o = {PX_FORM_RIGID, 50, 5000, 0.5, 2, NULL, NULL};
 	int c, rc = 0;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -224,6 +275,17 @@ int main(int argc, char **argv)
 		case 'q': o.quality_sweeps = atoi(optarg); break;
 		case 'f': o.form = PX_FORM_FACTORIZED; break;
 		case 'o': o.only = optarg; break;
+		case 'C':
+			if (o.csv)
+				fclose(o.csv);
+			o.csv = fopen(optarg, "w");
+			if (!o.csv) {
+				fprintf(stderr, "schedulers: %s: cannot write\n",
+					optarg);
+				return 2;
+			}
+			fprintf(o.csv, "scene,form,contacts,bodies,target_gamma,scheduler,threads,sweeps,converged,time_ms,ms_per_sweep,ns_per_contact_sweep,speedup,colors,unsafe_contacts,coloring_ms,graph_ms\n");
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -252,6 +314,10 @@ int main(int argc, char **argv)
 		}
 		rc |= bench_scene(&o, argv[i], p);
 		px_problem_destroy(p);
+	}
+	if (o.csv && fclose(o.csv)) {
+		fprintf(stderr, "schedulers: cannot write the CSV file\n");
+		rc = 1;
 	}
 	return rc ? 1 : 0;
 }

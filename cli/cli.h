@@ -8,6 +8,8 @@ enum { EXIT_CONVERGED = 0, EXIT_NOT_CONVERGED = 1, EXIT_BAD_INPUT = 2 };
 int px_cli_solve(int argc, char **argv);
 int px_cli_convert(int argc, char **argv);
 int px_cli_plugins(int argc, char **argv);
+/* `proxima plugins --describe NAME`: NAME, KIND/NAME, KIND_NAME or solver. */
+int px_cli_describe(const char *name);
 int px_cli_run(int argc, char **argv);
 int px_cli_compare(int argc, char **argv);
 /* The default job: run the bundled default scene with the bundled config. */

@@ -1,5 +1,6 @@
 /* `proxima plugins`: every plugin on the search path with its kind, name,
- * summary and declared parameters; refused files are reported on stderr. */
+ * summary and declared parameters; refused files are reported on stderr.
+ * `proxima plugins --describe NAME` is describe.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,15 @@ int px_cli_plugins(int argc, char **argv)
 	int count = 0;
 	size_t n;
 
-	(void)argv;
+	if (argc > 1 && strcmp(argv[1], "--describe") == 0) {
+		if (argc != 3) {
+			fprintf(stderr,
+				"proxima plugins: --describe takes one NAME, got %d (try 'proxima --help')\n",
+				argc - 2);
+			return EXIT_BAD_INPUT;
+		}
+		return px_cli_describe(argv[2]);
+	}
 	if (argc > 1) {
 		fprintf(stderr, "proxima plugins: unexpected argument '%s'\n",
 			argv[1]);

@@ -91,6 +91,44 @@ const struct px_param_decl *px_config_solver_params(size_t *n)
 	return solver_decl;
 }
 
+static const char solver_doc[] =
+	"The [solver] section sets the driver that every plugin serves\n"
+	"(solver.h, 001 Algorithm 2). A solve runs ordering.prepare,\n"
+	"rfactor.init and scheduler.prepare once, then sweeps: the ordering\n"
+	"picks the part to visit (whole contacts, normal rows or friction\n"
+	"rows), the scheduler relaxes every contact of the permutation, and\n"
+	"delta = ||lambda_k+1 - lambda_k||_inf is compared with the last\n"
+	"accepted sweep's: the rfactor plugin may reject a sweep that grew\n"
+	"(lambda rolled back, R shrunk by its nu; 001 sec. 4.2). An\n"
+	"accelerator, when [accelerator] names one, runs between sweeps.\n"
+	"\n"
+	"The solve stops when the merit is at most abs_tol or after\n"
+	"max_sweeps sweeps (rejected sweeps count). The merits: delta, the\n"
+	"change of the last sweep, cheap but no proof of a solution (it is\n"
+	"small whenever R is small), which also stops when delta <= rel_tol\n"
+	"||lambda||_inf; fc3d, Siconos's fc3d_compute_error (the natural-map\n"
+	"residual of De Saxce's formulation, scaled by max(||b||, ||lambda||,\n"
+	"||A lambda + b||)), comparable with Siconos and FCLib results;\n"
+	"natural, 1/2 ||lambda - prox(lambda - natural_r v)||^2 with a fixed\n"
+	"r (004 sec. 3.6); minmap, Theta = 1/2 H^T H of the box model's\n"
+	"min-map residual (000 eq. 22-23). Every merit but fc3d costs one\n"
+	"product with A less, but a solve that passes it is reported\n"
+	"converged only if the relative natural residual with unit r is at\n"
+	"most check_tol (the certificate); otherwise the sweeps go on.\n"
+	"\n"
+	"Choosing: merit = fc3d with abs_tol 1e-8 or below for accuracy\n"
+	"(conf/default.ini: 5e-9); delta with a fixed max_sweeps and\n"
+	"abs_tol = 0 for a simulation step of a fixed cost (003 runs 10\n"
+	"sweeps). max_backtracks bounds the rejections per solve: after it,\n"
+	"R stays and every sweep is kept, so a solve whose residual only\n"
+	"wobbles does not shrink R to nothing. The solve's exit status is 0\n"
+	"converged, 1 not converged within max_sweeps.\n";
+
+const char *px_config_solver_doc(void)
+{
+	return solver_doc;
+}
+
 static int section_index(const char *name)
 {
 	if (strcmp(name, "solver") == 0)

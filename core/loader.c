@@ -38,10 +38,21 @@ static const char *const kind_names[] = {NULL,	     "friction",
 static const size_t min_ops_size[] = {
 	0,
 	offsetof(struct px_friction_ops, project_metric),
-	sizeof(struct px_ordering_ops),
-	sizeof(struct px_rfactor_ops),
+	offsetof(struct px_ordering_ops, doc),
+	offsetof(struct px_rfactor_ops, doc),
 	offsetof(struct px_scheduler_ops, describe),
-	sizeof(struct px_accelerator_ops), /* a kind since 1.3: all of it */
+	/* a kind since 1.3: all of it as it was then */
+	offsetof(struct px_accelerator_ops, doc),
+};
+
+/* Where each kind's doc (ABI 1.4) sits in its ops struct. */
+static const size_t doc_offset[] = {
+	0,
+	offsetof(struct px_friction_ops, doc),
+	offsetof(struct px_ordering_ops, doc),
+	offsetof(struct px_rfactor_ops, doc),
+	offsetof(struct px_scheduler_ops, doc),
+	offsetof(struct px_accelerator_ops, doc),
 };
 
 /* The first minor version that knows each kind. */
@@ -311,6 +322,17 @@ void *px_plugin_state(const struct px_plugin *pl)
 const char *px_plugin_path(const struct px_plugin *pl)
 {
 	return pl->path;
+}
+
+const char *px_plugin_doc(const struct px_plugin_header *h)
+{
+	const char *doc;
+
+	if (!h || !px_kind_name(h->kind) || h->abi_minor < 4 ||
+	    h->ops_size < doc_offset[h->kind] + sizeof doc)
+		return NULL;
+	memcpy(&doc, (const char *)h + doc_offset[h->kind], sizeof doc);
+	return doc && *doc ? doc : NULL;
 }
 
 /* Split "kind_name.so" into kind and name; 0 if it is not a plugin file. */

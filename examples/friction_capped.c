@@ -67,6 +67,10 @@ static const struct px_friction_ops capped_ops = {
 	},
 	.flags = 0, /* a disc is not separable: s and t share one r */
 	.project = capped_project,
+	/* ABI 1.4: what `proxima plugins --describe capped` prints, as written */
+	.doc = "Coulomb's disc of radius mu lambda_n, but never wider than cap:\n"
+	       "a friction force that saturates, e.g. for a tyre. Choose it to\n"
+	       "bound the friction impulse of heavily loaded contacts.\n",
 };
 
 PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);

@@ -82,6 +82,14 @@ int px_scene_read(const char *path, struct px_world_settings *settings,
 int px_scene_load(const char *path, struct px_world **out,
 		  struct px_error *err);
 
+/* The kinds of section a scene file may hold, for documentation and its
+ * check (tests/test_man.c): the name of kind i ("world", "body", "grid",
+ * ...; NULL past the last), and every key a section of that kind accepts,
+ * the union over its shapes without repeats, into keys (at most max);
+ * returns their number. */
+const char *px_scene_section_name(unsigned kind);
+size_t px_scene_section_keys(unsigned kind, const char **keys, size_t max);
+
 /* Volume of a shape (m^3; 0 for a plane). */
 double px_shape_volume(const struct px_shape *s);
 

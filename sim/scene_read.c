@@ -18,10 +18,6 @@
 
 #define MAX_LINE 200 /* inih's INI_MAX_LINE as Debian builds it */
 
-static const char *const kind_name[PX_SEC_KINDS] = {
-    "world", "body", "grid", "pile", "stack", "wall", "cardhouse", "tower",
-};
-
 struct section {
 	enum px_section_kind kind;
 	char *title;	/* "body NAME" or "world", as in messages */
@@ -112,8 +108,8 @@ static void header(struct reader *r, const char *text, size_t len)
 	kl = strcspn(kind, ws);
 	name = kind + kl + strspn(kind + kl, ws);
 	for (k = 0; k < PX_SEC_KINDS; k++)
-		if (strlen(kind_name[k]) == kl &&
-		    !strncmp(kind, kind_name[k], kl))
+		if (strlen(px_scene_section_name(k)) == kl &&
+		    !strncmp(kind, px_scene_section_name(k), kl))
 			break;
 	if (k == PX_SEC_KINDS) {
 		fail(
@@ -131,10 +127,10 @@ static void header(struct reader *r, const char *text, size_t len)
 		fail(r, PX_ERR_CONFIG,
 		     "[%s]: %s (expected [%s NAME] with a one-word NAME)", kind,
 		     *name ? "the name is not one word" : "no name",
-		     kind_name[k]);
+		     px_scene_section_name(k));
 		return;
 	}
-	snprintf(title, sizeof title, "%s%s%s", kind_name[k], *name ? " " : "",
+	snprintf(title, sizeof title, "%s%s%s", px_scene_section_name(k), *name ? " " : "",
 		 name);
 	for (size_t i = 0; i < r->n_sec; i++) {
 		const struct section *o = &r->sec[i];
@@ -156,7 +152,7 @@ static void header(struct reader *r, const char *text, size_t len)
 	}
 	if (add_section(r, (enum px_section_kind)k, title,
 			k == PX_SEC_WORLD ? strlen(title)
-					   : strlen(kind_name[k]) + 1))
+					   : strlen(px_scene_section_name(k)) + 1))
 		fail(r, PX_ERR_NOMEM, "out of memory");
 }
 

@@ -108,6 +108,67 @@ static const struct px_param_decl tower_decl[] = {
 };
 /* clang-format on */
 
+/* Every key each kind of section may hold, the union over its shapes
+ * (scene.h: px_scene_section_keys). */
+struct decl_table {
+	const struct px_param_decl *d;
+	size_t n;
+};
+
+#define T(table) {table, sizeof table / sizeof *table}
+/* a shape's size keys: size_decl[k], size_keys[k] of them */
+#define SIZE(k, n) {size_decl[k], n}
+static const struct {
+	const char *name;
+	struct decl_table t[10]; /* up to the first {NULL, 0} */
+} kinds[PX_SEC_KINDS] = {
+	[PX_SEC_WORLD] = {"world", {T(world_decl), T(surface_decl)}},
+	[PX_SEC_BODY] = {"body",
+			 {T(body_shape_decl), SIZE(PX_SPHERE, 1),
+			  SIZE(PX_BOX, 1), SIZE(PX_CAPSULE, 2),
+			  SIZE(PX_PLANE, 1), T(position_decl), T(motion_decl),
+			  T(mass_decl), T(static_decl), T(surface_decl)}},
+	[PX_SEC_GRID] = {"grid",
+			 {T(grid_shape_decl), SIZE(PX_SPHERE, 1),
+			  SIZE(PX_BOX, 1), SIZE(PX_CAPSULE, 2), T(grid_decl),
+			  T(motion_decl), T(mass_decl), T(surface_decl)}},
+	[PX_SEC_PILE] = {"pile", {T(pile_decl), T(surface_decl)}},
+	[PX_SEC_STACK] = {"stack",
+			  {T(stack_decl), T(mass_decl), T(surface_decl)}},
+	[PX_SEC_WALL] = {"wall", {T(wall_decl), T(mass_decl), T(surface_decl)}},
+	[PX_SEC_CARDHOUSE] = {"cardhouse",
+			      {T(cardhouse_decl), T(mass_decl),
+			       T(surface_decl)}},
+	[PX_SEC_TOWER] = {"tower",
+			  {T(tower_decl), T(mass_decl), T(surface_decl)}},
+};
+#undef T
+#undef SIZE
+
+const char *px_scene_section_name(unsigned kind)
+{
+	return kind < PX_SEC_KINDS ? kinds[kind].name : NULL;
+}
+
+size_t px_scene_section_keys(unsigned kind, const char **keys, size_t max)
+{
+	size_t n = 0;
+
+	if (kind >= PX_SEC_KINDS)
+		return 0;
+	for (size_t t = 0; t < 10 && kinds[kind].t[t].d; t++)
+		for (size_t i = 0; i < kinds[kind].t[t].n; i++) {
+			const char *key = kinds[kind].t[t].d[i].key;
+			size_t j = 0;
+
+			while (j < n && strcmp(keys[j], key) != 0)
+				j++;
+			if (j == n && n < max)
+				keys[n++] = key;
+		}
+	return n;
+}
+
 /* Room for `add` more bodies after the n there are. */
 static int room(const struct px_keys *c, const char *key, double add, size_t n)
 {

@@ -203,6 +203,112 @@ Test(cli, plugins_lists_kinds_names_and_parameters)
 	cr_assert(strstr(out, "    k_pgs        int    default 25 "), "%s", out);
 }
 
+/* --describe: the header lines, the documentation as written, then the
+ * parameter table with columns as wide as their entries. */
+Test(cli, describe_prints_header_doc_and_parameters)
+{
+	const char *doc, *table;
+
+	cr_assert_eq(run("plugins --describe local"), 0, "%s", err);
+	cr_assert_str_eq(err, "");
+	{
+		static const char head[] =
+			"name        local\n"
+			"kind        rfactor\n"
+			"file        " PX_PLUGIN_BUILD_DIR "/rfactor_local.so\n"
+			"ABI         1.4\n"
+			"summary     r_i = gamma/A_ii per row (PGS, PSOR; friction rows share one r on non-separable sets), back-tracking by nu\n"
+			"\n"
+			"The Local r-factor strategy (001 sec. 4.2, eq. 39): r_i = gamma / A_ii\n"
+			"for every row i, from the diagonal of the contact's block of A. gamma =\n";
+
+		cr_assert(strncmp(out, head, strlen(head)) == 0, "%s", out);
+	}
+	doc = strstr(out, "\n\nThe Local r-factor strategy (001 sec. 4.2, eq. 39): r_i = gamma / A_ii\nfor every row i,");
+	cr_assert_not_null(doc, "%s", out);
+	table = strstr(out, "\n\nparameters\n");
+	cr_assert_not_null(table, "%s", out);
+	cr_assert(table > doc, "%s", out);
+	cr_assert_str_eq(table,
+			 "\n\nparameters\n"
+			 "  key    type  default  range         help\n"
+			 "  nu     real  0.9      [1e-06, 1]    back-tracking: r <- nu r when a sweep's residual grew (1: never reject)\n"
+			 "  gamma  real  1        [0.01, 1.99]  relaxation: r_i = gamma / A_ii (1: PGS, > 1: PSOR over-relaxation)\n");
+	/* KIND/NAME and KIND_NAME name the same plugin */
+	cr_assert_eq(run("plugins --describe rfactor/local"), 0, "%s", err);
+	cr_assert(strncmp(out, "name        local\nkind        rfactor\n", 36) == 0, "%s", out);
+	cr_assert_eq(run("plugins --describe rfactor_local"), 0, "%s", err);
+	cr_assert(strncmp(out, "name        local\nkind        rfactor\n", 36) == 0, "%s", out);
+	/* the core's [solver] section */
+	cr_assert_eq(run("plugins --describe solver"), 0, "%s", err);
+	cr_assert(strncmp(out, "name        solver\nkind        core section [solver]\n", 52) == 0, "%s", out);
+	cr_assert(strstr(out, "\n  max_sweeps      int     10000    [1, 1e+15]"), "%s", out);
+	cr_assert(strstr(out, "\n  merit           choice  delta    delta|fc3d|natural|minmap  "), "%s", out);
+}
+
+static void name_of(const struct px_plugin_header *h, const char *path,
+		    void *user)
+{
+	char *list = user;
+
+	(void)path;
+	strcat(list, h->name);
+	strcat(list, ", ");
+}
+
+/* An unknown name is one line listing the names found (the search path's,
+ * read here through the loader), exit status 2; a name that is a refused
+ * file gets the refusal. */
+Test(cli, describe_unknown_name_lists_the_known_ones)
+{
+	char want[8192] = "proxima plugins: unknown plugin 'frob' (known: ";
+
+	cr_assert_eq(px_plugin_foreach(name_of, NULL, want + strlen(want), NULL),
+		     PX_OK);
+	strcat(want, "solver)\n");
+	cr_assert(strstr(want, "known: pgssm, box, disc, ellipsoid, coordinate, identity, ipp, random, staggered, blocked, global, local, colored, jacobi, naive, sequential, "),
+		  "%s", want);
+	cr_assert_eq(run("plugins --describe frob"), 2);
+	cr_assert_str_eq(out, "");
+	cr_assert_str_eq(err, want);
+	cr_assert_eq(run("plugins --describe x/disc"), 2);
+	cr_assert_str_eq(err, "proxima plugins: 'x/disc': unknown kind 'x' (expected friction, ordering, rfactor, scheduler or accelerator)\n");
+	cr_assert_eq(run("plugins --describe"), 2);
+	cr_assert_str_eq(err, "proxima plugins: --describe takes one NAME, got 0 (try 'proxima --help')\n");
+}
+
+/* Plugins built for ABI 1.0-1.3 are described without documentation; a
+ * name two kinds share must be qualified; a refused file says why. */
+Test(cli, describe_old_abi_plugins_and_ambiguous_names)
+{
+	cr_assert_eq(setenv("PROXIMA_PLUGIN_PATH", PX_TEST_PLUGIN_DIR, 1), 0);
+	cr_assert_eq(run("plugins --describe abi10"), 0, "%s", err);
+	cr_assert_str_eq(out,
+			 "name        abi10\n"
+			 "kind        friction\n"
+			 "file        " PX_TEST_PLUGIN_DIR "/friction_abi10.so\n"
+			 "ABI         1.0\n"
+			 "summary     test-only plugin\n"
+			 "\n"
+			 "(no documentation: plugin built for ABI 1.0)\n"
+			 "\n"
+			 "parameters  none\n");
+	cr_assert_eq(run("plugins --describe abi13"), 0, "%s", err);
+	cr_assert(strstr(out, "\nABI         1.3\n"), "%s", out);
+	cr_assert(strstr(out, "\n(no documentation: plugin built for ABI 1.3)\n\nparameters\n"
+			      "  key   type  default  range   help\n"
+			      "  step  int   1        [1, 9]  a parameter to show in the table\n"),
+		  "%s", out);
+	cr_assert_eq(run("plugins --describe abi11"), 0, "%s", err);
+	cr_assert(strstr(out, "\n(no documentation: plugin built for ABI 1.1)\n"), "%s", out);
+	cr_assert_eq(run("plugins --describe good"), 2);
+	cr_assert_str_eq(err, "proxima plugins: 'good' is ambiguous: friction/good, ordering/good (name one as KIND/NAME)\n");
+	cr_assert_eq(run("plugins --describe friction/good"), 0, "%s", err);
+	cr_assert(strstr(out, "ABI         1.4\nsummary     test-only plugin\n\nA test-only plugin.\n\nIt declares one parameter of every type.\n\nparameters\n"), "%s", out);
+	cr_assert_eq(run("plugins --describe badmajor"), 2);
+	cr_assert_str_eq(err, "proxima: refused plugin: " PX_TEST_PLUGIN_DIR "/friction_badmajor.so: ABI major version 2, expected 1\n");
+}
+
 /* With an accelerator the config line names it and its line follows the
  * time line; without one neither appears. */
 Test(cli, solve_prints_the_accelerators_line)

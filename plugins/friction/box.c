@@ -192,6 +192,31 @@ static void box_project_metric(const void *state,
 		z[i] = px_min(px_max(ldexp(best[i], e), -b[i]), b[i]);
 }
 
+/* What `proxima plugins --describe box` prints (ABI 1.4). */
+static const char box_doc[] =
+	"The NCP box model of 000 (eq. 4, 7d-7e) and 002: each friction row is\n"
+	"clamped on its own to [-mu_i lambda_n, mu_i lambda_n], two decoupled\n"
+	"one-dimensional Coulomb laws instead of one disc:\n"
+	"\n"
+	"    prox(z)_i = min(mu_i lambda_n, max(-mu_i lambda_n, z_i))\n"
+	"\n"
+	"The coefficients are mu_s, mu_t and mu_tau of the contact when the\n"
+	"problem gives them, else mu for s and t and the parameter mu_tau for a\n"
+	"torsional row. The set is a product of intervals (separable): every row\n"
+	"may have its own r, so rfactor local uses r_i = gamma / A_ii row by row,\n"
+	"exactly projected Gauss-Seidel (PGS) and PSOR of 000 and 002. With bound\n"
+	"= constant, s and t are bounded by the fixed impulse limit, not by mu\n"
+	"lambda_n: Catto's simplification (003 sec. 4.3, eq. 24-25), which makes\n"
+	"the bounds constant and the problem a boxed LCP.\n"
+	"\n"
+	"Choose it to reproduce 000, 002 or 003 (classic PGS), or when speed\n"
+	"matters more than isotropy: the box allows up to sqrt(2) mu lambda_n\n"
+	"along a diagonal, so it over-estimates friction there and sliding need\n"
+	"not oppose the velocity. With merit = minmap the stop test is 000's\n"
+	"Theta = 1/2 H^T H of this model. limit is required with bound = constant\n"
+	"and refused otherwise; mu_tau matters only on 4-row contacts whose\n"
+	"problem gives no torsional coefficient.\n";
+
 static const struct px_friction_ops box_ops = {
 	.h = {
 		.abi_major = PX_ABI_MAJOR,
@@ -208,6 +233,7 @@ static const struct px_friction_ops box_ops = {
 	.flags = PX_FRICTION_SEPARABLE,
 	.project = box_project,
 	.project_metric = box_project_metric,
+	.doc = box_doc,
 };
 
 PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);

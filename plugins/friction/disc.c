@@ -44,6 +44,28 @@ static void disc_project_metric(const void *state,
 	px_metric_ellipsoid(m, nf, a, z);
 }
 
+/* What `proxima plugins --describe disc` prints (ABI 1.4). */
+static const char disc_doc[] =
+	"Isotropic Coulomb friction (001 sec. 3): the friction impulse (s, t) of\n"
+	"a contact must lie in the disc of radius mu lambda_n. The projection\n"
+	"keeps a point inside and scales a point outside onto the rim:\n"
+	"\n"
+	"    prox(z) = z                       if |z| <= mu lambda_n\n"
+	"              z mu lambda_n / |z|     otherwise\n"
+	"\n"
+	"On 4-row contacts (a torsional row tau) the disc carries no spin\n"
+	"friction: tau is projected to 0; use ellipsoid for torsion. In the\n"
+	"metric of a block R (project_metric, ABI 1.1, which rfactor blocked\n"
+	"needs) the disc is solved as an ellipsoid of equal semi-axes.\n"
+	"\n"
+	"Choose it for the true Coulomb cone: the sliding friction opposes the\n"
+	"sliding velocity in every direction, which the box model does not do. It\n"
+	"is the default and what Siconos's fc3d error measures, so merit = fc3d\n"
+	"results compare directly with Siconos and FCLib. The set is not\n"
+	"separable: the two friction rows of a contact share one r (rfactor local\n"
+	"takes gamma / max(A_ss, A_tt) for both). mu comes from the problem (one\n"
+	"per contact); there are no parameters.\n";
+
 static const struct px_friction_ops disc_ops = {
 	.h = {
 		.abi_major = PX_ABI_MAJOR,
@@ -56,6 +78,7 @@ static const struct px_friction_ops disc_ops = {
 	.flags = 0, /* not separable: s and t share one r */
 	.project = disc_project,
 	.project_metric = disc_project_metric,
+	.doc = disc_doc,
 };
 
 PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);

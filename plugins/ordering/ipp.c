@@ -124,6 +124,25 @@ static int ipp_next(void *state, const struct px_sweep_state *ss,
 	return PX_PART_FULL;
 }
 
+/* What `proxima plugins --describe ipp` prints (ABI 1.4). */
+static const char ipp_doc[] =
+	"Impulse propagation permutation (IPP, 000 sec. 5): the contacts are\n"
+	"visited sorted by their relative normal velocity, the normal row of v =\n"
+	"A lambda + b (b alone from lambda = 0): ascending, the fastest\n"
+	"approaching contact first (000's choice, mimicking how impulses\n"
+	"propagate through a stack), or descending. Ties keep the problem's order\n"
+	"(a stable merge sort).\n"
+	"\n"
+	"000 sorts once per solve, because re-sorting every sweep cost too much;\n"
+	"resort_every = N re-sorts by the current velocity every N sweeps, at the\n"
+	"price of one product with A and one O(n log n) sort each time, and a\n"
+	"colored scheduler then rebuilds its per-color lists.\n"
+	"\n"
+	"Choose it when the problem has a clear propagation direction not\n"
+	"reflected in its order. 000 found it no better than plain PGS (\"no\n"
+	"benefit\"), and bench/orderings.sh found it changing little; it is here\n"
+	"to reproduce that result.\n";
+
 static const struct px_ordering_ops ipp_ops = {
 	.h = {
 		.abi_major = PX_ABI_MAJOR,
@@ -139,6 +158,7 @@ static const struct px_ordering_ops ipp_ops = {
 	},
 	.prepare = ipp_prepare,
 	.next = ipp_next,
+	.doc = ipp_doc,
 };
 
 PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);

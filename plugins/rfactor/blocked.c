@@ -95,6 +95,28 @@ static int blocked_adapt(void *state, double residual_prev,
 	return px_backtrack(s->nu, residual_prev, residual_new, r, n_r);
 }
 
+/* What `proxima plugins --describe blocked` prints (ABI 1.4). */
+static const char blocked_doc[] =
+	"The Blocked r-factor strategy (001 sec. 4.2, eq. 40): per contact a\n"
+	"block\n"
+	"\n"
+	"    R_k = [ 1/A_nn   0        ]\n"
+	"          [ 0        A_ff^-1  ]     (f = s, t[, tau])\n"
+	"\n"
+	"from the contact's diagonal block of A (friction block symmetrized). 001\n"
+	"found it the worst strategy, failing in practice. The reason: with a\n"
+	"non-scalar R_ff the Euclidean projection of lambda_f - R_ff v_f does not\n"
+	"have Coulomb's law as its fixed point, so the iteration heads for a\n"
+	"wrong answer and back-tracking fires over and over. proxima projects in\n"
+	"the metric A_ff instead (the friction plugin's project_metric, ABI 1.1),\n"
+	"whose fixed point is Coulomb's law: with this R it is the exact solve of\n"
+	"the contact's friction rows for its new normal impulse. The host refuses\n"
+	"a friction plugin without project_metric (plugins built for ABI 1.0).\n"
+	"\n"
+	"Choose it for strongly coupled friction rows (long thin contacts,\n"
+	"anisotropic inertia) where one r per row converges slowly. A sweep whose\n"
+	"residual grew is rejected and R multiplied by nu (001: 0.5).\n";
+
 static const struct px_rfactor_ops blocked_ops = {
 	.h = {
 		.abi_major = PX_ABI_MAJOR,
@@ -111,6 +133,7 @@ static const struct px_rfactor_ops blocked_ops = {
 	.shape = PX_R_BLOCK,
 	.init = blocked_init,
 	.adapt = blocked_adapt,
+	.doc = blocked_doc,
 };
 
 PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);

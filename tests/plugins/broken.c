@@ -107,6 +107,9 @@ static const struct px_friction_ops ops = {
 #endif
 	},
 	.project = noop_project,
+#ifdef GOOD_PARAMS
+	.doc = "A test-only plugin.\n\nIt declares one parameter of every type.\n",
+#endif
 };
 
 #ifdef NO_SYMBOL

@@ -79,6 +79,9 @@ const struct px_solver_settings *px_config_settings(const struct px_config *c);
 struct px_solver_settings *px_config_settings_mut(struct px_config *c);
 /* The declared keys of [solver], for documentation and `proxima plugins`. */
 const struct px_param_decl *px_config_solver_params(size_t *n);
+/* The documentation of [solver] (text as `proxima plugins --describe
+ * solver` prints it; the plugins' own is px_plugin_doc). */
+const char *px_config_solver_doc(void);
 
 /* The plugin instance of a kind (enum px_kind); NULL for
  * PX_KIND_ACCELERATOR when the config has none. */

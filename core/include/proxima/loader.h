@@ -52,6 +52,12 @@ const struct px_plugin_header *px_plugin_header(const struct px_plugin *pl);
 void *px_plugin_state(const struct px_plugin *pl);
 const char *px_plugin_path(const struct px_plugin *pl);
 
+/* The documentation of the plugin whose header is h (the doc member that
+ * ABI 1.4 appended to every per-kind ops struct), or NULL when it has none:
+ * a plugin built against ABI 1.0-1.3, whose ops struct ends before doc, or
+ * a NULL or empty doc. Reads only what h's ops_size covers. */
+const char *px_plugin_doc(const struct px_plugin_header *h);
+
 /* Call fn for every loadable plugin file found on the search path (first
  * occurrence of each file name wins). Files that are refused are reported
  * through bad (may be NULL) with the refusal message. */

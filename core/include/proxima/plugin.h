@@ -37,7 +37,15 @@
  *        accelerator, and the solve is exactly that of a 1.2 host). The
  *        loader refuses an accelerator declaring a minor below 3; plugins
  *        of the other four kinds built against 1.0-1.2 load as before.
- *   1.4  struct px_kernel (host to plugin) gains relax_lists, which every
+ *   1.4  every per-kind ops struct (friction, ordering, rfactor, scheduler,
+ *        accelerator) gains doc (optional, may be NULL) as its last
+ *        member: the plugin's documentation, plain text in paragraphs
+ *        separated by blank lines, wrapped by its author at about 72
+ *        columns, printed as written by `proxima plugins --describe`.
+ *        Hosts read it only from plugins of minor >= 4 whose ops_size
+ *        covers it (px_plugin_doc); plugins built against 1.0-1.3 load as
+ *        before and are described without documentation.
+ *        struct px_kernel (host to plugin) gains relax_lists, which every
  *        1.4 host fills: up to PX_MAX_LISTS independent lists of contacts
  *        relaxed in one call, interleaved.
  */
@@ -114,7 +122,8 @@ struct px_plugin_header {
 	uint32_t kind;     /* enum px_kind */
 	uint32_t ops_size; /* sizeof the whole per-kind ops struct */
 	const char *name;  /* must equal <name> in the file name <kind>_<name>.so */
-	const char *summary;
+	const char *summary; /* one line; the documentation is the per-kind
+				ops' doc (ABI 1.4) */
 	const struct px_param_decl *params;
 	uint32_t n_params;
 	/* Build the plugin's state from its parameters. Returns 0, or non-zero with
@@ -192,6 +201,8 @@ struct px_friction_ops {
 			       const struct px_friction_params *fp,
 			       double lambda_n, const double *g, double *z,
 			       uint32_t nf);
+	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
+	const char *doc;
 };
 
 /* ---- ordering ------------------------------------------------------- */
@@ -213,6 +224,8 @@ struct px_ordering_ops {
 	 * with the same s->sweep. Hot path: no allocation, logging or failure. */
 	int (*next)(void *state, const struct px_sweep_state *s, uint32_t *perm,
 		    int *changed);
+	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
+	const char *doc;
 };
 
 /* ---- rfactor -------------------------------------------------------- */
@@ -238,6 +251,8 @@ struct px_rfactor_ops {
 	 * before the first) and decide. On reject, shrink r in place. */
 	int (*adapt)(void *state, double residual_prev, double residual_new,
 		     double *r, size_t n_r);
+	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
+	const char *doc;
 };
 
 /* ---- scheduler ------------------------------------------------------ */
@@ -308,6 +323,8 @@ struct px_scheduler_ops {
 	 * colors of a coloring and what they cost) into buf, at most len bytes
 	 * with the terminating NUL; "" when there is nothing to say. */
 	void (*describe)(const void *state, char *buf, size_t len);
+	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
+	const char *doc;
 };
 
 /* ---- accelerator (ABI 1.3) ------------------------------------------ */
@@ -386,6 +403,8 @@ struct px_accelerator_ops {
 	/* May be NULL. One line about the last solve into buf (len bytes
 	 * with the NUL); "" when there is nothing to say. */
 	void (*describe)(const void *state, char *buf, size_t len);
+	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
+	const char *doc;
 };
 
 /* ---- helpers plugins may use ---------------------------------------- */
