@@ -39,10 +39,8 @@ static const struct scheduler schedulers[] = {
 	{"colored greedy", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\n", 1},
 	{"colored balanced", "plugin = colored\ncoloring = balanced\nthreads = %d\nmerge_below = 0\n", 1},
 	{"colored merged", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 64\n", 1},
-	{"colored 1 lane", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\nlanes = 1\n", 1},
 	{"colored patches2", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 2\n", 1},
 	{"colored patches4", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 4\n", 1},
-	{"colored patches8", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 8\n", 1},
 	{"naive", "plugin = naive\nthreads = %d\n", 1},
 };
 enum { N_SCHEDULERS = sizeof schedulers / sizeof *schedulers };
