@@ -63,6 +63,7 @@ static const struct {
 	{"wall.ini", 106},         {"wall-81.ini", 81},
 	{"tower.ini", 49},         {"cardhouse.ini", 41},
 	{"spin-sphere.ini", 2},    {"spin-disc.ini", 2},
+	{"ballpile-10.ini", 1001}, {"ballpile-12-001.ini", 1729},
 };
 
 /* Every scene reads, has its count, the ground (or the incline) as body 0
@@ -230,6 +231,29 @@ Test(scene, ballpile_as_scenes_md_says)
 {
 	check_pile(8, "ballpile-8.ini");
 	check_pile(40, "ballpile-40.ini");
+	check_pile(10, "ballpile-10.ini");
+}
+
+/* 001's Spheres as doc/experiments/001-rfactors.sh runs it: SCENES.md's
+ * pile at N = 12 with 001 section 5's world and surface. */
+Test(scene, ballpile_with_001s_settings)
+{
+	struct px_world_settings s;
+	size_t n;
+	struct px_body *b;
+
+	check_pile(12, "ballpile-12-001.ini");
+	b = load("ballpile-12-001.ini", &s, &n);
+	cr_assert_eq(s.stepping, PX_MOREAU);
+	cr_assert_eq(s.stabilization, PX_STAB_NONE);
+	cr_assert_eq(s.steps, 450);
+	cr_assert_eq(s.dt, 0.01);
+	for (size_t k = 0; k < n; k++)
+		cr_assert(b[k].mu == 0.75 && b[k].mu_tau == 0.01 &&
+				  b[k].restitution == 0.0,
+			  "body %zu: mu %g, mu_tau %g", k, b[k].mu,
+			  b[k].mu_tau);
+	free(b);
 }
 
 Test(scene, box_stacks)
