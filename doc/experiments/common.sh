@@ -59,14 +59,17 @@ exp_init() {
 		page="$dir/$exp_name.md"
 		cmd="$cmd_name"
 	fi
+	# the variables that change what a script runs belong to its command
+	for v in PROXIMA_SCENES PROXIMA_THREADS OMP_WAIT_POLICY; do
+		eval "val=\${$v:-}"
+		[ -z "$val" ] || cmd="$v=\"$val\" $cmd"
+	done
 	data_rel=$(basename "$data")
 	rm -rf "$data"
 	mkdir -p "$data"
 	: > "$page.tmp"
 	gnuplot=${PROXIMA_GNUPLOT:-gnuplot}
 	command -v "$gnuplot" > /dev/null 2>&1 || gnuplot=
-	OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
-	export OMP_WAIT_POLICY
 }
 
 page() {
