@@ -37,13 +37,6 @@ tols=1e-2,1e-4,1e-6,1e-8,1e-10,1e-12
 stop_tol=1e-20      # abs_tol of the single-problem solves
 labels="pgs random ipp cp-y cp-z esp gsp"
 
-if [ -n "$gnuplot" ]; then
-	PROXIMA_GNUPLOT=$gnuplot
-	export PROXIMA_GNUPLOT
-	noplot=
-else
-	noplot=--no-plot
-fi
 
 # ---- configs --------------------------------------------------------------
 ordering_section() { # ordering_section LABEL
@@ -98,13 +91,7 @@ compare_all() { # compare_all CONFDIR OUT TARGET OPTION...
 	for _l in $labels; do
 		set -- "$@" -c "$_dir/$_l.ini"
 	done
-	(cd "$data" && "$cli" compare "$@" --out "$_out" $noplot) > "$data/$_out.txt" 2>&1 || {
-		_rc=$?
-		if [ "$_rc" != 1 ]; then
-			cat "$data/$_out.txt" >&2
-			exit "$_rc"
-		fi
-	}
+	compare_in_data "$_out" "$@"
 }
 
 # One cell of the first table in a compare table.md whose header has COLUMN.
@@ -134,17 +121,6 @@ sweeps_words() { # sweeps_words RATIO
 		else printf "about as many sweeps as PGS (x%.2f)\n", r }'
 }
 
-include_table() { # include_table compare's TABLE.md: its tables, headings demoted
-	sed -n '2,$p' "$1" | sed '/^Configs:/,$d; s/^## /#### /' >> "$page.tmp"
-}
-
-image() { # image PATH TEXT: a plot compare drew, or why there is none
-	if [ -f "$1" ]; then
-		page "![$2]($data_rel/${1#"$data"/})" ""
-	else
-		page "(No $(basename "$1"): gnuplot was not found or failed; the data and the script are beside it.)" ""
-	fi
-}
 
 # ---- run ------------------------------------------------------------------
 steps_list=$(echo "$at" | tr ',' ' ')

@@ -29,13 +29,6 @@ scenes="$pile tower wall-81"
 labels="global global-auto local blocked jacobi"
 at=$(awk -v n="$steps" -v e="$every" 'BEGIN { for (k = e; k <= n; k += e) printf "%s%d", (k > e ? "," : ""), k }')
 
-if [ -n "$gnuplot" ]; then
-	PROXIMA_GNUPLOT=$gnuplot
-	export PROXIMA_GNUPLOT
-	noplot=
-else
-	noplot=--no-plot
-fi
 
 # ---- configs and scenes -------------------------------------------------------
 write_config() { # write_config LABEL
@@ -72,26 +65,9 @@ compare_all() { # compare_all OUT TARGET OPTION...
 	for _l in $labels; do
 		set -- "$@" -c "conf/$_l.ini"
 	done
-	(cd "$data" && "$cli" compare "$@" --out "$_out" $noplot) > "$data/$_out.txt" 2>&1 || {
-		_rc=$?
-		if [ "$_rc" != 1 ]; then
-			cat "$data/$_out.txt" >&2
-			exit "$_rc"
-		fi
-	}
+	compare_in_data "$_out" "$@"
 }
 
-include_table() { # include_table compare's TABLE.md: its tables, headings demoted
-	sed -n '2,$p' "$1" | sed '/^Configs:/,$d; s/^## /#### /' >> "$page.tmp"
-}
-
-image() { # image PATH TEXT: a plot compare drew, or why there is none
-	if [ -f "$1" ]; then
-		page "![$2]($data_rel/${1#"$data"/})" ""
-	else
-		page "(No $(basename "$1"): gnuplot was not found or failed; the data and the script are beside it.)" ""
-	fi
-}
 
 # Quartiles (min q1 median q3 max, type 7) and mean of numbers on stdin.
 quartiles() {

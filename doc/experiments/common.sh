@@ -12,6 +12,15 @@
 #                             lines: plot sets them) into $data/NAME.png and
 #                             append the image to the page, or say on the
 #                             page that there is no gnuplot
+#   compare_in_data OUT ARG...
+#                             proxima compare ARG... --out OUT run in $data
+#                             (paths relative to it, as pages show them),
+#                             its output in $data/OUT.txt; exit status 1 (a
+#                             solve did not converge) is a result, others
+#                             stop the script
+#   include_table TABLE.md    compare's tables into the page, headings
+#                             demoted
+#   image PATH TEXT           a plot compare drew, or why there is none
 #   exp_finish                move the page into place and say where it is
 #
 # A page is doc/experiments/NNN-name.md with its data and plots in
@@ -155,6 +164,38 @@ plot() {
 		return 1
 	}
 	page "![$name]($data_rel/$name.png)" ""
+}
+
+# compare draws with the same gnuplot, or writes its scripts only
+compare_in_data() {
+	_out=$1
+	shift
+	if [ -n "$gnuplot" ]; then
+		PROXIMA_GNUPLOT=$gnuplot
+		export PROXIMA_GNUPLOT
+		set -- "$@" --out "$_out"
+	else
+		set -- "$@" --out "$_out" --no-plot
+	fi
+	(cd "$data" && "$cli" compare "$@") > "$data/$_out.txt" 2>&1 || {
+		_rc=$?
+		if [ "$_rc" != 1 ]; then
+			cat "$data/$_out.txt" >&2
+			exit "$_rc"
+		fi
+	}
+}
+
+include_table() {
+	sed -n '2,$p' "$1" | sed '/^Configs:/,$d; s/^## /#### /' >> "$page.tmp"
+}
+
+image() {
+	if [ -f "$1" ]; then
+		page "![$2]($data_rel/${1#"$data"/})" ""
+	else
+		page "(No $(basename "$1"): gnuplot was not found or failed; the data and the script are beside it.)" ""
+	fi
 }
 
 exp_finish() {
