@@ -13,6 +13,20 @@
 
 #include <proxima/proxima.h>
 
+/* The text of file path into buf (len bytes, NUL terminated, cut to fit);
+ * "" when it cannot be read. */
+static inline void read_text(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
 /* Path of a file in ../shared/problems, or skip the test when it is absent
  * (as inside make distcheck's unpacked tarball). */
 static inline const char *shared_problem(const char *name, char *buf,

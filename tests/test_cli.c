@@ -17,18 +17,6 @@
 static char out[65536], err[65536];
 static char dir[64];
 
-static void read_all(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	if (f) {
-		n = fread(buf, 1, len - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-}
-
 /* Run `proxima ARGS` with stdout and stderr captured; return exit status. */
 static int run(const char *args)
 {
@@ -43,8 +31,8 @@ static int run(const char *args)
 	snprintf(e, sizeof e, "%s/stderr", dir);
 	snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", PX_CLI, args, o, e);
 	st = system(cmd);
-	read_all(o, out, sizeof out);
-	read_all(e, err, sizeof err);
+	read_text(o, out, sizeof out);
+	read_text(e, err, sizeof err);
 	cr_assert(WIFEXITED(st), "%s did not exit normally", cmd);
 	return WEXITSTATUS(st);
 }
@@ -139,7 +127,7 @@ Test(cli, solves_writes_history_and_solution)
 	cr_assert_str_eq(err, "");
 	sweeps = converged_sweeps();
 	cr_assert(strstr(out, "fc3d error  "), "%s", out);
-	read_all(hist, buf, sizeof buf);
+	read_text(hist, buf, sizeof buf);
 	rows = count_lines(buf);
 	cr_assert_eq(rows, sweeps + 1, "history has %d lines for %d sweeps", rows, sweeps);
 	cr_assert(strncmp(buf, "sweep,part,accepted,residual,merit,seconds\n1,full,1,", 52) == 0, "%s", buf);
@@ -385,7 +373,7 @@ Test(cli, run_writes_statistics_and_frames)
 	cr_assert(strstr(out, "heavyonlight.ini: 3 bodies, dt 0.0166667 s, 3 steps"),
 		  "%s", out);
 	snprintf(path, sizeof path, "%s/s.csv", dir);
-	read_all(path, csv, sizeof csv);
+	read_text(path, csv, sizeof csv);
 	cr_assert_eq(count_lines(csv), 4, "%s", csv);
 	cr_assert(strncmp(csv, "step,time,contacts,cache_hits,sweeps,merit,", 43) == 0,
 		  "%s", csv);
@@ -397,7 +385,7 @@ Test(cli, run_writes_statistics_and_frames)
 		fclose(f);
 	}
 	snprintf(path, sizeof path, "%s/vtk/frames.pvd", dir);
-	read_all(path, csv, sizeof csv);
+	read_text(path, csv, sizeof csv);
 	cr_assert(strstr(csv, "file=\"frame_000003.vtp\""), "%s", csv);
 }
 

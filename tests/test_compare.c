@@ -14,23 +14,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helpers.h"
+
 #define TWO_BOXES PX_TEST_SRCDIR "/scenes/two-boxes.dat"
 #define DEFAULT_INI PX_TEST_SRCDIR "/conf/default.ini"
 
 static char out[1 << 17], err[1 << 16];
 static char dir[64];
-
-static void read_all(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	if (f) {
-		n = fread(buf, 1, len - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-}
 
 static void setup(void)
 {
@@ -57,9 +47,9 @@ static int run(const char *args)
 		 PX_CLI, args);
 	st = system(cmd);
 	snprintf(cmd, sizeof cmd, "%s/stdout", dir);
-	read_all(cmd, out, sizeof out);
+	read_text(cmd, out, sizeof out);
 	snprintf(cmd, sizeof cmd, "%s/stderr", dir);
-	read_all(cmd, err, sizeof err);
+	read_text(cmd, err, sizeof err);
 	cr_assert(WIFEXITED(st), "%s did not exit normally", args);
 	return WEXITSTATUS(st);
 }
@@ -93,7 +83,7 @@ static void read_file(const char *name, char *buf, size_t len)
 
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	cr_assert_geq(file_size(name), 0, "%s is missing", path);
-	read_all(path, buf, len);
+	read_text(path, buf, len);
 }
 
 /* The text without the last comma-separated field of each line. */
