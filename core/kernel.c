@@ -257,12 +257,8 @@ static void kernel_relax_lists(void *ctx, const uint32_t *const *lists,
 		return;
 	}
 	for (unsigned j = 0; j < m; j++)
-		for (size_t i = 0; i < counts[j]; i++) {
-			double out[4];
-
-			solve_contact(c, c->lambda, c->w, lists[j][i], part, out);
-			commit_to(c, c->lambda, c->w, lists[j][i], part, out);
-		}
+		for (size_t i = 0; i < counts[j]; i++)
+			kernel_relax(ctx, lists[j][i], part);
 }
 
 /* The state other contacts are read from: w (factorized, rigid) or
