@@ -99,12 +99,13 @@ static int make_config(const struct scheduler *sched, int threads,
 static int run(const struct options *o, const struct px_problem *p,
 	       const struct scheduler *s, int threads, double target,
 	       double *lambda, struct px_report *count, double *seconds,
+	       double *sweep_seconds,
 	       char *line, size_t len)
 {
 	struct px_config *cfg = NULL;
 	struct px_error err = {0};
 	struct px_report rep;
-	double total = 0.0;
+	double total = 0.0, in_sweeps = 0.0;
 	int runs = 0;
 
 	if (make_config(s, threads, target, o->max_sweeps, &cfg, &err)) {
@@ -124,10 +125,12 @@ static int run(const struct options *o, const struct px_problem *p,
 		if (bench_solve("schedulers", p, cfg, lambda, &rep))
 			goto fail;
 		total += rep.seconds;
+		in_sweeps += rep.sweep_seconds;
 		px_report_free(&rep);
 		runs++;
 	} while (total < o->min_time);
 	*seconds = total / runs;
+	*sweep_seconds = in_sweeps / runs;
 	px_config_free(cfg);
 	return 0;
 fail:
@@ -203,8 +206,9 @@ static int bench_scene(const struct options *o, const char *name,
 	       (double)(px_problem_bytes(p) + rep.work_bytes) / (double)n + 24.0,
 	       (double)px_problem_bytes(p) / (double)n,
 	       (double)rep.work_bytes / (double)n, 24);
-	printf("%-17s %3s %7s %4s %10s %10s %9s %8s\n", "scheduler", "thr",
-	       "sweeps", "ok", "time(ms)", "ms/sweep", "ns/c-sw", "speedup");
+	printf("%-17s %3s %7s %4s %10s %10s %9s %8s %8s\n", "scheduler", "thr",
+	       "sweeps", "ok", "time(ms)", "ms/sweep", "ns/c-sw", "in-sweep",
+	       "speedup");
 	for (int i = 0; i < N_SCHEDULERS; i++) {
 		const struct scheduler *s = &schedulers[i];
 
@@ -214,8 +218,9 @@ static int bench_scene(const struct options *o, const char *name,
 		for (int t = 1; t <= (s->threaded ? o->max_threads : 1); t++) {
 			struct px_report count;
 			char line[1024];
-			double sec;
+			double sec, swsec;
 			int r = run(o, p, s, t, target, lambda, &count, &sec,
+				    &swsec,
 				    line, sizeof line);
 
 			if (r < 0)
@@ -227,11 +232,12 @@ static int bench_scene(const struct options *o, const char *name,
 			}
 			if (i == 0)
 				base = sec;
-			printf("%-17s %3d %7llu %4s %10.2f %10.3f %9.1f %8.2f\n",
+			printf("%-17s %3d %7llu %4s %10.2f %10.3f %9.1f %8.1f %8.2f\n",
 			       s->label, t, (unsigned long long)count.sweeps,
 			       count.converged ? "yes" : "NO", 1e3 * sec,
 			       1e3 * sec / (double)count.sweeps,
 			       1e9 * sec / (double)count.sweeps / (double)n,
+			       1e9 * swsec / (double)count.sweeps / (double)n,
 			       base / sec);
 			if (*line)
 				printf("    %s\n", line);

@@ -172,6 +172,16 @@ static void solve_contact(const struct px_kernel_ctx *c, const double *lambda,
 		friction_diagonal(c, k, D, v, out);
 }
 
+/* Contact k's block of lambda before this sweep's write, into prev. */
+static inline void save_prev(const struct px_kernel_ctx *c, uint32_t k)
+{
+	const uint32_t bs = c->p->bs;
+
+	if (c->prev)
+		memcpy(c->prev + (size_t)k * bs, c->lambda + (size_t)k * bs,
+		       bs * sizeof *c->prev);
+}
+
 /* Write out's rows of `part` as contact k's impulse in lambda and, when
  * factorized or rigid, add their change to the velocities w of its bodies
  * (w is not read for an assembled A). */
@@ -185,6 +195,8 @@ static void commit_to(const struct px_kernel_ctx *c, double *lambda, double *w,
 	double *lam = lambda + (size_t)k * bs;
 	double d[4];
 
+	if (lambda == c->lambda)
+		save_prev(c, k);
 	if (p->form == PX_FORM_RIGID) {
 		for (uint32_t i = r0; i < r1; i++)
 			d[i] = out[i] - lam[i];
@@ -220,6 +232,7 @@ static void kernel_store(void *ctx, uint32_t k, const double *in)
 	struct px_kernel_ctx *c = ctx;
 	const uint32_t bs = c->p->bs;
 
+	save_prev(c, k);
 	memcpy(c->lambda + (size_t)k * bs, in, bs * sizeof *in);
 }
 
@@ -502,6 +515,7 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	c->project = fops->project;
 	c->project_metric = px_friction_project_metric(fops);
 	c->separable = (fops->flags & PX_FRICTION_SEPARABLE) != 0;
+	c->keeps_disc = (fops->flags & PX_FRICTION_KEEPS_DISC) != 0;
 	c->fstate = fstate;
 	if (p->form != PX_FORM_ASSEMBLED && build_incidence(c)) {
 		px_kernel_fini(c);

@@ -18,11 +18,16 @@ typedef void (*px_project_metric_fn)(const void *state,
 struct px_kernel_ctx {
 	const struct px_problem *p;
 	double *lambda;  /* current iterate, n * bs */
+	/* If not NULL (the driver's), every write of contact k's block of
+	 * lambda first copies the old block here: after a sweep, which
+	 * visits every contact once, prev holds the iterate before it */
+	double *prev;
 	double *w;       /* body velocities M^-1 J^T lambda, n_bodies * 6 */
 	const double *diag; /* diagonal blocks of A, bs*bs per contact */
 	const double *r;    /* r-factors in r_shape layout */
 	uint32_t r_shape;
 	int separable;      /* PX_FRICTION_SEPARABLE */
+	int keeps_disc;     /* PX_FRICTION_KEEPS_DISC */
 	px_project_fn project;
 	px_project_metric_fn project_metric; /* NULL if the plugin has none */
 	const void *fstate;

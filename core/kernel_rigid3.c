@@ -4,23 +4,23 @@
  * then the body velocities), specialised to what every rigid-body scene
  * gives: a contact frame (rows n, s, t) and lever arms, bodies with a
  * mass and an inertia, a diagonal R and a friction set that takes s and t
- * together. Fixed sizes, no part or form tests, no loops over rows
- * (grid-24, sequential: 52 ns per contact-sweep, the general kernel 75).
- * It reads the problem's arrays in place: a gathered 120-byte copy per
- * contact was no faster in the sequential order (it may help a coloring's
- * scattered order; not measured cleanly). Full sweeps only: a part
- * (normal or friction) goes through the general kernel. */
+ * together. Fixed sizes, no part or form tests, no loops over rows, the
+ * array pointers loaded once per call and declared restrict (so that a
+ * store to w does not force every frame and lever value to be reloaded),
+ * and no call of the friction plugin for the points a disc-keeping set
+ * leaves in place (PX_FRICTION_KEEPS_DISC).
+ *
+ * grid-24, sequential, time inside the sweeps: 52 ns per contact-sweep
+ * with the first version of this file (problem arrays re-read through
+ * p after every store, the projection always called), 30 with restrict
+ * and the hoisted pointers, 27 without the call (bench/schedulers; see
+ * the README's issue 5 figures). It reads the problem's arrays in place: a
+ * gathered 120-byte copy per contact was no faster. Full sweeps only: a
+ * part (normal or friction) goes through the general kernel. */
 #include <math.h>
 
 #include "kernel.h"
 #include "problem_impl.h"
-
-static inline void cross(const double *a, const double *b, double *out)
-{
-	out[0] = a[1] * b[2] - a[2] * b[1];
-	out[1] = a[2] * b[0] - a[0] * b[2];
-	out[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 int px_r3_applies(const struct px_kernel_ctx *c)
 {
@@ -30,139 +30,209 @@ int px_r3_applies(const struct px_kernel_ctx *c)
 	       c->r_shape != PX_R_BLOCK && !c->separable;
 }
 
-/* u += sign (v + omega x r): the velocity of the point at lever r of
- * body w. */
-static inline void point_velocity(const double *w, const double *r,
-				  double sign, double *u)
-{
-	double wr[3];
+/* The arrays one relaxation reads, loaded once per call. */
+struct r3 {
+	const double *restrict frame, *restrict lever, *restrict b;
+	const double *restrict r, *restrict diag;
+	const double *restrict inv_mass, *restrict inv_inertia;
+	const uint32_t *restrict body_a, *restrict body_b;
+	const struct px_friction_params *friction;
+	double *prev; /* the driver's copy of lambda before the sweep */
+	px_project_fn project;
+	const void *fstate;
+	int keeps_disc; /* PX_FRICTION_KEEPS_DISC */
+};
 
-	cross(w + 3, r, wr);
-	for (int i = 0; i < 3; i++)
-		u[i] += sign * (w[i] + wr[i]);
-}
-
-static inline void solve(const struct px_kernel_ctx *c, const double *w,
-			 uint32_t k, double *out)
+static inline struct r3 r3_load(const struct px_kernel_ctx *c)
 {
 	const struct px_problem *p = c->p;
-	const double *f = p->frame + 9 * (size_t)k, *lev = p->lever + 6 * (size_t)k;
-	const double *D = c->diag + 9 * (size_t)k;
-	const double *lam = c->lambda + 3 * (size_t)k;
-	const double *b = p->b + 3 * (size_t)k, *r = c->r + 3 * (size_t)k;
-	const uint32_t ba = p->body_a[k], bb = p->body_b[k];
-	double du[3] = {0.0, 0.0, 0.0}, v[3], z[2], ln;
 
-	if (ba != PX_STATIC)
-		point_velocity(w + 6 * (size_t)ba, lev, 1.0, du);
-	if (bb != PX_STATIC)
-		point_velocity(w + 6 * (size_t)bb, lev + 3, -1.0, du);
-	for (int i = 0; i < 3; i++)
-		v[i] = b[i] + f[3 * i] * du[0] + f[3 * i + 1] * du[1] +
-		       f[3 * i + 2] * du[2];
-	ln = lam[0] - r[0] * v[0];
+	return (struct r3){
+		.frame = p->frame,
+		.lever = p->lever,
+		.b = p->b,
+		.r = c->r,
+		.diag = c->diag,
+		.inv_mass = p->inv_mass,
+		.inv_inertia = p->inv_inertia,
+		.body_a = p->body_a,
+		.body_b = p->body_b,
+		.friction = p->friction,
+		.prev = c->prev,
+		.project = c->project,
+		.fstate = c->fstate,
+		.keeps_disc = c->keeps_disc,
+	};
+}
+
+/* Contact k's new impulse out[3] from lambda and the body velocities w. */
+static inline void solve(const struct r3 *s, const double *restrict w,
+			 const double *restrict lambda, uint32_t k,
+			 double *restrict out)
+{
+	const double *f = s->frame + 9 * (size_t)k;
+	const double *lv = s->lever + 6 * (size_t)k;
+	const double *lam = lambda + 3 * (size_t)k;
+	const double *b = s->b + 3 * (size_t)k, *r = s->r + 3 * (size_t)k;
+	const uint32_t ba = s->body_a[k], bb = s->body_b[k];
+	double ux = 0.0, uy = 0.0, uz = 0.0, v0, v1, v2, ln, dn, zs, zt;
+
+	/* u = (v_a + w_a x r_a) - (v_b + w_b x r_b) */
+	if (ba != PX_STATIC) {
+		const double *wa = w + 6 * (size_t)ba;
+
+		ux = wa[0] + (wa[4] * lv[2] - wa[5] * lv[1]);
+		uy = wa[1] + (wa[5] * lv[0] - wa[3] * lv[2]);
+		uz = wa[2] + (wa[3] * lv[1] - wa[4] * lv[0]);
+	}
+	if (bb != PX_STATIC) {
+		const double *wb = w + 6 * (size_t)bb;
+
+		ux -= wb[0] + (wb[4] * lv[5] - wb[5] * lv[4]);
+		uy -= wb[1] + (wb[5] * lv[3] - wb[3] * lv[5]);
+		uz -= wb[2] + (wb[3] * lv[4] - wb[4] * lv[3]);
+	}
+	v0 = b[0] + f[0] * ux + f[1] * uy + f[2] * uz;
+	v1 = b[1] + f[3] * ux + f[4] * uy + f[5] * uz;
+	v2 = b[2] + f[6] * ux + f[7] * uy + f[8] * uz;
+	ln = lam[0] - r[0] * v0;
 	ln = ln > 0.0 ? ln : 0.0;
 	/* A_sn, A_tn: the friction velocity per unit normal impulse */
-	v[1] += D[3] * (ln - lam[0]);
-	v[2] += D[6] * (ln - lam[0]);
-	z[0] = lam[1] - r[1] * v[1];
-	z[1] = lam[2] - r[2] * v[2];
-	c->project(c->fstate, &c->p->friction[k], ln, z, 2);
+	dn = ln - lam[0];
+	zs = lam[1] - r[1] * (v1 + s->diag[9 * (size_t)k + 3] * dn);
+	zt = lam[2] - r[2] * (v2 + s->diag[9 * (size_t)k + 6] * dn);
+	if (!s->keeps_disc ||
+	    !px_disc_surely_inside(zs, zt, s->friction[k].mu * ln)) {
+		/* a copy of its own for the call, so that z stays in
+		 * registers on the path that does not call */
+		double z[2] = {zs, zt};
+
+		s->project(s->fstate, &s->friction[k], ln, z, 2);
+		zs = z[0];
+		zt = z[1];
+	}
 	out[0] = ln;
-	out[1] = z[0];
-	out[2] = z[1];
+	out[1] = zs;
+	out[2] = zt;
 }
 
-/* Body `index` of the problem receives sign P at lever r. */
-static inline void impulse(const struct px_problem *p, double *w,
-			   uint32_t index, const double *r, const double *P,
-			   double sign)
+/* Write out as contact k's impulse; its change goes to the bodies' w. */
+static inline void commit(const struct r3 *s, double *restrict lambda,
+			  double *restrict w, uint32_t k,
+			  const double *restrict out)
 {
-	const double *ii = p->inv_inertia + 6 * (size_t)index;
-	const double im = sign * p->inv_mass[index];
-	double *wb = w + 6 * (size_t)index, tq[3];
-
-	cross(r, P, tq);
-	wb[0] += im * P[0];
-	wb[1] += im * P[1];
-	wb[2] += im * P[2];
-	wb[3] += sign * (ii[0] * tq[0] + ii[1] * tq[1] + ii[2] * tq[2]);
-	wb[4] += sign * (ii[1] * tq[0] + ii[3] * tq[1] + ii[4] * tq[2]);
-	wb[5] += sign * (ii[2] * tq[0] + ii[4] * tq[1] + ii[5] * tq[2]);
-}
-
-static inline void commit(const struct px_kernel_ctx *c, double *lambda,
-			  double *w, uint32_t k, const double *out)
-{
-	const struct px_problem *p = c->p;
-	const double *f = p->frame + 9 * (size_t)k, *lev = p->lever + 6 * (size_t)k;
-	const uint32_t ba = p->body_a[k], bb = p->body_b[k];
-	double *lam = lambda + 3 * (size_t)k, P[3];
+	const double *f = s->frame + 9 * (size_t)k;
+	const double *lv = s->lever + 6 * (size_t)k;
+	double *lam = lambda + 3 * (size_t)k;
+	const uint32_t ba = s->body_a[k], bb = s->body_b[k];
 	const double d0 = out[0] - lam[0], d1 = out[1] - lam[1],
 		     d2 = out[2] - lam[2];
+	/* P, the impulse change in the world frame */
+	const double px = f[0] * d0 + f[3] * d1 + f[6] * d2;
+	const double py = f[1] * d0 + f[4] * d1 + f[7] * d2;
+	const double pz = f[2] * d0 + f[5] * d1 + f[8] * d2;
 
-	for (int i = 0; i < 3; i++)
-		P[i] = f[i] * d0 + f[3 + i] * d1 + f[6 + i] * d2;
-	if (ba != PX_STATIC)
-		impulse(p, w, ba, lev, P, 1.0);
-	if (bb != PX_STATIC)
-		impulse(p, w, bb, lev + 3, P, -1.0);
+	if (s->prev) {
+		double *pv = s->prev + 3 * (size_t)k;
+
+		pv[0] = lam[0];
+		pv[1] = lam[1];
+		pv[2] = lam[2];
+	}
 	lam[0] = out[0];
 	lam[1] = out[1];
 	lam[2] = out[2];
+	/* body a: +P at r_a; body b: -P at r_b */
+	if (ba != PX_STATIC) {
+		const double *ii = s->inv_inertia + 6 * (size_t)ba;
+		const double im = s->inv_mass[ba];
+		const double tx = lv[1] * pz - lv[2] * py;
+		const double ty = lv[2] * px - lv[0] * pz;
+		const double tz = lv[0] * py - lv[1] * px;
+		double *wa = w + 6 * (size_t)ba;
+
+		wa[0] += im * px;
+		wa[1] += im * py;
+		wa[2] += im * pz;
+		wa[3] += ii[0] * tx + ii[1] * ty + ii[2] * tz;
+		wa[4] += ii[1] * tx + ii[3] * ty + ii[4] * tz;
+		wa[5] += ii[2] * tx + ii[4] * ty + ii[5] * tz;
+	}
+	if (bb != PX_STATIC) {
+		const double *ii = s->inv_inertia + 6 * (size_t)bb;
+		const double im = s->inv_mass[bb];
+		const double tx = lv[4] * pz - lv[5] * py;
+		const double ty = lv[5] * px - lv[3] * pz;
+		const double tz = lv[3] * py - lv[4] * px;
+		double *wb = w + 6 * (size_t)bb;
+
+		wb[0] -= im * px;
+		wb[1] -= im * py;
+		wb[2] -= im * pz;
+		wb[3] -= ii[0] * tx + ii[1] * ty + ii[2] * tz;
+		wb[4] -= ii[1] * tx + ii[3] * ty + ii[4] * tz;
+		wb[5] -= ii[2] * tx + ii[4] * ty + ii[5] * tz;
+	}
 }
 
 void px_r3_solve(const struct px_kernel_ctx *c, const double *w, uint32_t k,
 		 double *out)
 {
-	solve(c, w, k, out);
+	const struct r3 s = r3_load(c);
+
+	solve(&s, w, c->lambda, k, out);
 }
 
 void px_r3_commit(const struct px_kernel_ctx *c, double *lambda, double *w,
 		  uint32_t k, const double *out)
 {
-	commit(c, lambda, w, k, out);
+	const struct r3 s = r3_load(c);
+
+	commit(&s, lambda, w, k, out);
 }
 
 /* One list: the chain of updates through shared bodies runs as it is. */
-static void relax_one(const struct px_kernel_ctx *c, const uint32_t *list,
-		      size_t n)
+static void relax_one(const struct r3 *s, double *restrict lambda,
+		      double *restrict w, const uint32_t *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		double out[3];
 
-		solve(c, c->w, list[i], out);
-		commit(c, c->lambda, c->w, list[i], out);
+		solve(s, w, lambda, list[i], out);
+		commit(s, lambda, w, list[i], out);
 	}
 }
 
 /* Two independent lists, a contact of each in turn: both solves read
  * bodies the other list never writes, so the two chains overlap. */
-static void relax_two(const struct px_kernel_ctx *c, const uint32_t *a,
-		      size_t na, const uint32_t *b, size_t nb)
+static void relax_two(const struct r3 *s, double *restrict lambda,
+		      double *restrict w, const uint32_t *a, size_t na,
+		      const uint32_t *b, size_t nb)
 {
 	const size_t both = na < nb ? na : nb;
 
 	for (size_t i = 0; i < both; i++) {
 		double oa[3], ob[3];
 
-		solve(c, c->w, a[i], oa);
-		solve(c, c->w, b[i], ob);
-		commit(c, c->lambda, c->w, a[i], oa);
-		commit(c, c->lambda, c->w, b[i], ob);
+		solve(s, w, lambda, a[i], oa);
+		solve(s, w, lambda, b[i], ob);
+		commit(s, lambda, w, a[i], oa);
+		commit(s, lambda, w, b[i], ob);
 	}
-	relax_one(c, a + both, na - both);
-	relax_one(c, b + both, nb - both);
+	relax_one(s, lambda, w, a + both, na - both);
+	relax_one(s, lambda, w, b + both, nb - both);
 }
 
 void px_r3_relax_lists(const struct px_kernel_ctx *c,
 		       const uint32_t *const *lists, const size_t *counts,
 		       unsigned m)
 {
+	const struct r3 s = r3_load(c);
 	unsigned j = 0;
 
 	for (; j + 1 < m; j += 2)
-		relax_two(c, lists[j], counts[j], lists[j + 1], counts[j + 1]);
+		relax_two(&s, c->lambda, c->w, lists[j], counts[j],
+			  lists[j + 1], counts[j + 1]);
 	if (j < m)
-		relax_one(c, lists[j], counts[j]);
+		relax_one(&s, c->lambda, c->w, lists[j], counts[j]);
 }

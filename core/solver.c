@@ -77,30 +77,26 @@ static int history_push(struct px_report *rep, size_t *cap,
 	return PX_OK;
 }
 
-/* Largest change of the normal and of the friction rows. */
+/* Largest change from b to a of the normal and of the friction rows, and
+ * the largest |a| (for the relative tolerance), in one pass. */
 static void change(const double *a, const double *b, size_t n, uint32_t bs,
-		   double *dn, double *df)
+		   double *dn, double *df, double *amax)
 {
-	double xn = 0.0, xf = 0.0;
+	double xn = 0.0, xf = 0.0, xa = 0.0;
 
 	for (size_t k = 0; k < n; k++) {
 		const double *x = a + k * bs, *y = b + k * bs;
 
 		xn = px_max(xn, fabs(x[0] - y[0]));
-		for (uint32_t i = 1; i < bs; i++)
+		xa = px_max(xa, fabs(x[0]));
+		for (uint32_t i = 1; i < bs; i++) {
 			xf = px_max(xf, fabs(x[i] - y[i]));
+			xa = px_max(xa, fabs(x[i]));
+		}
 	}
 	*dn = xn;
 	*df = xf;
-}
-
-static double norm_inf(const double *x, size_t m)
-{
-	double s = 0.0;
-
-	for (size_t i = 0; i < m; i++)
-		s = px_max(s, fabs(x[i]));
-	return s;
+	*amax = xa;
 }
 
 static void apply_a(const void *ctx, const double *x, double *y, int add_b)
@@ -305,6 +301,8 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		goto out;
 	}
 	kern.refresh(kern.ctx, 0, nb);
+	wk.kctx.prev = wk.prev;
+	memcpy(wk.prev, lambda, m * sizeof *lambda); /* defined from the start */
 	rep->rigid_kernel = wk.kctx.rigid3;
 	info = (struct px_problem_info){
 		.n_contacts = n,
@@ -369,12 +367,15 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	while (rep->sweeps < set->max_sweeps) {
 		struct px_sweep_record rec;
 		int changed = ss.sweep == 0, part, verdict;
-		double dn, df, delta;
+		double dn, df, lmax, delta, ts;
 
 		part = ord->next(px_plugin_state(po), &ss, wk.perm, &changed);
-		memcpy(wk.prev, lambda, m * sizeof *lambda);
+		/* the kernel saves each contact's old impulse into wk.prev
+		 * as the sweep overwrites it: no copy of lambda before it */
+		ts = now();
 		sch->sweep(px_plugin_state(ps), &kern, wk.perm, changed, part);
-		change(lambda, wk.prev, n, bs, &dn, &df);
+		rep->sweep_seconds += now() - ts;
+		change(lambda, wk.prev, n, bs, &dn, &df, &lmax);
 		delta = part == PX_PART_NORMAL	 ? dn
 			: part == PX_PART_FRICTION ? df
 						   : px_max(dn, df);
@@ -390,7 +391,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		if (verdict != PX_SWEEP_ACCEPT || !isfinite(delta)) {
 			/* w is recomputed from the restored lambda rather
 			 * than copied before every sweep: rejections are
-			 * rare, the copy was not */
+			 * rare, the copies were not */
 			memcpy(lambda, wk.prev, m * sizeof *lambda);
 			kern.refresh(kern.ctx, 0, nb);
 			rep->rejected++;
@@ -405,8 +406,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 				ss.delta_friction = df;
 			if (set->merit == PX_MERIT_DELTA) {
 				double tol = px_max(set->abs_tol,
-						    set->rel_tol *
-							    norm_inf(lambda, m));
+						    set->rel_tol * lmax);
 				int quiet = delta <= tol;
 
 				rec.merit = delta;

@@ -220,6 +220,77 @@ Test(friction, disc_has_no_torsional_friction)
 	cr_assert_float_eq(z[2], 0.0, 0);
 }
 
+/* The projection onto the disc as written before the fast path: hypot
+ * always. */
+static void disc_reference(double radius, double *z)
+{
+	const double len = hypot(z[0], z[1]);
+
+	if (len > radius && len > 0.0) {
+		z[0] = z[0] / len * radius;
+		z[1] = z[1] / len * radius;
+	}
+}
+
+/* PX_FRICTION_KEEPS_DISC (ABI 1.5): disc declares it, and a point
+ * px_disc_surely_inside accepts is one hypot finds inside, which project
+ * leaves alone; disc's projection with that test in front is the
+ * reference's bit for bit, on the rim to the last ulp and at extreme
+ * magnitudes; and the test is not needlessly timid (2^-40 inside is
+ * inside). */
+Test(friction, keeps_disc_is_exact)
+{
+	static const double radii[] = {1.0, 0.3, 1e-150, 1e-160, 0x1p-1030,
+				       1e150, 1e154, 1e200, 0.0};
+	struct px_friction_params fp = {1.0, 1.0, 1.0, 0};
+	uint64_t state = 7;
+	long inside = 0;
+
+	cr_assert(ops_of(disc)->flags & PX_FRICTION_KEEPS_DISC);
+	cr_assert_not(ops_of(box)->flags & PX_FRICTION_KEEPS_DISC);
+	cr_assert_not(ops_of(ellipsoid)->flags & PX_FRICTION_KEEPS_DISC);
+	for (size_t i = 0; i < sizeof radii / sizeof *radii; i++)
+		for (int k = -64; k <= 64; k++)
+			for (int a = 0; a < 16; a++) {
+				const double rad = radii[i];
+				const double len = rad * (1.0 + k * 0x1p-52) +
+						   (k == 64 ? rad * 0x1p-40 : 0.0);
+				double th, z[2], ref[2];
+				int sure;
+
+				state = state * 6364136223846793005u +
+					1442695040888963407u;
+				th = 6.283185307179586 *
+				     (double)(state >> 11) * 0x1p-53;
+				z[0] = ref[0] = len * cos(th);
+				z[1] = ref[1] = len * sin(th);
+				sure = px_disc_surely_inside(z[0], z[1], rad);
+				if (sure)
+					cr_assert_leq(hypot(z[0], z[1]), rad);
+				disc_reference(rad, ref);
+				proj(disc, &fp, rad, z, 2);
+				cr_assert(memcmp(z, ref, sizeof z) == 0,
+					  "rad %g, k %d: (%a, %a) against (%a, %a)",
+					  rad, k, z[0], z[1], ref[0], ref[1]);
+				if (sure)
+					cr_assert(z[0] == len * cos(th) &&
+						  z[1] == len * sin(th));
+				inside += sure;
+			}
+	/* well inside, at ordinary magnitudes: surely inside */
+	cr_assert(px_disc_surely_inside(0.6, 0.8, 1.0 + 0x1p-40));
+	cr_assert(px_disc_surely_inside(0.0, 0.0, 1e-150));
+	cr_assert_gt(inside, 0);
+	/* undecidable without a square root, or not a number: the call */
+	cr_assert_not(px_disc_surely_inside(0.6, 0.8, 1.0));
+	cr_assert_not(px_disc_surely_inside(0.0, 0.0, 0.0));
+	cr_assert_not(px_disc_surely_inside(0.0, 0.0, 1e-160));
+	cr_assert_not(px_disc_surely_inside(1.0, 0.0, 1e160));
+	cr_assert_not(px_disc_surely_inside(1.0, 0.0, INFINITY));
+	cr_assert_not(px_disc_surely_inside(NAN, 0.0, 1.0));
+	cr_assert_not(px_disc_surely_inside(0.0, 0.0, NAN));
+}
+
 /* ---- all three sets ------------------------------------------------------ */
 
 Test(friction, projections_are_optimal)

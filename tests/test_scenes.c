@@ -243,3 +243,74 @@ Test(scenes, rigid_form_refusals)
 	cr_assert_str_eq(err.msg, "the rigid form has 3-row contacts, not 4");
 	px_problem_destroy(p);
 }
+
+/* lambda after `sweeps` sweeps of cfg_text from zero; the caller frees it
+ * and rep. */
+static double *sweeps_from_zero(const struct px_problem *p, const char *cfg_text,
+				uint64_t sweeps, struct px_report *rep)
+{
+	char text[1024];
+	struct px_config *cfg;
+	double *x = calloc(3 * px_problem_n_contacts(p), sizeof *x);
+
+	cr_assert_not_null(x);
+	snprintf(text, sizeof text,
+		 "[solver]\nmax_sweeps = %llu\nabs_tol = 0\nrel_tol = 0\n%s",
+		 (unsigned long long)sweeps, cfg_text);
+	cfg = config_from_text(text);
+	cr_assert_eq(px_solve(p, cfg, x, rep, NULL), PX_OK);
+	px_config_free(cfg);
+	return x;
+}
+
+/* The driver takes the iterate before a sweep from the kernel's writes
+ * (each contact's old impulse is saved as the sweep overwrites it), not
+ * from a copy: a rejected sweep must still put back exactly that iterate,
+ * with every scheduler and both kernels. Sweep j + 1 is rejected: lambda
+ * after j + 1 sweeps is lambda after j, bit for bit. */
+Test(scenes, rejected_sweep_restores_the_iterate_before_it)
+{
+	static const char *const sched[] = {
+		"[scheduler]\nplugin = sequential\n",
+		"[scheduler]\nplugin = colored\nthreads = 2\nserial_below = 0\n",
+		"[scheduler]\nplugin = colored\npatches = 3\nthreads = 2\nserial_below = 0\n",
+		"[scheduler]\nplugin = colored\nmerge_below = 1000\nthreads = 2\nserial_below = 0\n",
+		"[scheduler]\nplugin = naive\nthreads = 2\nserial_below = 0\n",
+		"[scheduler]\nplugin = jacobi\nthreads = 2\nserial_below = 0\n",
+	};
+	/* an r far too large: sweeps grow and are rolled back */
+	static const char *const kernels[] = {"auto", "generic"};
+	struct px_problem *p;
+
+	cr_assert_eq(scene_ballpile(5, PX_FORM_RIGID, &p, NULL), PX_OK);
+	for (size_t i = 0; i < sizeof sched / sizeof *sched; i++)
+		for (int g = 0; g < 2; g++) {
+			const size_t m = 3 * px_problem_n_contacts(p);
+			char text[512];
+			struct px_report rep, a, b;
+			double *x, *xa, *xb;
+			size_t j = 0;
+
+			snprintf(text, sizeof text,
+				 "kernel = %s\n[rfactor]\nplugin = global\nr = 5\nnu = 0.5\n%s",
+				 kernels[g], sched[i]);
+			x = sweeps_from_zero(p, text, 60, &rep);
+			cr_assert_eq(rep.rigid_kernel, g == 0, "%s", text);
+			while (j < rep.n_history && rep.history[j].accepted)
+				j++;
+			cr_assert_lt(j, rep.n_history, "no sweep rejected: %s", text);
+			cr_assert_gt(j, 0);
+			xa = sweeps_from_zero(p, text, j, &a);
+			xb = sweeps_from_zero(p, text, j + 1, &b);
+			cr_assert_eq(b.rejected, 1, "%s", text);
+			cr_assert_eq(memcmp(xa, xb, m * sizeof *xa), 0,
+				     "sweep %zu rejected, %s", j + 1, text);
+			free(x);
+			free(xa);
+			free(xb);
+			px_report_free(&rep);
+			px_report_free(&a);
+			px_report_free(&b);
+		}
+	px_problem_destroy(p);
+}

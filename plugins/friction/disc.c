@@ -15,14 +15,18 @@ static void disc_project(const void *state, const struct px_friction_params *fp,
 			 double lambda_n, double *z, uint32_t nf)
 {
 	const double radius = fp->mu * lambda_n;
-	const double len = hypot(z[0], z[1]);
 
 	(void)state;
-	if (len > radius && len > 0.0) {
-		/* z / len first: radius / len can be subnormal (a tiny
-		 * radius, a huge z) and lose the rim */
-		z[0] = z[0] / len * radius;
-		z[1] = z[1] / len * radius;
+	/* hypot only near or beyond the rim: inside, z stays either way */
+	if (!px_disc_surely_inside(z[0], z[1], radius)) {
+		const double len = hypot(z[0], z[1]);
+
+		if (len > radius && len > 0.0) {
+			/* z / len first: radius / len can be subnormal (a
+			 * tiny radius, a huge z) and lose the rim */
+			z[0] = z[0] / len * radius;
+			z[1] = z[1] / len * radius;
+		}
 	}
 	if (nf > 2)
 		z[2] = 0.0;
@@ -75,7 +79,8 @@ static const struct px_friction_ops disc_ops = {
 		.name = "disc",
 		.summary = "isotropic Coulomb friction: project onto the disc of radius mu * lambda_n",
 	},
-	.flags = 0, /* not separable: s and t share one r */
+	/* not separable: s and t share one r; inside the disc z stays */
+	.flags = PX_FRICTION_KEEPS_DISC,
 	.project = disc_project,
 	.project_metric = disc_project_metric,
 	.doc = disc_doc,

@@ -48,6 +48,11 @@
  *        struct px_kernel (host to plugin) gains relax_lists, which every
  *        1.4 host fills: up to PX_MAX_LISTS independent lists of contacts
  *        relaxed in one call, interleaved.
+ *   1.5  friction flag PX_FRICTION_KEEPS_DISC: project leaves a 3-row
+ *        contact's (s, t) alone inside the disc of radius mu lambda_n, so
+ *        the host may skip the call for points px_disc_surely_inside
+ *        finds there. No struct changes: 1.4 hosts ignore the flag, and
+ *        plugins built against 1.0-1.4 load as before.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -61,7 +66,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 4u
+#define PX_ABI_MINOR 5u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -180,7 +185,25 @@ enum {
 	/* The set is a product of intervals: each friction row may have its own
 	 * r. Without this flag the friction rows of a contact share one r. */
 	PX_FRICTION_SEPARABLE = 1u << 0,
+	/* ABI 1.5. For nf = 2, project leaves z unchanged whenever
+	 * z_s^2 + z_t^2 < (fp->mu lambda_n)^2: the set contains that disc.
+	 * The host may then skip the call for the points
+	 * px_disc_surely_inside finds inside, and does on the rigid 3-row
+	 * kernel's hot path; the results are the same bit for bit. */
+	PX_FRICTION_KEEPS_DISC = 1u << 1,
 };
+
+/* Whether (s, t) lies inside the disc of radius rad by more than the
+ * rounding of any correctly rounded test of |(s, t)| <= rad (hypot's, say):
+ * a test without a square root, so it is conservative near the rim and
+ * when rad^2 is subnormal, infinite or NaN (it answers 0 there). */
+static inline int px_disc_surely_inside(double s, double t, double rad)
+{
+	const double rr = rad * rad;
+
+	return rr >= 0x1p-1022 && rr <= 0x1.fffffffffffffp+1023 &&
+	       s * s + t * t < rr * (1.0 - 0x1p-48);
+}
 
 struct px_friction_ops {
 	struct px_plugin_header h;
@@ -315,8 +338,10 @@ struct px_scheduler_ops {
 	struct px_plugin_header h;
 	int (*prepare)(void *state, const struct px_kernel *kern, char *err,
 		       size_t errlen);
-	/* One sweep over perm[0..n_contacts) visiting `part` of each contact;
-	 * perm_changed says whether perm differs from the previous sweep. */
+	/* One sweep over perm[0..n_contacts) visiting `part` of each contact
+	 * exactly once (the host takes the iterate before the sweep from the
+	 * kernel's writes); perm_changed says whether perm differs from the
+	 * previous sweep. */
 	void (*sweep)(void *state, const struct px_kernel *kern,
 		      const uint32_t *perm, int perm_changed, int part);
 	/* ABI 1.2, may be NULL. One line about the last prepare (e.g. the

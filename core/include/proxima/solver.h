@@ -91,6 +91,8 @@ struct px_report {
 			      the problem and the plugins' buffers excluded) */
 	double prepare_seconds; /* of it, ordering prepare + rfactor init +
 				   scheduler prepare (e.g. a coloring) */
+	double sweep_seconds;   /* of it, inside the scheduler's sweeps (the
+				   rest: set-up, stop tests, roll-backs) */
 	int rigid_kernel;  /* full sweeps ran the kernel of rigid 3-row
 			      contacts ([solver] kernel = auto) */
 	struct px_sweep_record *history; /* one per sweep; free with px_report_free */
