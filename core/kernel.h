@@ -68,7 +68,8 @@ int px_r3_applies(const struct px_kernel_ctx *c);
 /* Contact k's new impulse (a full update) from lambda and w, into out[3]. */
 void px_r3_solve(const struct px_kernel_ctx *c, const double *w, uint32_t k,
 		 double *out);
-/* Write out as contact k's impulse in lambda; its change goes to w. */
+/* Write out as contact k's impulse in lambda (the old one to c->prev when
+ * set); its change goes to w. */
 void px_r3_commit(const struct px_kernel_ctx *c, double *lambda, double *w,
 		  uint32_t k, const double *out);
 /* Full updates of m <= PX_MAX_LISTS independent lists on the shared
