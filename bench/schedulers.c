@@ -9,7 +9,9 @@
  * sweeps are timed again with no merit evaluation, repeated until
  * --min-time. The other plugins are the default config's (disc, identity,
  * local with gamma 1 and nu 1). Per run it prints the sweeps, the time to
- * the target quality, the time per sweep and per contact-sweep, the bytes
+ * the target quality, the time per sweep and per contact-sweep (for the
+ * whole solve, and `in-sweep`: only the scheduler's sweeps, without the
+ * set-up and the stop tests, px_report.sweep_seconds), the bytes
  * of problem and solver state per contact, and the speedup over
  * sequential (time to quality); after a scheduler's row, its describe line
  * (colored: the colors, their sizes and what coloring cost). --csv FILE
