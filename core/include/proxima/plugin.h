@@ -57,6 +57,7 @@
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -201,8 +202,9 @@ static inline int px_disc_surely_inside(double s, double t, double rad)
 {
 	const double rr = rad * rad;
 
-	return rr >= 0x1p-1022 && rr <= 0x1.fffffffffffffp+1023 &&
-	       s * s + t * t < rr * (1.0 - 0x1p-48);
+	/* decimal constants, not hex floats: C++ before 17 includes this */
+	return rr >= DBL_MIN && rr <= DBL_MAX &&
+	       s * s + t * t < rr * (1.0 - 16.0 * DBL_EPSILON);
 }
 
 struct px_friction_ops {
