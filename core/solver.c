@@ -18,7 +18,12 @@
 
 struct work {
 	uint32_t *perm;
-	double *r, *prev, *w, *diag, *u;
+	double *r, *prev, *w, *diag;
+	/* The merit's workspace u = A lambda + b is prev: prev only matters
+	 * from the first write of a sweep to its verdict (the kernel fills it
+	 * with the iterate before the sweep, whole blocks, every contact), and
+	 * u only between a verdict and the next sweep. */
+	double *u;
 	struct px_kernel_ctx kctx;
 };
 
@@ -57,7 +62,6 @@ static void work_free(struct work *wk)
 	free(wk->prev);
 	free(wk->w);
 	free(wk->diag);
-	free(wk->u);
 }
 
 static int history_push(struct px_report *rep, size_t *cap,
@@ -277,9 +281,8 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	wk.prev = malloc(m * sizeof *wk.prev);
 	wk.w = calloc(nb * 6 + 1, sizeof *wk.w);
 	wk.diag = malloc(n * bs * bs * sizeof *wk.diag);
-	wk.u = malloc(m * sizeof *wk.u);
-	if (!wk.perm || !wk.r || !wk.prev || !wk.w || !wk.diag ||
-	    !wk.u) {
+	wk.u = wk.prev;
+	if (!wk.perm || !wk.r || !wk.prev || !wk.w || !wk.diag) {
 		rc = px_error_set(err, PX_ERR_NOMEM,
 				  "out of memory for solving %zu contacts", n);
 		goto out;
@@ -462,8 +465,9 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	    accel_call(&ac, 1, p, set, lambda, wk.u, &kern, fr,
 		       px_plugin_state(pf), rep) < 0)
 		goto nomem;
+	/* perm, r, prev (u is prev), the diagonal blocks, w */
 	rep->work_bytes = n * sizeof *wk.perm +
-			  (nr + 3 * m + n * bs * bs) * sizeof(double) +
+			  (nr + m + n * bs * bs) * sizeof(double) +
 			  (nb * 6 + 1) * sizeof *wk.w +
 			  px_kernel_bytes(&wk.kctx) +
 			  (ac.ops ? m * sizeof *ac.save : 0);
