@@ -2,6 +2,8 @@
 #ifndef PX_KERNEL_H
 #define PX_KERNEL_H
 
+#include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include <proxima/plugin.h>
@@ -15,6 +17,49 @@ typedef void (*px_project_metric_fn)(const void *state,
 				     double lambda_n, const double *g, double *z,
 				     uint32_t nf);
 
+/* What a sweep changed, as the driver's change pass would compute it from
+ * lambda and prev: max |lambda - prev| over the normal rows (dn) and over
+ * the friction rows (df), max |lambda| (amax), and whether some lambda is
+ * not finite. relax_lists gathers it for the contacts it relaxes when the
+ * driver gives one (zeroed before each sweep), so that the driver can skip
+ * its own pass over lambda and prev when `contacts` says every contact was
+ * counted. The maxima are kept as the bit patterns of non-negative
+ * doubles, which order as the numbers do: threads merge them with integer
+ * compare-and-swap, a few per call rather than per contact, and the result
+ * does not depend on their order. */
+struct px_tally {
+	_Atomic uint64_t dn, df, amax;
+	_Atomic uint64_t contacts;
+	atomic_int nonfinite;
+};
+
+/* One call's part of a tally, before the merge. nf is 0, or NaN once a
+ * value that is not finite was seen (x - x). */
+struct px_tally_part {
+	double dn, df, amax, nf;
+	size_t contacts;
+};
+
+/* Adds contact k's block (lambda x, before the sweep y, bs rows). */
+static inline void px_tally_block(struct px_tally_part *t, const double *x,
+				  const double *y, uint32_t bs)
+{
+	for (uint32_t i = 0; i < bs; i++) {
+		const double d = fabs(x[i] - y[i]), a = fabs(x[i]);
+
+		if (i == 0)
+			t->dn = d > t->dn ? d : t->dn;
+		else
+			t->df = d > t->df ? d : t->df;
+		t->amax = a > t->amax ? a : t->amax;
+		t->nf += x[i] - x[i];
+	}
+	t->contacts++;
+}
+
+/* Adds a call's part to the sweep's tally (safe from several threads). */
+void px_tally_merge(struct px_tally *t, const struct px_tally_part *part);
+
 struct px_kernel_ctx {
 	const struct px_problem *p;
 	double *lambda;  /* current iterate, n * bs */
@@ -22,6 +67,9 @@ struct px_kernel_ctx {
 	 * lambda first copies the old block here: after a sweep, which
 	 * visits every contact once, prev holds the iterate before it */
 	double *prev;
+	/* If not NULL (the driver's, with prev), relax_lists adds what it
+	 * changed here */
+	struct px_tally *tally;
 	double *w;       /* body velocities M^-1 J^T lambda, n_bodies * 6 */
 	const double *diag; /* diagonal blocks of A, bs*bs per contact */
 	const double *r;    /* r-factors in r_shape layout */

@@ -123,10 +123,12 @@ static inline void solve(const struct r3 *s, const double *restrict w,
 	out[2] = zt;
 }
 
-/* Write out as contact k's impulse; its change goes to the bodies' w. */
+/* Write out as contact k's impulse; its change goes to the bodies' w and,
+ * if t is not NULL, to the tally. */
 static inline void commit(const struct r3 *s, double *restrict lambda,
 			  double *restrict w, uint32_t k,
-			  const double *restrict out)
+			  const double *restrict out,
+			  struct px_tally_part *restrict t)
 {
 	const double *f = s->frame + 9 * (size_t)k;
 	const double *lv = s->lever + 6 * (size_t)k;
@@ -149,6 +151,22 @@ static inline void commit(const struct r3 *s, double *restrict lambda,
 	lam[0] = out[0];
 	lam[1] = out[1];
 	lam[2] = out[2];
+	if (t) {
+		/* what px_tally_block gives, from the values at hand */
+		const double a0 = fabs(d0), a1 = fabs(d1), a2 = fabs(d2);
+		const double o0 = fabs(out[0]), o1 = fabs(out[1]),
+			     o2 = fabs(out[2]);
+
+		t->dn = a0 > t->dn ? a0 : t->dn;
+		t->df = a1 > t->df ? a1 : t->df;
+		t->df = a2 > t->df ? a2 : t->df;
+		t->amax = o0 > t->amax ? o0 : t->amax;
+		t->amax = o1 > t->amax ? o1 : t->amax;
+		t->amax = o2 > t->amax ? o2 : t->amax;
+		t->nf += (out[0] - out[0]) + (out[1] - out[1]) +
+			 (out[2] - out[2]);
+		t->contacts++;
+	}
 	/* body a: +P at r_a; body b: -P at r_b */
 	if (ba != PX_STATIC)
 		px_body_impulse(w + 6 * (size_t)ba, s->inv_mass[ba],
@@ -171,18 +189,19 @@ void px_r3_commit(const struct px_kernel_ctx *c, double *lambda, double *w,
 {
 	const struct r3 s = r3_load(c);
 
-	commit(&s, lambda, w, k, out);
+	commit(&s, lambda, w, k, out, NULL);
 }
 
 /* One list: the chain of updates through shared bodies runs as it is. */
 static void relax_one(const struct r3 *s, double *restrict lambda,
-		      double *restrict w, const uint32_t *list, size_t n)
+		      double *restrict w, const uint32_t *list, size_t n,
+		      struct px_tally_part *restrict t)
 {
 	for (size_t i = 0; i < n; i++) {
 		double out[3];
 
 		solve(s, w, lambda, list[i], out);
-		commit(s, lambda, w, list[i], out);
+		commit(s, lambda, w, list[i], out, t);
 	}
 }
 
@@ -190,7 +209,8 @@ static void relax_one(const struct r3 *s, double *restrict lambda,
  * bodies the other list never writes, so the two chains overlap. */
 static void relax_two(const struct r3 *s, double *restrict lambda,
 		      double *restrict w, const uint32_t *a, size_t na,
-		      const uint32_t *b, size_t nb)
+		      const uint32_t *b, size_t nb,
+		      struct px_tally_part *restrict t)
 {
 	const size_t both = na < nb ? na : nb;
 
@@ -199,11 +219,27 @@ static void relax_two(const struct r3 *s, double *restrict lambda,
 
 		solve(s, w, lambda, a[i], oa);
 		solve(s, w, lambda, b[i], ob);
-		commit(s, lambda, w, a[i], oa);
-		commit(s, lambda, w, b[i], ob);
+		commit(s, lambda, w, a[i], oa, t);
+		commit(s, lambda, w, b[i], ob, t);
 	}
-	relax_one(s, lambda, w, a + both, na - both);
-	relax_one(s, lambda, w, b + both, nb - both);
+	relax_one(s, lambda, w, a + both, na - both, t);
+	relax_one(s, lambda, w, b + both, nb - both, t);
+}
+
+/* The lists two at a time; t NULL or not, so that the loops without a
+ * tally carry no test for it. */
+static inline void relax_all(const struct r3 *s, double *restrict lambda,
+			     double *restrict w, const uint32_t *const *lists,
+			     const size_t *counts, unsigned m,
+			     struct px_tally_part *restrict t)
+{
+	unsigned j = 0;
+
+	for (; j + 1 < m; j += 2)
+		relax_two(s, lambda, w, lists[j], counts[j], lists[j + 1],
+			  counts[j + 1], t);
+	if (j < m)
+		relax_one(s, lambda, w, lists[j], counts[j], t);
 }
 
 void px_r3_relax_lists(const struct px_kernel_ctx *c,
@@ -211,11 +247,12 @@ void px_r3_relax_lists(const struct px_kernel_ctx *c,
 		       unsigned m)
 {
 	const struct r3 s = r3_load(c);
-	unsigned j = 0;
+	struct px_tally_part t = {0};
 
-	for (; j + 1 < m; j += 2)
-		relax_two(&s, c->lambda, c->w, lists[j], counts[j],
-			  lists[j + 1], counts[j + 1]);
-	if (j < m)
-		relax_one(&s, c->lambda, c->w, lists[j], counts[j]);
+	if (c->tally && c->prev) {
+		relax_all(&s, c->lambda, c->w, lists, counts, m, &t);
+		px_tally_merge(c->tally, &t);
+	} else {
+		relax_all(&s, c->lambda, c->w, lists, counts, m, NULL);
+	}
 }

@@ -82,25 +82,57 @@ static int history_push(struct px_report *rep, size_t *cap,
 }
 
 /* Largest change from b to a of the normal and of the friction rows, and
- * the largest |a| (for the relative tolerance), in one pass. */
+ * the largest |a| (for the relative tolerance), in one pass; all three NaN
+ * if some a is not finite. What the kernel's tally gives without a pass. */
 static void change(const double *a, const double *b, size_t n, uint32_t bs,
 		   double *dn, double *df, double *amax)
 {
-	double xn = 0.0, xf = 0.0, xa = 0.0;
+	struct px_tally_part t = {0};
 
-	for (size_t k = 0; k < n; k++) {
-		const double *x = a + k * bs, *y = b + k * bs;
-
-		xn = px_max(xn, fabs(x[0] - y[0]));
-		xa = px_max(xa, fabs(x[0]));
-		for (uint32_t i = 1; i < bs; i++) {
-			xf = px_max(xf, fabs(x[i] - y[i]));
-			xa = px_max(xa, fabs(x[i]));
-		}
+	for (size_t k = 0; k < n; k++)
+		px_tally_block(&t, a + k * bs, b + k * bs, bs);
+	if (t.nf != 0.0) {
+		*dn = *df = *amax = NAN;
+	} else {
+		*dn = t.dn;
+		*df = t.df;
+		*amax = t.amax;
 	}
-	*dn = xn;
-	*df = xf;
-	*amax = xa;
+}
+
+static void tally_reset(struct px_tally *t)
+{
+	atomic_store(&t->dn, 0);
+	atomic_store(&t->df, 0);
+	atomic_store(&t->amax, 0);
+	atomic_store(&t->contacts, 0);
+	atomic_store(&t->nonfinite, 0);
+}
+
+static double bits_to_double(uint64_t v)
+{
+	double x;
+
+	memcpy(&x, &v, sizeof x);
+	return x;
+}
+
+/* change's figures from the kernel's tally of the sweep, if it counted
+ * every one of the n contacts (else 0: the sweep went through entry points
+ * that do not tally, and change must run). */
+static int tally_read(struct px_tally *t, size_t n, double *dn, double *df,
+		      double *amax)
+{
+	if (atomic_load(&t->contacts) != n)
+		return 0;
+	if (atomic_load(&t->nonfinite)) {
+		*dn = *df = *amax = NAN;
+	} else {
+		*dn = bits_to_double(atomic_load(&t->dn));
+		*df = bits_to_double(atomic_load(&t->df));
+		*amax = bits_to_double(atomic_load(&t->amax));
+	}
+	return 1;
 }
 
 static void apply_a(const void *ctx, const double *x, double *y, int add_b)
@@ -257,6 +289,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	double last[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}; /* per part */
 	int quiet_n = 0, quiet_f = 0, rc;
 	struct work wk = {0};
+	struct px_tally tally;
 	struct accel ac = {0};
 	struct px_problem_info info;
 	struct px_kernel kern;
@@ -305,6 +338,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	}
 	kern.refresh(kern.ctx, 0, nb);
 	wk.kctx.prev = wk.prev;
+	wk.kctx.tally = &tally;
 	memcpy(wk.prev, lambda, m * sizeof *lambda); /* defined from the start */
 	rep->rigid_kernel = wk.kctx.rigid3;
 	info = (struct px_problem_info){
@@ -375,10 +409,12 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		part = ord->next(px_plugin_state(po), &ss, wk.perm, &changed);
 		/* the kernel saves each contact's old impulse into wk.prev
 		 * as the sweep overwrites it: no copy of lambda before it */
+		tally_reset(&tally);
 		ts = now();
 		sch->sweep(px_plugin_state(ps), &kern, wk.perm, changed, part);
 		rep->sweep_seconds += now() - ts;
-		change(lambda, wk.prev, n, bs, &dn, &df, &lmax);
+		if (!tally_read(&tally, n, &dn, &df, &lmax))
+			change(lambda, wk.prev, n, bs, &dn, &df, &lmax);
 		delta = part == PX_PART_NORMAL	 ? dn
 			: part == PX_PART_FRICTION ? df
 						   : px_max(dn, df);

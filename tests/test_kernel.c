@@ -2,8 +2,10 @@
  * unchanged on error; a part (normal or friction) changes only its rows; the
  * Jacobi entry points (compute, store, refresh) agree with relax; compute
  * then commit, and relax_private on a private copy, are relax bit for bit
- * (factorized and assembled); the conflict graph links exactly the contacts that share a dynamic body or a
- * non-zero block. The kernel is private, so its sources are compiled in. */
+ * (factorized and assembled); the conflict graph links exactly the contacts
+ * that share a dynamic body or a non-zero block; relax_lists tallies the
+ * change it made as a pass over lambda would (both kernels). The kernel is
+ * private, so its sources are compiled in. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -402,4 +404,132 @@ Test(kernel, conflict_graph_of_assembled_blocks_is_symmetric)
 	cr_assert_eq(adj[ptr[2]], 0);
 	px_kernel_fini(&c);
 	px_problem_destroy(p);
+}
+
+/* The chain's three bodies as rigid spheres of radius 1 in a row on the
+ * ground (contacts as in chain(): 0-2 body-ground, 3 and 4 between
+ * neighbours), so that the rigid 3-row kernel applies. */
+static struct px_problem *rigid_chain(void)
+{
+	const double up[9] = {0, 0, 1, 1, 0, 0, 0, 1, 0};
+	const double side[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+	const uint32_t ba[5] = {0, 1, 2, 0, 1};
+	const uint32_t bb[5] = {PX_STATIC, PX_STATIC, PX_STATIC, 1, 2};
+	const double lever[30] = {0, 0, -1, 0, 0, 0, 0, 0, -1, 0, 0, 0,
+				  0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0,
+				  1, 0, 0, -1, 0, 0};
+	const double im[3] = {1, 0.5, 2};
+	double ii[27] = {0};
+	struct px_problem *p;
+
+	for (int b = 0; b < 3; b++)
+		for (int i = 0; i < 3; i++)
+			ii[9 * b + 4 * i] = 2.5 * im[b];
+	ii[1] = ii[3] = 0.3; /* body 0's inertia is not diagonal */
+	cr_assert_eq(px_problem_create(5, 3, &p, NULL), PX_OK);
+	for (size_t k = 0; k < 5; k++) {
+		const double at[3] = {2.0 * (double)k, 0, 0};
+
+		cr_assert_eq(px_problem_set_geometry(p, k, at, k < 3 ? up : side,
+						     NULL),
+			     PX_OK);
+	}
+	cr_assert_eq(px_problem_set_rigid(p, 3, im, ii, ba, bb, lever, NULL),
+		     PX_OK);
+	for (int i = 0; i < 15; i++)
+		px_problem_b(p)[i] = (i % 3 == 0) ? -1.0 : 0.2 * (i % 5) - 0.4;
+	for (int k = 0; k < 5; k++)
+		px_problem_friction(p)[k].mu = 0.3;
+	return p;
+}
+
+/* relax_lists' tally against lambda before (y) and after (x) the calls. */
+static void assert_tally(const struct px_tally *t, const double *x,
+			 const double *y)
+{
+	double dn = 0.0, df = 0.0, amax = 0.0, got;
+	uint64_t bits;
+
+	for (int i = 0; i < 15; i++) {
+		if (i % 3 == 0)
+			dn = fmax(dn, fabs(x[i] - y[i]));
+		else
+			df = fmax(df, fabs(x[i] - y[i]));
+		amax = fmax(amax, fabs(x[i]));
+	}
+	cr_assert(dn > 0.0 && df > 0.0);
+	cr_assert_eq(atomic_load(&t->contacts), 5);
+	cr_assert_eq(atomic_load(&t->nonfinite), 0);
+	bits = atomic_load(&t->dn);
+	memcpy(&got, &bits, sizeof got);
+	cr_assert(got == dn, "dn %.17g, lambda gives %.17g", got, dn);
+	bits = atomic_load(&t->df);
+	memcpy(&got, &bits, sizeof got);
+	cr_assert(got == df, "df %.17g, lambda gives %.17g", got, df);
+	bits = atomic_load(&t->amax);
+	memcpy(&got, &bits, sizeof got);
+	cr_assert(got == amax, "amax %.17g, lambda gives %.17g", got, amax);
+}
+
+/* relax_lists gathers the sweep's change (px_tally) as the driver's pass
+ * over lambda would compute it: max |change| of the normal and of the
+ * friction rows and max |lambda|, over calls and lists, for the general
+ * kernel (factorized chain) and the rigid 3-row one (two interleaved
+ * lists, then one); a value that is not finite is flagged. */
+Test(kernel, relax_lists_tallies_the_change)
+{
+	for (int rigid = 0; rigid < 2; rigid++)
+		for (int bad = 0; bad < 2; bad++) {
+			struct rig g;
+			struct px_tally t = {0};
+			double before[15], prev[15];
+			const uint32_t la[2] = {0, 3}, lb[1] = {2},
+				       lc[2] = {4, 1};
+			const uint32_t *lists[2] = {la, lb};
+			const size_t counts[2] = {2, 1}, count_c = 2;
+			const uint32_t *list_c = lc;
+
+			if (rigid) {
+				g.p = rigid_chain();
+				for (int i = 0; i < 15; i++) {
+					g.lambda[i] = 0.05 * (i % 4);
+					g.r[i] = 0.3;
+				}
+				for (size_t k = 0; k < 5; k++)
+					px_problem_diag_block(g.p, k,
+							      g.diag + 9 * k);
+				cr_assert_eq(px_kernel_init(&g.c, &g.k, g.p,
+							    g.lambda, g.w,
+							    g.diag, g.r,
+							    PX_R_DIAGONAL,
+							    &disc_ops, NULL, 0),
+					     PX_OK);
+				cr_assert(g.c.rigid3);
+				g.k.refresh(g.k.ctx, 0, 3);
+			} else {
+				rig_init(&g);
+				cr_assert(!g.c.rigid3);
+			}
+			/* contact 2 slips along t: a t row changes most */
+			px_problem_b(g.p)[7] = 0.0;
+			px_problem_b(g.p)[8] = -3.0;
+			if (bad) { /* lambda_n = r |v_n| overflows */
+				g.r[6] = 1e308;
+				px_problem_b(g.p)[6] = -1e10;
+			}
+			g.c.prev = prev;
+			g.c.tally = &t;
+			memcpy(before, g.lambda, sizeof before);
+			g.k.relax_lists(g.k.ctx, lists, counts, 2,
+					PX_PART_FULL);
+			g.k.relax_lists(g.k.ctx, &list_c, &count_c, 1,
+					PX_PART_FULL);
+			cr_assert_arr_eq(prev, before, sizeof prev);
+			if (bad)
+				cr_assert_eq(atomic_load(&t.nonfinite), 1,
+					     "rigid %d", rigid);
+			else
+				assert_tally(&t, g.lambda, before);
+			rig_fini(&g);
+		}
 }

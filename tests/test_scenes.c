@@ -314,3 +314,77 @@ Test(scenes, rejected_sweep_restores_the_iterate_before_it)
 		}
 	px_problem_destroy(p);
 }
+
+/* A solve from zero stopping on rel_tol alone (the certificate passes
+ * whatever it is), at most max_sweeps; the caller frees the result and rep. */
+static double *solve_rel_tol(const struct px_problem *p, const char *cfg_text,
+			     double rel_tol, uint64_t max_sweeps,
+			     struct px_report *rep)
+{
+	char text[1024];
+	struct px_config *cfg;
+	double *x = calloc(3 * px_problem_n_contacts(p), sizeof *x);
+
+	cr_assert_not_null(x);
+	snprintf(text, sizeof text,
+		 "[solver]\nmax_sweeps = %llu\nabs_tol = 0\nrel_tol = %.17g\ncheck_tol = 1e300\n%s",
+		 (unsigned long long)max_sweeps, rel_tol, cfg_text);
+	cfg = config_from_text(text);
+	cr_assert_eq(px_solve(p, cfg, x, rep, NULL), PX_OK);
+	px_config_free(cfg);
+	return x;
+}
+
+/* The stop test's figures of a sweep come from the kernel's tally when the
+ * scheduler relaxed every contact through relax_lists (sequential and
+ * colored, both kernels, the colored threads' maxima merged), else from a
+ * pass over lambda (jacobi). Either way they must be what lambda before
+ * and after the sweep give: the recorded delta is max |after - before|,
+ * and the relative tolerance compares it with max |after|: rel_tol just
+ * above delta / max |after| stops the solve at that sweep, just below does
+ * not. */
+Test(scenes, sweep_change_is_what_lambda_gives)
+{
+	static const char *const setups[] = {
+		"[scheduler]\nplugin = sequential\n",
+		"kernel = generic\n[scheduler]\nplugin = sequential\n",
+		"[scheduler]\nplugin = colored\nthreads = 2\nserial_below = 0\n",
+		"[scheduler]\nplugin = colored\npatches = 3\nthreads = 2\nserial_below = 0\n",
+		"kernel = generic\n[scheduler]\nplugin = colored\nthreads = 2\nserial_below = 0\n",
+		"[scheduler]\nplugin = jacobi\nthreads = 2\nserial_below = 0\n",
+	};
+	const uint64_t j = 7;
+	struct px_problem *p;
+
+	cr_assert_eq(scene_ballpile(5, PX_FORM_RIGID, &p, NULL), PX_OK);
+	for (size_t i = 0; i < sizeof setups / sizeof *setups; i++) {
+		const size_t m = 3 * px_problem_n_contacts(p);
+		struct px_report a, b, hi, lo;
+		double *xa = sweeps_from_zero(p, setups[i], j, &a);
+		double *xb = sweeps_from_zero(p, setups[i], j + 1, &b);
+		double delta = 0.0, amax = 0.0;
+
+		for (size_t q = 0; q < m; q++) {
+			delta = fmax(delta, fabs(xb[q] - xa[q]));
+			amax = fmax(amax, fabs(xb[q]));
+		}
+		cr_assert_eq(b.n_history, j + 1);
+		cr_assert(b.history[j].accepted, "%s", setups[i]);
+		cr_assert(delta > 0.0 && b.history[j].residual == delta,
+			  "%s: recorded %.17g, lambda gives %.17g", setups[i],
+			  b.history[j].residual, delta);
+		free(solve_rel_tol(p, setups[i], delta / amax * (1 + 1e-12),
+				   j + 3, &hi));
+		cr_assert_eq(hi.sweeps, j + 1, "%s: rel_tol above", setups[i]);
+		free(solve_rel_tol(p, setups[i], delta / amax * (1 - 1e-9),
+				   j + 3, &lo));
+		cr_assert_gt(lo.sweeps, j + 1, "%s: rel_tol below", setups[i]);
+		free(xa);
+		free(xb);
+		px_report_free(&a);
+		px_report_free(&b);
+		px_report_free(&hi);
+		px_report_free(&lo);
+	}
+	px_problem_destroy(p);
+}
