@@ -68,6 +68,11 @@ static inline void px_cross(const double *a, const double *b, double *out)
 	out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+static inline double px_dot3(const double *a, const double *b)
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
 /* u -= or += (sign) the velocity of the point at lever r on body w. */
 static inline void px_point_velocity(const double *w, const double *r,
 				     double sign, double *u)

@@ -406,16 +406,17 @@ Test(kernel, conflict_graph_of_assembled_blocks_is_symmetric)
 	px_problem_destroy(p);
 }
 
-/* The chain's three bodies as rigid spheres of radius 1 in a row on the
- * ground (contacts as in chain(): 0-2 body-ground, 3 and 4 between
- * neighbours), so that the rigid 3-row kernel applies. */
+/* The chain's three bodies as rigid bodies in a row on the ground
+ * (contacts as in chain(): 0-2 body-ground, 3 and 4 between neighbours),
+ * so that the rigid 3-row kernel applies; two lever arms off the axes and
+ * an inertia that is not diagonal, so that every term of A counts. */
 static struct px_problem *rigid_chain(void)
 {
 	const double up[9] = {0, 0, 1, 1, 0, 0, 0, 1, 0};
 	const double side[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 	const uint32_t ba[5] = {0, 1, 2, 0, 1};
 	const uint32_t bb[5] = {PX_STATIC, PX_STATIC, PX_STATIC, 1, 2};
-	const double lever[30] = {0, 0, -1, 0, 0, 0, 0, 0, -1, 0, 0, 0,
+	const double lever[30] = {0.1, -0.2, -1, 0, 0, 0, -0.3, 0.1, -1, 0, 0, 0,
 				  0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0,
 				  1, 0, 0, -1, 0, 0};
 	const double im[3] = {1, 0.5, 2};
@@ -532,4 +533,28 @@ Test(kernel, relax_lists_tallies_the_change)
 				assert_tally(&t, g.lambda, before);
 			rig_fini(&g);
 		}
+}
+
+/* The rigid form's diagonal blocks (closed form F K F^T) are the diagonal
+ * blocks of A as its product gives it (px_problem_to_dense: unit impulses
+ * through the body velocities), with an inertia that is not diagonal, and
+ * exactly symmetric. */
+Test(problem, rigid_diagonal_blocks_are_those_of_the_product)
+{
+	struct px_problem *p = rigid_chain();
+	double A[15 * 15], D[9];
+
+	cr_assert_eq(px_problem_to_dense(p, A), PX_OK);
+	for (size_t k = 0; k < 5; k++) {
+		px_problem_diag_block(p, k, D);
+		for (size_t i = 0; i < 3; i++)
+			for (size_t j = 0; j < 3; j++) {
+				cr_assert_float_eq(D[3 * i + j],
+						   A[(3 * k + i) * 15 + 3 * k + j],
+						   1e-14, "contact %zu (%zu, %zu)",
+						   k, i, j);
+				cr_assert(D[3 * i + j] == D[3 * j + i]);
+			}
+	}
+	px_problem_destroy(p);
 }
