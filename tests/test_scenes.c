@@ -244,10 +244,11 @@ Test(scenes, rigid_form_refusals)
 	px_problem_destroy(p);
 }
 
-/* lambda after `sweeps` sweeps of cfg_text from zero; the caller frees it
- * and rep. */
-static double *sweeps_from_zero(const struct px_problem *p, const char *cfg_text,
-				uint64_t sweeps, struct px_report *rep)
+/* A solve from zero stopping on rel_tol alone (the certificate passes
+ * whatever it is), at most max_sweeps; the caller frees the result and rep. */
+static double *solve_rel_tol(const struct px_problem *p, const char *cfg_text,
+			     double rel_tol, uint64_t max_sweeps,
+			     struct px_report *rep)
 {
 	char text[1024];
 	struct px_config *cfg;
@@ -255,12 +256,20 @@ static double *sweeps_from_zero(const struct px_problem *p, const char *cfg_text
 
 	cr_assert_not_null(x);
 	snprintf(text, sizeof text,
-		 "[solver]\nmax_sweeps = %llu\nabs_tol = 0\nrel_tol = 0\n%s",
-		 (unsigned long long)sweeps, cfg_text);
+		 "[solver]\nmax_sweeps = %llu\nabs_tol = 0\nrel_tol = %.17g\ncheck_tol = 1e300\n%s",
+		 (unsigned long long)max_sweeps, rel_tol, cfg_text);
 	cfg = config_from_text(text);
 	cr_assert_eq(px_solve(p, cfg, x, rep, NULL), PX_OK);
 	px_config_free(cfg);
 	return x;
+}
+
+/* lambda after `sweeps` sweeps of cfg_text from zero (no stop test: the
+ * tolerances are 0); the caller frees it and rep. */
+static double *sweeps_from_zero(const struct px_problem *p, const char *cfg_text,
+				uint64_t sweeps, struct px_report *rep)
+{
+	return solve_rel_tol(p, cfg_text, 0.0, sweeps, rep);
 }
 
 /* The driver takes the iterate before a sweep from the kernel's writes
@@ -313,26 +322,6 @@ Test(scenes, rejected_sweep_restores_the_iterate_before_it)
 			px_report_free(&b);
 		}
 	px_problem_destroy(p);
-}
-
-/* A solve from zero stopping on rel_tol alone (the certificate passes
- * whatever it is), at most max_sweeps; the caller frees the result and rep. */
-static double *solve_rel_tol(const struct px_problem *p, const char *cfg_text,
-			     double rel_tol, uint64_t max_sweeps,
-			     struct px_report *rep)
-{
-	char text[1024];
-	struct px_config *cfg;
-	double *x = calloc(3 * px_problem_n_contacts(p), sizeof *x);
-
-	cr_assert_not_null(x);
-	snprintf(text, sizeof text,
-		 "[solver]\nmax_sweeps = %llu\nabs_tol = 0\nrel_tol = %.17g\ncheck_tol = 1e300\n%s",
-		 (unsigned long long)max_sweeps, rel_tol, cfg_text);
-	cfg = config_from_text(text);
-	cr_assert_eq(px_solve(p, cfg, x, rep, NULL), PX_OK);
-	px_config_free(cfg);
-	return x;
 }
 
 /* The stop test's figures of a sweep come from the kernel's tally when the
