@@ -287,7 +287,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	const size_t m = n * bs, nr = rf->shape == PX_R_BLOCK ? m * bs : m;
 	struct px_sweep_state ss = {0, HUGE_VAL, HUGE_VAL};
 	double last[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}; /* per part */
-	int quiet_n = 0, quiet_f = 0, rc;
+	int quiet_n = 0, quiet_f = 0, cold = 1, rc;
 	struct work wk = {0};
 	struct px_tally tally;
 	struct accel ac = {0};
@@ -304,11 +304,13 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	rc = px_problem_validate(p, err);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < m; i++)
+	for (size_t i = 0; i < m; i++) {
 		if (!isfinite(lambda[i]))
 			return px_error_set(err, PX_ERR_INVALID,
 					    "warm start lambda[%zu] is not finite",
 					    i);
+		cold &= lambda[i] == 0.0;
+	}
 	wk.perm = malloc(n * sizeof *wk.perm);
 	wk.r = malloc(nr * sizeof *wk.r);
 	wk.prev = malloc(m * sizeof *wk.prev);
@@ -336,7 +338,10 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	kern.refresh(kern.ctx, 0, nb);
+	/* w = M^-1 J^T lambda; from lambda = 0 it is the zeros calloc gave
+	 * (a cold start: the refresh cost as much as the diagonal blocks) */
+	if (!cold)
+		kern.refresh(kern.ctx, 0, nb);
 	wk.kctx.prev = wk.prev;
 	wk.kctx.tally = &tally;
 	memcpy(wk.prev, lambda, m * sizeof *lambda); /* defined from the start */
