@@ -486,14 +486,6 @@ void px_problem_apply(const struct px_problem *p, const double *x, double *y,
 	}
 }
 
-/* y = K x, K symmetric packed as xx, xy, xz, yy, yz, zz. */
-static void sym3_mul(const double *K, const double *x, double *y)
-{
-	y[0] = K[0] * x[0] + K[1] * x[1] + K[2] * x[2];
-	y[1] = K[1] * x[0] + K[3] * x[1] + K[4] * x[2];
-	y[2] = K[2] * x[0] + K[4] * x[1] + K[5] * x[2];
-}
-
 /* Contact k's diagonal block in closed form: F K F^T, F the frame (rows
  * d_i) and K the sum over its dynamic bodies of m^-1 I + [r]x^T I^-1 [r]x,
  * the velocity of the contact point per unit impulse there ([r]x v = r x v,
@@ -538,7 +530,7 @@ static void rigid_diag_block(const struct px_problem *p, size_t k,
 		K[5] += m + (y * I2[0] - x * I2[1]);
 	}
 	for (int j = 0; j < 3; j++)
-		sym3_mul(K, f + 3 * j, Kf[j]);
+		px_sym3_mul(K, f + 3 * j, Kf[j]);
 	for (int i = 0; i < 3; i++)
 		for (int j = i; j < 3; j++)
 			out[3 * i + j] = out[3 * j + i] =

@@ -73,6 +73,15 @@ static inline double px_dot3(const double *a, const double *b)
 	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+/* y = K x, K symmetric packed as xx, xy, xz, yy, yz, zz (the layout of a
+ * body's inverse inertia). */
+static inline void px_sym3_mul(const double *K, const double *x, double *y)
+{
+	y[0] = K[0] * x[0] + K[1] * x[1] + K[2] * x[2];
+	y[1] = K[1] * x[0] + K[3] * x[1] + K[4] * x[2];
+	y[2] = K[2] * x[0] + K[4] * x[1] + K[5] * x[2];
+}
+
 /* u -= or += (sign) the velocity of the point at lever r on body w. */
 static inline void px_point_velocity(const double *w, const double *r,
 				     double sign, double *u)
@@ -90,14 +99,15 @@ static inline void px_body_impulse(double *w, double inv_mass,
 				   const double *ii, const double *r,
 				   const double *P, double sign)
 {
-	double t[3];
+	double t[3], it[3];
 
 	px_cross(r, P, t);
+	px_sym3_mul(ii, t, it);
 	for (int i = 0; i < 3; i++)
 		w[i] += sign * inv_mass * P[i];
-	w[3] += sign * (ii[0] * t[0] + ii[1] * t[1] + ii[2] * t[2]);
-	w[4] += sign * (ii[1] * t[0] + ii[3] * t[1] + ii[4] * t[2]);
-	w[5] += sign * (ii[2] * t[0] + ii[4] * t[1] + ii[5] * t[2]);
+	w[3] += sign * it[0];
+	w[4] += sign * it[1];
+	w[5] += sign * it[2];
 }
 
 /* Rigid contact k: v[r0..r1) += frame rows . (u_a - u_b), the relative
