@@ -134,8 +134,9 @@ static inline void commit(const struct r3 *s, double *restrict lambda,
 	const double *lv = s->lever + 6 * (size_t)k;
 	double *lam = lambda + 3 * (size_t)k;
 	const uint32_t ba = s->body_a[k], bb = s->body_b[k];
-	const double d0 = out[0] - lam[0], d1 = out[1] - lam[1],
-		     d2 = out[2] - lam[2];
+	const double old[3] = {lam[0], lam[1], lam[2]};
+	const double d0 = out[0] - old[0], d1 = out[1] - old[1],
+		     d2 = out[2] - old[2];
 	/* P, the impulse change in the world frame */
 	const double P[3] = {f[0] * d0 + f[3] * d1 + f[6] * d2,
 			     f[1] * d0 + f[4] * d1 + f[7] * d2,
@@ -144,29 +145,15 @@ static inline void commit(const struct r3 *s, double *restrict lambda,
 	if (s->prev) {
 		double *pv = s->prev + 3 * (size_t)k;
 
-		pv[0] = lam[0];
-		pv[1] = lam[1];
-		pv[2] = lam[2];
+		pv[0] = old[0];
+		pv[1] = old[1];
+		pv[2] = old[2];
 	}
 	lam[0] = out[0];
 	lam[1] = out[1];
 	lam[2] = out[2];
-	if (t) {
-		/* what px_tally_block gives, from the values at hand */
-		const double a0 = fabs(d0), a1 = fabs(d1), a2 = fabs(d2);
-		const double o0 = fabs(out[0]), o1 = fabs(out[1]),
-			     o2 = fabs(out[2]);
-
-		t->dn = a0 > t->dn ? a0 : t->dn;
-		t->df = a1 > t->df ? a1 : t->df;
-		t->df = a2 > t->df ? a2 : t->df;
-		t->amax = o0 > t->amax ? o0 : t->amax;
-		t->amax = o1 > t->amax ? o1 : t->amax;
-		t->amax = o2 > t->amax ? o2 : t->amax;
-		t->nf += (out[0] - out[0]) + (out[1] - out[1]) +
-			 (out[2] - out[2]);
-		t->contacts++;
-	}
+	if (t)
+		px_tally_block(t, out, old, 3);
 	/* body a: +P at r_a; body b: -P at r_b */
 	if (ba != PX_STATIC)
 		px_body_impulse(w + 6 * (size_t)ba, s->inv_mass[ba],
