@@ -40,17 +40,20 @@ struct px_tally_part {
 	size_t contacts;
 };
 
-/* Adds contact k's block (lambda x, before the sweep y, bs rows). */
+/* Adds contact k's block (lambda x, before the sweep y, bs rows): row 0
+ * is the normal row, the others friction rows. */
 static inline void px_tally_block(struct px_tally_part *t, const double *x,
 				  const double *y, uint32_t bs)
 {
-	for (uint32_t i = 0; i < bs; i++) {
+	const double d0 = fabs(x[0] - y[0]), a0 = fabs(x[0]);
+
+	t->dn = d0 > t->dn ? d0 : t->dn;
+	t->amax = a0 > t->amax ? a0 : t->amax;
+	t->nf += x[0] - x[0];
+	for (uint32_t i = 1; i < bs; i++) {
 		const double d = fabs(x[i] - y[i]), a = fabs(x[i]);
 
-		if (i == 0)
-			t->dn = d > t->dn ? d : t->dn;
-		else
-			t->df = d > t->df ? d : t->df;
+		t->df = d > t->df ? d : t->df;
 		t->amax = a > t->amax ? a : t->amax;
 		t->nf += x[i] - x[i];
 	}
