@@ -550,6 +550,7 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	c->project_metric = px_friction_project_metric(fops);
 	c->separable = (fops->flags & PX_FRICTION_SEPARABLE) != 0;
 	c->keeps_disc = (fops->flags & PX_FRICTION_KEEPS_DISC) != 0;
+	c->is_disc = (fops->flags & PX_FRICTION_IS_DISC) != 0;
 	c->fstate = fstate;
 	if (p->form != PX_FORM_ASSEMBLED && build_incidence(c)) {
 		px_kernel_fini(c);

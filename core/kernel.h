@@ -79,6 +79,7 @@ struct px_kernel_ctx {
 	uint32_t r_shape;
 	int separable;      /* PX_FRICTION_SEPARABLE */
 	int keeps_disc;     /* PX_FRICTION_KEEPS_DISC */
+	int is_disc;        /* PX_FRICTION_IS_DISC */
 	px_project_fn project;
 	px_project_metric_fn project_metric; /* NULL if the plugin has none */
 	const void *fstate;

@@ -7,8 +7,10 @@
  * together. Fixed sizes, no part or form tests, no loops over rows, the
  * array pointers loaded once per call and declared restrict (so that a
  * store to w does not force every frame and lever value to be reloaded),
- * and no call of the friction plugin for the points a disc-keeping set
- * leaves in place (PX_FRICTION_KEEPS_DISC).
+ * and the disc's projection computed here rather than called
+ * (PX_FRICTION_IS_DISC; other sets are called only for the points they
+ * may move, PX_FRICTION_KEEPS_DISC). It gives the general kernel's lambda
+ * bit for bit (tests/test_scenes.c).
  *
  * grid-24, sequential (bench/schedulers): 52-54 ns per contact-sweep for
  * the whole solve with the first version of this file (the problem's
@@ -16,12 +18,13 @@
  * called for every contact; about 530 instructions per contact under
  * callgrind), 42 with restrict and the pointers loaded once, 36 without
  * the call inside the disc, 31 of it inside the sweeps, 29 with solve
- * and commit inlined. What is left is
- * about 300 instructions (SSE2, no FMA) and the chain through the body
- * each contact shares with the one before: the same code on independent
- * contacts runs at about 22 ns. It reads the problem's arrays in place: a
- * gathered 120-byte copy per contact was no faster. Full sweeps only: a
- * part (normal or friction) goes through the general kernel. */
+ * and commit inlined, 23 with the disc's projection inline (the
+ * horizontal contacts, two in three, carry no normal impulse, so their
+ * radius is 0 and every one of them called the plugin). The rest is the
+ * chain through the body each contact shares with the one before. It
+ * reads the problem's arrays in place: a gathered 120-byte copy per
+ * contact was no faster. Full sweeps only: a part (normal or friction)
+ * goes through the general kernel. */
 #include <math.h>
 
 #include "kernel.h"
@@ -51,6 +54,7 @@ struct r3 {
 	px_project_fn project;
 	const void *fstate;
 	int keeps_disc; /* PX_FRICTION_KEEPS_DISC */
+	int is_disc;    /* PX_FRICTION_IS_DISC */
 };
 
 static inline struct r3 r3_load(const struct px_kernel_ctx *c)
@@ -72,6 +76,7 @@ static inline struct r3 r3_load(const struct px_kernel_ctx *c)
 		.project = c->project,
 		.fstate = c->fstate,
 		.keeps_disc = c->keeps_disc,
+		.is_disc = c->is_disc,
 	};
 }
 
@@ -114,8 +119,14 @@ R3_INLINE void solve(const struct r3 *s, const double *restrict w,
 	dn = ln - lam[0];
 	zs = lam[1] - r[1] * (v1 + s->diag[9 * (size_t)k + 3] * dn);
 	zt = lam[2] - r[2] * (v2 + s->diag[9 * (size_t)k + 6] * dn);
-	if (!s->keeps_disc ||
-	    !px_disc_surely_inside(zs, zt, s->friction[k].mu * ln)) {
+	if (s->is_disc) {
+		double z[2] = {zs, zt};
+
+		px_disc_project(z, s->friction[k].mu * ln);
+		zs = z[0];
+		zt = z[1];
+	} else if (!s->keeps_disc ||
+		   !px_disc_surely_inside(zs, zt, s->friction[k].mu * ln)) {
 		/* a copy of its own for the call, so that z stays in
 		 * registers on the path that does not call */
 		double z[2] = {zs, zt};

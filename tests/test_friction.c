@@ -291,6 +291,51 @@ Test(friction, keeps_disc_is_exact)
 	cr_assert_not(px_disc_surely_inside(0.0, 0.0, NAN));
 }
 
+/* PX_FRICTION_IS_DISC (ABI 1.6): disc declares it, and px_disc_project is
+ * the reference projection bit for bit, also at radius 0 (every contact
+ * without a normal impulse), where it skips hypot: zeros of either sign,
+ * subnormal, huge, infinite and NaN components, radius +0 and -0; and it
+ * is what disc's project gives, also for the friction of the normal
+ * impulses 0, 1 and 1e-300 with mu = 0.5. */
+Test(friction, is_disc_is_the_reference_projection)
+{
+	static const double v[] = {0.0,    -0.0,   0x1p-1074, -0x1p-1074,
+				   1e-300, -0.75,  1.0,       3.0,
+				   1e300,  -1e308, DBL_MAX,   INFINITY,
+				   -INFINITY, NAN};
+	static const double radii[] = {0.0, -0.0, 0x1p-1074, 0.5, 1e300};
+	const size_t nv = sizeof v / sizeof *v;
+	struct px_friction_params fp = {0.5, 0.5, 0.5, 0};
+
+	cr_assert(ops_of(disc)->flags & PX_FRICTION_IS_DISC);
+	cr_assert_not(ops_of(box)->flags & PX_FRICTION_IS_DISC);
+	cr_assert_not(ops_of(ellipsoid)->flags & PX_FRICTION_IS_DISC);
+	for (size_t i = 0; i < nv; i++)
+		for (size_t j = 0; j < nv; j++) {
+			for (size_t r = 0; r < sizeof radii / sizeof *radii; r++) {
+				double z[2] = {v[i], v[j]}, ref[2] = {v[i], v[j]};
+
+				px_disc_project(z, radii[r]);
+				disc_reference(radii[r], ref);
+				cr_assert(memcmp(z, ref, sizeof z) == 0,
+					  "rad %a: (%a, %a) gives (%a, %a), the reference (%a, %a)",
+					  radii[r], v[i], v[j], z[0], z[1],
+					  ref[0], ref[1]);
+			}
+			for (int k = 0; k < 3; k++) {
+				const double ln = k == 0 ? 0.0 : k == 1 ? 1.0 : 1e-300;
+				double z[3] = {v[i], v[j], 7.0},
+				       ref[2] = {v[i], v[j]};
+
+				px_disc_project(ref, fp.mu * ln);
+				proj(disc, &fp, ln, z, 2);
+				cr_assert(memcmp(z, ref, sizeof ref) == 0 &&
+						  z[2] == 7.0,
+					  "lambda_n %g: (%a, %a)", ln, v[i], v[j]);
+			}
+		}
+}
+
 /* ---- all three sets ------------------------------------------------------ */
 
 Test(friction, projections_are_optimal)

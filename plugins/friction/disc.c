@@ -14,20 +14,8 @@
 static void disc_project(const void *state, const struct px_friction_params *fp,
 			 double lambda_n, double *z, uint32_t nf)
 {
-	const double radius = fp->mu * lambda_n;
-
 	(void)state;
-	/* hypot only near or beyond the rim: inside, z stays either way */
-	if (!px_disc_surely_inside(z[0], z[1], radius)) {
-		const double len = hypot(z[0], z[1]);
-
-		if (len > radius && len > 0.0) {
-			/* z / len first: radius / len can be subnormal (a
-			 * tiny radius, a huge z) and lose the rim */
-			z[0] = z[0] / len * radius;
-			z[1] = z[1] / len * radius;
-		}
-	}
+	px_disc_project(z, fp->mu * lambda_n);
 	if (nf > 2)
 		z[2] = 0.0;
 }
@@ -80,7 +68,7 @@ static const struct px_friction_ops disc_ops = {
 		.summary = "isotropic Coulomb friction: project onto the disc of radius mu * lambda_n",
 	},
 	/* not separable: s and t share one r; inside the disc z stays */
-	.flags = PX_FRICTION_KEEPS_DISC,
+	.flags = PX_FRICTION_KEEPS_DISC | PX_FRICTION_IS_DISC,
 	.project = disc_project,
 	.project_metric = disc_project_metric,
 	.doc = disc_doc,

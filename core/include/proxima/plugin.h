@@ -53,6 +53,10 @@
  *        the host may skip the call for points px_disc_surely_inside
  *        finds there. No struct changes: 1.4 hosts ignore the flag, and
  *        plugins built against 1.0-1.4 load as before.
+ *   1.6  friction flag PX_FRICTION_IS_DISC: for nf = 2, project is
+ *        px_disc_project (below), so the host may compute it inline.
+ *        No struct changes: 1.5 hosts ignore the flag, and plugins built
+ *        against 1.0-1.5 load as before.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -67,7 +71,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 5u
+#define PX_ABI_MINOR 6u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -192,6 +196,11 @@ enum {
 	 * px_disc_surely_inside finds inside, and does on the rigid 3-row
 	 * kernel's hot path; the results are the same bit for bit. */
 	PX_FRICTION_KEEPS_DISC = 1u << 1,
+	/* ABI 1.6. For nf = 2, project computes px_disc_project(z, fp->mu
+	 * lambda_n) and nothing else: the host may compute that itself, and
+	 * does on the rigid 3-row kernel's hot path (no call per contact);
+	 * the results are the same bit for bit. */
+	PX_FRICTION_IS_DISC = 1u << 2,
 };
 
 /* Whether (s, t) lies inside the disc of radius rad by more than the
@@ -205,6 +214,32 @@ static inline int px_disc_surely_inside(double s, double t, double rad)
 	/* decimal constants, not hex floats: C++ before 17 includes this */
 	return rr >= DBL_MIN && rr <= DBL_MAX &&
 	       s * s + t * t < rr * (1.0 - 16.0 * DBL_EPSILON);
+}
+
+/* (z[0], z[1]) projected onto the disc of radius rad >= 0: kept when
+ * inside, scaled onto the rim otherwise (z / |z| rad, |z| by hypot). At
+ * rad = 0 that is z rad for finite z other than (0, 0), which needs no
+ * hypot: the radius of every contact without a normal impulse. */
+static inline void px_disc_project(double *z, double rad)
+{
+	double len;
+
+	if (px_disc_surely_inside(z[0], z[1], rad))
+		return;
+	if (rad == 0.0 && isfinite(z[0]) && isfinite(z[1])) {
+		if (z[0] != 0.0 || z[1] != 0.0) {
+			z[0] *= rad;
+			z[1] *= rad;
+		}
+		return;
+	}
+	len = hypot(z[0], z[1]);
+	if (len > rad && len > 0.0) {
+		/* z / len first: rad / len can be subnormal (a tiny rad, a
+		 * huge z) and lose the rim */
+		z[0] = z[0] / len * rad;
+		z[1] = z[1] / len * rad;
+	}
 }
 
 struct px_friction_ops {
