@@ -182,9 +182,19 @@ static inline void save_prev(const struct px_kernel_ctx *c, uint32_t k)
 		       bs * sizeof *c->prev);
 }
 
+/* Whether the rows [r0, r1) of a change d are all zero. */
+static int no_change(const double *d, uint32_t r0, uint32_t r1)
+{
+	for (uint32_t i = r0; i < r1; i++)
+		if (d[i] != 0.0)
+			return 0;
+	return 1;
+}
+
 /* Write out's rows of `part` as contact k's impulse in lambda and, when
  * factorized or rigid, add their change to the velocities w of its bodies
- * (w is not read for an assembled A). */
+ * (w is not read for an assembled A). An unchanged impulse leaves w as it
+ * is: adding its zero change could at most turn a -0 into +0. */
 static void commit_to(const struct px_kernel_ctx *c, double *lambda, double *w,
 		      uint32_t k, int part, const double *out)
 {
@@ -197,16 +207,16 @@ static void commit_to(const struct px_kernel_ctx *c, double *lambda, double *w,
 
 	if (lambda == c->lambda)
 		save_prev(c, k);
-	if (p->form == PX_FORM_RIGID) {
-		for (uint32_t i = r0; i < r1; i++)
-			d[i] = out[i] - lam[i];
+	for (uint32_t i = r0; i < r1; i++)
+		d[i] = out[i] - lam[i];
+	if (p->form == PX_FORM_ASSEMBLED || no_change(d, r0, r1)) {
+		/* w is not read, or stays */
+	} else if (p->form == PX_FORM_RIGID) {
 		px_rigid_add(p, k, w, d, r0, r1);
 	} else if (p->form == PX_FORM_FACTORIZED) {
 		const size_t per = 6 * (size_t)bs;
 		const double *m = p->minv_jt + 2 * per * k;
 
-		for (uint32_t i = r0; i < r1; i++)
-			d[i] = out[i] - lam[i];
 		if (p->body_a[k] != PX_STATIC)
 			px_body_add(w + 6 * (size_t)p->body_a[k], m, d, bs, r0,
 				    r1);

@@ -7,24 +7,25 @@
  * together. Fixed sizes, no part or form tests, no loops over rows, the
  * array pointers loaded once per call and declared restrict (so that a
  * store to w does not force every frame and lever value to be reloaded),
- * and the disc's projection computed here rather than called
+ * the disc's projection computed here rather than called
  * (PX_FRICTION_IS_DISC; other sets are called only for the points they
- * may move, PX_FRICTION_KEEPS_DISC). It gives the general kernel's lambda
- * bit for bit (tests/test_scenes.c).
+ * may move, PX_FRICTION_KEEPS_DISC), and the bodies left alone when the
+ * impulse does not change. It gives the general kernel's lambda bit for
+ * bit (tests/test_scenes.c).
  *
- * grid-24, sequential (bench/schedulers): 52-54 ns per contact-sweep for
- * the whole solve with the first version of this file (the problem's
- * arrays re-read through p after every store to w, the friction plugin
- * called for every contact; about 530 instructions per contact under
- * callgrind), 42 with restrict and the pointers loaded once, 36 without
- * the call inside the disc, 31 of it inside the sweeps, 29 with solve
- * and commit inlined, 23 with the disc's projection inline (the
- * horizontal contacts, two in three, carry no normal impulse, so their
- * radius is 0 and every one of them called the plugin). The rest is the
- * chain through the body each contact shares with the one before. It
- * reads the problem's arrays in place: a gathered 120-byte copy per
- * contact was no faster. Full sweeps only: a part (normal or friction)
- * goes through the general kernel. */
+ * grid-24, sequential (bench/schedulers), ns per contact-sweep inside the
+ * sweeps: 52-54 for the whole solve with the first version of this file
+ * (the problem's arrays re-read through p after every store to w, the
+ * friction plugin called for every contact; about 530 instructions per
+ * contact under callgrind), 31 with restrict, the pointers loaded once and
+ * no call inside the disc, 29 with solve and commit inlined, 23 with the
+ * disc's projection inline (the horizontal contacts, two in three, carry
+ * no normal impulse, so their radius is 0 and every one of them called
+ * the plugin), 17 without the body update of an unchanged impulse (those
+ * same contacts: it takes them off the chain through the body each
+ * contact shares with the one before). It reads the problem's arrays in
+ * place: a gathered 120-byte copy per contact was no faster. Full sweeps
+ * only: a part (normal or friction) goes through the general kernel. */
 #include <math.h>
 
 #include "kernel.h"
@@ -154,10 +155,7 @@ R3_INLINE void commit(const struct r3 *s, double *restrict lambda,
 	const double old[3] = {lam[0], lam[1], lam[2]};
 	const double d0 = out[0] - old[0], d1 = out[1] - old[1],
 		     d2 = out[2] - old[2];
-	/* P, the impulse change in the world frame */
-	const double P[3] = {f[0] * d0 + f[3] * d1 + f[6] * d2,
-			     f[1] * d0 + f[4] * d1 + f[7] * d2,
-			     f[2] * d0 + f[5] * d1 + f[8] * d2};
+	double P[3];
 
 	if (s->prev) {
 		double *pv = s->prev + 3 * (size_t)k;
@@ -171,6 +169,15 @@ R3_INLINE void commit(const struct r3 *s, double *restrict lambda,
 	lam[2] = out[2];
 	if (t)
 		px_tally_block(t, out, old, 3);
+	/* an unchanged impulse leaves w as it is (as in the general kernel):
+	 * on the ball grids two contacts in three, the horizontal ones,
+	 * carry none, and their update is off the chain through the bodies */
+	if (d0 == 0.0 && d1 == 0.0 && d2 == 0.0)
+		return;
+	/* P, the impulse change in the world frame */
+	P[0] = f[0] * d0 + f[3] * d1 + f[6] * d2;
+	P[1] = f[1] * d0 + f[4] * d1 + f[7] * d2;
+	P[2] = f[2] * d0 + f[5] * d1 + f[8] * d2;
 	/* body a: +P at r_a; body b: -P at r_b */
 	if (ba != PX_STATIC)
 		px_body_impulse(w + 6 * (size_t)ba, s->inv_mass[ba],
