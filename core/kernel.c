@@ -581,6 +581,8 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	kern->private_load = kernel_private_load;
 	kern->relax_private = kernel_relax_private;
 	kern->relax_lists = kernel_relax_lists;
+	kern->body_a = p->form == PX_FORM_ASSEMBLED ? NULL : p->body_a;
+	kern->body_b = p->form == PX_FORM_ASSEMBLED ? NULL : p->body_b;
 	return PX_OK;
 }
 

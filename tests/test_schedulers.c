@@ -802,12 +802,17 @@ static void solve_with(const struct px_problem *p, const struct px_config *cfg,
 	px_report_free(&rep);
 }
 
+/* The reuse check of colored: with bodies (ABI 1.6) the body pairs are
+ * compared and the graph is not built again; an assembled problem's graph
+ * is built and compared. */
 Test(colored, recolors_only_when_the_graph_changes)
 {
 	/* same contacts, different graphs: the bottom layer on the static
-	 * ground, then on a dynamic floor */
+	 * ground, then on a dynamic floor; a2 is a built again */
 	struct px_problem *a = lattice(20, 20, 10, 0), *b = lattice(20, 20, 10, 1);
+	struct px_problem *a2 = lattice(20, 20, 10, 0);
 	struct px_problem *c = lattice(4, 4, 4, 0);
+	struct px_problem *f = shared("KaplasTower-i1061-4.hdf5.dat");
 	const size_t n = px_problem_n_contacts(a);
 	struct px_config *cfg = config_from_text(
 		"[solver]\nmax_sweeps = 3\n[scheduler]\nplugin = colored\ncoloring = balanced\n");
@@ -831,13 +836,31 @@ Test(colored, recolors_only_when_the_graph_changes)
 	cr_assert(strstr(desc, "(reused: no)"), "dynamic floor: %s", desc);
 	solve_with(b, cfg, x, desc, sizeof desc);
 	cr_assert(strstr(desc, "(reused: yes)"), "%s", desc);
+	solve_with(a2, cfg, x, desc, sizeof desc);
+	cr_assert(strstr(desc, "(reused: no)"), "back to the ground: %s", desc);
+	solve_with(a, cfg, x, desc, sizeof desc);
+	cr_assert(strstr(desc, "conflict graph (") &&
+			  strstr(desc, " edges) 0.000 ms") &&
+			  strstr(desc, "(reused: yes)"),
+		  "the same body pairs in another problem: %s", desc);
 	solve_with(c, cfg, x, desc, sizeof desc);
 	cr_assert(strstr(desc, "(reused: no)"), "fewer contacts: %s", desc);
+	/* without bodies: the graph of A's blocks */
+	cr_assert_leq(px_problem_n_contacts(f), n);
+	solve_with(f, cfg, x, desc, sizeof desc);
+	cr_assert(strstr(desc, "(reused: no)"), "assembled: %s", desc);
+	solve_with(f, cfg, x, desc, sizeof desc);
+	cr_assert(strstr(desc, "(reused: yes)"), "assembled: %s", desc);
+	cr_log_info("assembled, second solve: %s\n", desc);
+	solve_with(c, cfg, x, desc, sizeof desc);
+	cr_assert(strstr(desc, "(reused: no)"), "bodies again: %s", desc);
 	px_config_free(cfg);
 	free(x);
 	px_problem_destroy(a);
+	px_problem_destroy(a2);
 	px_problem_destroy(b);
 	px_problem_destroy(c);
+	px_problem_destroy(f);
 }
 
 /* Every scheduler reaches the contact laws on the lattice, the ordering

@@ -34,8 +34,11 @@
  * lambda is bit-for-bit the same for any thread count and across runs.
  *
  * Cost: the coloring runs at prepare time and is kept; the next prepare
- * reuses it when the conflict graph is the same as last time (a compare of
- * the CSR arrays, far cheaper than coloring). The per-color lists are
+ * reuses it when the conflict graph is the same as last time. With bodies
+ * (ABI 1.6: kern->body_a, body_b) that is a compare of the contacts' body
+ * pairs, on which the graph depends, and the graph is not built again;
+ * for an assembled problem the graph is built and its CSR arrays are
+ * compared. Either is far cheaper than coloring. The per-color lists are
  * rebuilt in O(n) at each sweep whose permutation changed. describe
  * reports the colors and these costs. */
 #include <stdio.h>
@@ -74,10 +77,12 @@ struct colored {
 	size_t patches;
 	unsigned lanes;
 	struct coloring col;
-	/* the conflict graph the coloring was made for */
-	size_t n;
-	struct buffer ptr, adj;
-	int have;
+	/* what the coloring was made for: n contacts and their body pairs
+	 * (body_a then body_b) or, without bodies, the conflict graph (ptr
+	 * then adj); its edges for describe */
+	size_t n, edges;
+	struct buffer key;
+	int have, by_bodies;
 	struct buffer out; /* the unsafe color's computed impulses */
 	double graph_ms, check_ms, color_ms;
 	int reused;
@@ -111,24 +116,42 @@ static void colored_destroy(void *state)
 	struct colored *s = state;
 
 	coloring_free(&s->col);
-	buffer_free(&s->ptr);
-	buffer_free(&s->adj);
+	buffer_free(&s->key);
 	buffer_free(&s->out);
 	free(s);
 }
 
+/* Whether the coloring was made for kern's body pairs. */
+static int same_bodies(const struct colored *s, const struct px_kernel *kern)
+{
+	const size_t half = kern->n_contacts * sizeof(uint32_t);
+	const char *key = s->key.p;
+
+	return s->have && s->by_bodies && s->n == kern->n_contacts &&
+	       memcmp(key, kern->body_a, half) == 0 &&
+	       memcmp(key + half, kern->body_b, half) == 0;
+}
+
+/* Whether the coloring was made for the conflict graph (ptr, adj). */
 static int same_graph(const struct colored *s, size_t n, const uint32_t *ptr,
 		      const uint32_t *adj)
 {
-	return s->have && s->n == n &&
-	       memcmp(s->ptr.p, ptr, (n + 1) * sizeof *ptr) == 0 &&
-	       memcmp(s->adj.p, adj, ptr[n] * sizeof *adj) == 0;
+	const uint32_t *key = s->key.p;
+
+	return s->have && !s->by_bodies && s->n == n &&
+	       memcmp(key, ptr, (n + 1) * sizeof *ptr) == 0 &&
+	       memcmp(key + n + 1, adj, ptr[n] * sizeof *adj) == 0;
 }
 
-/* Color the graph and keep a copy of it for the next reuse check. */
-static int recolor(struct colored *s, size_t n, const uint32_t *ptr,
-		   const uint32_t *adj, char *err, size_t errlen)
+/* Color the graph and keep what the next reuse check compares. */
+static int recolor(struct colored *s, const struct px_kernel *kern,
+		   const uint32_t *ptr, const uint32_t *adj, char *err,
+		   size_t errlen)
 {
+	const size_t n = kern->n_contacts;
+	const size_t words = kern->body_a ? 2 * n : n + 1 + ptr[n];
+	uint32_t *key;
+
 	s->have = 0;
 	coloring_free(&s->col);
 	if (coloring_alloc(&s->col, n, s->patches)) {
@@ -136,14 +159,21 @@ static int recolor(struct colored *s, size_t n, const uint32_t *ptr,
 			 n);
 		return -1;
 	}
-	if (buffer_reserve(&s->ptr, (n + 1) * sizeof *ptr, err, errlen) ||
-	    buffer_reserve(&s->adj, (ptr[n] + 1) * sizeof *adj, err, errlen))
+	if (buffer_reserve(&s->key, (words + 1) * sizeof *key, err, errlen))
 		return -1;
 	coloring_color(&s->col, ptr, adj, s->mode);
 	coloring_group(&s->col, s->merge_below);
-	memcpy(s->ptr.p, ptr, (n + 1) * sizeof *ptr);
-	memcpy(s->adj.p, adj, ptr[n] * sizeof *adj);
+	key = s->key.p;
+	if (kern->body_a) {
+		memcpy(key, kern->body_a, n * sizeof *key);
+		memcpy(key + n, kern->body_b, n * sizeof *key);
+	} else {
+		memcpy(key, ptr, (n + 1) * sizeof *ptr);
+		memcpy(key + n + 1, adj, ptr[n] * sizeof *adj);
+	}
+	s->by_bodies = kern->body_a != NULL;
 	s->n = n;
+	s->edges = ptr[n] / 2;
 	s->have = 1;
 	return 0;
 }
@@ -153,25 +183,34 @@ static int colored_prepare(void *state, const struct px_kernel *kern,
 {
 	struct colored *s = state;
 	const size_t n = kern->n_contacts;
-	const uint32_t *ptr, *adj;
-	double t0 = now_ms(), t1, t2;
+	const uint32_t *ptr = NULL, *adj = NULL;
+	double t = now_ms();
 
 	team_prepare(&s->team, kern);
-	if (kern->conflicts(kern->ctx, &ptr, &adj)) {
-		snprintf(err, errlen,
-			 "out of memory for the conflict graph of %zu contacts",
-			 n);
-		return -1;
-	}
-	t1 = now_ms();
-	s->reused = same_graph(s, n, ptr, adj);
-	t2 = now_ms();
-	s->graph_ms = t1 - t0;
-	s->check_ms = t2 - t1;
+	s->graph_ms = s->check_ms = 0.0;
+	s->reused = kern->body_a && same_bodies(s, kern);
+	if (kern->body_a)
+		s->check_ms = now_ms() - t;
 	if (!s->reused) {
-		if (recolor(s, n, ptr, adj, err, errlen))
+		t = now_ms();
+		if (kern->conflicts(kern->ctx, &ptr, &adj)) {
+			snprintf(err, errlen,
+				 "out of memory for the conflict graph of %zu contacts",
+				 n);
 			return -1;
-		s->color_ms = now_ms() - t2;
+		}
+		s->graph_ms = now_ms() - t;
+	}
+	if (!kern->body_a) {
+		t = now_ms();
+		s->reused = same_graph(s, n, ptr, adj);
+		s->check_ms = now_ms() - t;
+	}
+	if (!s->reused) {
+		t = now_ms();
+		if (recolor(s, kern, ptr, adj, err, errlen))
+			return -1;
+		s->color_ms = now_ms() - t;
 	}
 	return buffer_reserve(&s->out,
 			      ((size_t)(s->col.start[coloring_groups(&s->col)] -
@@ -297,7 +336,7 @@ static void colored_describe(const void *state, char *buf, size_t len)
 		snprintf(buf + at, len - at,
 			 "%s, %s, %s; conflict graph (%u edges) %.3f ms, coloring %.3f ms, reuse check %.3f ms (reused: %s)",
 			 c->n_safe ? ")" : "", unsafe, team,
-			 ((const uint32_t *)s->ptr.p)[s->n] / 2, s->graph_ms,
+			 (unsigned)s->edges, s->graph_ms,
 			 s->color_ms, s->check_ms, s->reused ? "yes" : "no");
 }
 

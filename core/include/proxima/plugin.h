@@ -55,8 +55,10 @@
  *        plugins built against 1.0-1.4 load as before.
  *   1.6  friction flag PX_FRICTION_IS_DISC: for nf = 2, project is
  *        px_disc_project (below), so the host may compute it inline.
- *        No struct changes: 1.5 hosts ignore the flag, and plugins built
- *        against 1.0-1.5 load as before.
+ *        struct px_kernel (host to plugin) gains body_a and body_b, which
+ *        every 1.6 host fills: the bodies of each contact, on which the
+ *        conflict graph of a factorized or rigid problem depends.
+ *        Plugins built against 1.0-1.5 load as before.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -369,6 +371,12 @@ struct px_kernel {
 	 * several threads may call it on lists independent of each other's. */
 	void (*relax_lists)(void *ctx, const uint32_t *const *lists,
 			    const size_t *counts, unsigned m, int part);
+	/* ABI 1.6. The two bodies of every contact (n_contacts each,
+	 * PX_STATIC for the static world), or NULL for an assembled problem.
+	 * Where they are given, conflicts is a function of n_contacts and
+	 * these arrays alone: a scheduler that keeps them may tell that the
+	 * graph is the one it saw before without building it. */
+	const uint32_t *body_a, *body_b;
 };
 
 struct px_scheduler_ops {
