@@ -567,6 +567,10 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 		return PX_ERR_NOMEM;
 	}
 	c->rigid3 = !generic && px_r3_applies(c);
+	if (c->rigid3 && px_r3_init(c)) {
+		px_kernel_fini(c);
+		return PX_ERR_NOMEM;
+	}
 	kern->ctx = c;
 	kern->n_contacts = p->n;
 	kern->n_bodies = p->n_bodies;
@@ -600,6 +604,8 @@ size_t px_kernel_bytes(const struct px_kernel_ctx *c)
 	if (c->conf_ptr)
 		bytes += (p->n + 1) * sizeof *c->conf_ptr +
 			 (c->conf_ptr[p->n] + 1) * sizeof *c->conf;
+	if (c->coef)
+		bytes += 3 * p->n * sizeof *c->coef;
 	return bytes;
 }
 
@@ -611,5 +617,6 @@ void px_kernel_fini(struct px_kernel_ctx *c)
 	free(c->tr);
 	free(c->conf_ptr);
 	free(c->conf);
+	free(c->coef);
 	memset(c, 0, sizeof *c);
 }

@@ -91,8 +91,12 @@ struct px_kernel_ctx {
 	uint32_t *tr;
 	/* conflict graph, built on demand */
 	uint32_t *conf_ptr, *conf;
-	/* full updates go through the rigid 3-row kernel (kernel_rigid3.c) */
+	/* full updates go through the rigid 3-row kernel (kernel_rigid3.c),
+	 * which reads per contact A_sn, A_tn (from diag) and mu (from the
+	 * friction parameters) here, 3 doubles, rather than the 9 of the
+	 * diagonal block and the 4 of the parameters */
 	int rigid3;
+	double *coef;
 };
 
 int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
@@ -117,6 +121,9 @@ void px_kernel_fini(struct px_kernel_ctx *c);
 /* kernel_rigid3.c. Whether the rigid 3-row kernel applies: a rigid
  * problem with 3 rows, a diagonal R, a friction set that is not separable. */
 int px_r3_applies(const struct px_kernel_ctx *c);
+/* Gathers c->coef from c->diag and the friction parameters; 0 or
+ * PX_ERR_NOMEM. */
+int px_r3_init(struct px_kernel_ctx *c);
 /* Contact k's new impulse (a full update) from lambda and w, into out[3]. */
 void px_r3_solve(const struct px_kernel_ctx *c, const double *w, uint32_t k,
 		 double *out);
@@ -129,7 +136,8 @@ void px_r3_commit(const struct px_kernel_ctx *c, double *lambda, double *w,
 void px_r3_relax_lists(const struct px_kernel_ctx *c,
 		       const uint32_t *const *lists, const size_t *counts,
 		       unsigned m);
-/* Bytes of the kernel's own arrays (incidence, conflict graph if built). */
+/* Bytes of the kernel's own arrays (incidence, conflict graph if built,
+ * the rigid kernel's coefficients). */
 size_t px_kernel_bytes(const struct px_kernel_ctx *c);
 
 #endif

@@ -27,6 +27,7 @@
  * place: a gathered 120-byte copy per contact was no faster. Full sweeps
  * only: a part (normal or friction) goes through the general kernel. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "kernel.h"
 #include "problem_impl.h"
@@ -44,10 +45,25 @@ int px_r3_applies(const struct px_kernel_ctx *c)
 	       c->r_shape != PX_R_BLOCK && !c->separable;
 }
 
+int px_r3_init(struct px_kernel_ctx *c)
+{
+	const struct px_problem *p = c->p;
+
+	c->coef = malloc(3 * p->n * sizeof *c->coef);
+	if (!c->coef)
+		return PX_ERR_NOMEM;
+	for (size_t k = 0; k < p->n; k++) {
+		c->coef[3 * k] = c->diag[9 * k + 3];
+		c->coef[3 * k + 1] = c->diag[9 * k + 6];
+		c->coef[3 * k + 2] = p->friction[k].mu;
+	}
+	return PX_OK;
+}
+
 /* The arrays one relaxation reads, loaded once per call. */
 struct r3 {
 	const double *restrict frame, *restrict lever, *restrict b;
-	const double *restrict r, *restrict diag;
+	const double *restrict r, *restrict coef;
 	const double *restrict inv_mass, *restrict inv_inertia;
 	const uint32_t *restrict body_a, *restrict body_b;
 	const struct px_friction_params *friction;
@@ -67,7 +83,7 @@ static inline struct r3 r3_load(const struct px_kernel_ctx *c)
 		.lever = p->lever,
 		.b = p->b,
 		.r = c->r,
-		.diag = c->diag,
+		.coef = c->coef,
 		.inv_mass = p->inv_mass,
 		.inv_inertia = p->inv_inertia,
 		.body_a = p->body_a,
@@ -90,6 +106,7 @@ R3_INLINE void solve(const struct r3 *s, const double *restrict w,
 	const double *lv = s->lever + 6 * (size_t)k;
 	const double *lam = lambda + 3 * (size_t)k;
 	const double *b = s->b + 3 * (size_t)k, *r = s->r + 3 * (size_t)k;
+	const double *cf = s->coef + 3 * (size_t)k; /* A_sn, A_tn, mu */
 	const uint32_t ba = s->body_a[k], bb = s->body_b[k];
 	double ux = 0.0, uy = 0.0, uz = 0.0, v0, v1, v2, ln, dn, zs, zt;
 
@@ -118,16 +135,16 @@ R3_INLINE void solve(const struct r3 *s, const double *restrict w,
 	ln = ln > 0.0 ? ln : 0.0;
 	/* A_sn, A_tn: the friction velocity per unit normal impulse */
 	dn = ln - lam[0];
-	zs = lam[1] - r[1] * (v1 + s->diag[9 * (size_t)k + 3] * dn);
-	zt = lam[2] - r[2] * (v2 + s->diag[9 * (size_t)k + 6] * dn);
+	zs = lam[1] - r[1] * (v1 + cf[0] * dn);
+	zt = lam[2] - r[2] * (v2 + cf[1] * dn);
 	if (s->is_disc) {
 		double z[2] = {zs, zt};
 
-		px_disc_project(z, s->friction[k].mu * ln);
+		px_disc_project(z, cf[2] * ln);
 		zs = z[0];
 		zt = z[1];
 	} else if (!s->keeps_disc ||
-		   !px_disc_surely_inside(zs, zt, s->friction[k].mu * ln)) {
+		   !px_disc_surely_inside(zs, zt, cf[2] * ln)) {
 		/* a copy of its own for the call, so that z stays in
 		 * registers on the path that does not call */
 		double z[2] = {zs, zt};
