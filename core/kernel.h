@@ -99,6 +99,8 @@ struct px_kernel_ctx {
 	double *coef;
 };
 
+/* diag holds the diagonal blocks already: the rigid kernel gathers from it
+ * here. 0 or PX_ERR_NOMEM. */
 int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 		   const struct px_problem *p, double *lambda, double *w,
 		   const double *diag, const double *r, uint32_t r_shape,
