@@ -269,6 +269,55 @@ static int accel_call(struct accel *ac, int finish, const struct px_problem *p,
 	return res.replaced;
 }
 
+typedef void (*range_fn)(void *ctx, size_t begin, size_t end);
+typedef void (*parallel_for_fn)(void *state, size_t n, range_fn body,
+				void *ctx);
+
+/* The scheduler's parallel_for, or NULL when it has none (plugins older
+ * than ABI 1.6, whose ops struct ends before it). */
+static parallel_for_fn parallel_for_op(const struct px_scheduler_ops *s)
+{
+	const size_t end = offsetof(struct px_scheduler_ops, parallel_for) +
+			   sizeof s->parallel_for;
+
+	return s->h.abi_minor >= 6 && s->h.ops_size >= end ? s->parallel_for
+							   : NULL;
+}
+
+/* body over [0, n), on the scheduler's threads when it offers them. */
+static void set_up(const struct px_plugin *ps, size_t n, range_fn body,
+		   void *ctx)
+{
+	const parallel_for_fn pfor =
+		parallel_for_op((const void *)px_plugin_header(ps));
+
+	if (pfor)
+		pfor(px_plugin_state(ps), n, body, ctx);
+	else
+		body(ctx, 0, n);
+}
+
+struct diag_job {
+	const struct px_problem *p;
+	double *diag;
+};
+
+static void diag_range(void *ctx, size_t begin, size_t end)
+{
+	const struct diag_job *j = ctx;
+	const size_t bb = (size_t)j->p->bs * j->p->bs;
+
+	for (size_t k = begin; k < end; k++)
+		px_problem_diag_block(j->p, k, j->diag + k * bb);
+}
+
+static void refresh_range(void *ctx, size_t begin, size_t end)
+{
+	const struct px_kernel *kern = ctx;
+
+	kern->refresh(kern->ctx, begin, end);
+}
+
 int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	     double *lambda, struct px_report *rep, struct px_error *err)
 {
@@ -322,8 +371,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 				  "out of memory for solving %zu contacts", n);
 		goto out;
 	}
-	for (size_t k = 0; k < n; k++)
-		px_problem_diag_block(p, k, wk.diag + k * bs * bs);
+	set_up(ps, n, diag_range, &(struct diag_job){p, wk.diag});
 	if (rf->shape == PX_R_BLOCK && !px_friction_project_metric(fr)) {
 		const struct px_plugin_header *h = px_plugin_header(pr);
 
@@ -341,7 +389,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	/* w = M^-1 J^T lambda; from lambda = 0 it is the zeros calloc gave
 	 * (a cold start: the refresh cost as much as the diagonal blocks) */
 	if (!cold)
-		kern.refresh(kern.ctx, 0, nb);
+		set_up(ps, nb, refresh_range, &kern);
 	wk.kctx.prev = wk.prev;
 	wk.kctx.tally = &tally;
 	memcpy(wk.prev, lambda, m * sizeof *lambda); /* defined from the start */

@@ -14,6 +14,7 @@
  *   - a scheduler of plugin ABI 1.1 loads and has no describe. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "coloring.h"
@@ -921,4 +922,75 @@ Test(schedulers, abi_1_1_scheduler_loads_without_describe)
 	px_report_free(&rep);
 	px_config_free(cfg);
 	px_problem_destroy(p);
+}
+
+/* What a parallel_for call visited: each item's count, and the calls. */
+struct visits {
+	unsigned hits[1000];
+	atomic_uint calls, bad; /* bad: empty or out-of-range ranges */
+};
+
+/* On the scheduler's threads: no assertion here, only counts. */
+static void visit(void *ctx, size_t begin, size_t end)
+{
+	struct visits *v = ctx;
+
+	atomic_fetch_add(&v->calls, 1);
+	if (begin >= end || end > 1000) {
+		atomic_fetch_add(&v->bad, 1);
+		return;
+	}
+	for (size_t i = begin; i < end; i++)
+		v->hits[i]++;
+}
+
+/* parallel_for (ABI 1.6) of the OpenMP schedulers: disjoint ranges that
+ * cover [0, n), one per thread, and one call on one thread when n is
+ * below serial_below; the sequential scheduler has none (the host then
+ * runs its set-up itself). */
+Test(schedulers, parallel_for_covers_the_range_once)
+{
+	static const char *const names[] = {"colored", "jacobi", "naive"};
+	static const size_t sizes[] = {0, 1, 2, 7, 1000};
+
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		for (int below = 0; below < 2; below++) {
+			char text[160];
+			struct px_config *cfg;
+			const struct px_scheduler_ops *ops;
+
+			snprintf(text, sizeof text,
+				 "[scheduler]\nplugin = %s\nthreads = 3\nserial_below = %d\n",
+				 names[i], below ? 5000 : 0);
+			cfg = config_from_text(text);
+			ops = (const void *)px_plugin_header(
+				px_config_plugin(cfg, PX_KIND_SCHEDULER));
+			cr_assert_not_null(ops->parallel_for, "%s", names[i]);
+			for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+				struct visits v = {{0}, 0, 0};
+				const size_t n = sizes[s];
+
+				ops->parallel_for(px_plugin_state(px_config_plugin(
+							  cfg, PX_KIND_SCHEDULER)),
+						  n, visit, &v);
+				for (size_t k = 0; k < 1000; k++)
+					cr_assert_eq(v.hits[k], k < n,
+						     "%s, n %zu: item %zu", text,
+						     n, k);
+				cr_assert_eq(atomic_load(&v.bad), 0, "%s", text);
+				cr_assert_eq(atomic_load(&v.calls),
+					     n == 0 ? 0 : below ? 1 : n < 3 ? n : 3,
+					     "%s, n %zu", text, n);
+			}
+			px_config_free(cfg);
+		}
+	{
+		struct px_config *cfg =
+			config_from_text("[scheduler]\nplugin = sequential\n");
+		const struct px_scheduler_ops *ops = (const void *)px_plugin_header(
+			px_config_plugin(cfg, PX_KIND_SCHEDULER));
+
+		cr_assert_null(ops->parallel_for);
+		px_config_free(cfg);
+	}
 }

@@ -402,6 +402,7 @@ static const struct px_scheduler_ops colored_ops = {
 	.sweep = colored_sweep,
 	.describe = colored_describe,
 	.doc = colored_doc,
+	.parallel_for = team_parallel_for,
 };
 
 PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);

@@ -36,6 +36,28 @@ void team_prepare(struct team *t, const struct px_kernel *kern)
 	t->size = t->rows >= (size_t)t->serial_below ? t->threads : 1;
 }
 
+void team_parallel_for(void *state, size_t n,
+		       void (*body)(void *ctx, size_t begin, size_t end),
+		       void *ctx)
+{
+	const struct team *t = state;
+	const int nt = n >= (size_t)t->serial_below ? t->threads : 1;
+
+#pragma omp parallel num_threads(nt) if (nt > 1)
+	{
+#ifdef _OPENMP
+		const size_t i = (size_t)omp_get_thread_num(),
+			     m = (size_t)omp_get_num_threads();
+#else
+		const size_t i = 0, m = 1;
+#endif
+		const size_t begin = n * i / m, end = n * (i + 1) / m;
+
+		if (begin < end)
+			body(ctx, begin, end);
+	}
+}
+
 void team_describe(const struct team *t, char *buf, size_t len)
 {
 	if (t->size == t->threads)

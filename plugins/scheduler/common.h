@@ -35,6 +35,13 @@ int team_state_create(size_t size, const union px_value *v, void **state,
 		      char *err, size_t errlen);
 /* At prepare: the team size of this problem's sweeps. */
 void team_prepare(struct team *t, const struct px_kernel *kern);
+/* The parallel_for of the schedulers whose state starts with a struct
+ * team (ABI 1.6): the ranges [n t / T, n (t + 1) / T) of T threads, T the
+ * resolved `threads`, or one range on one thread when n < serial_below
+ * (n items count as rows: a contact has 3 or 4, a body 6). */
+void team_parallel_for(void *state, size_t n,
+		       void (*body)(void *ctx, size_t begin, size_t end),
+		       void *ctx);
 /* "N threads", or "1 thread (R rows < serial_below S)" when it stays
  * serial, written at buf (len bytes). */
 void team_describe(const struct team *t, char *buf, size_t len);

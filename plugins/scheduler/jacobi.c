@@ -117,6 +117,7 @@ static const struct px_scheduler_ops jacobi_ops = {
 	.sweep = jacobi_sweep,
 	.describe = jacobi_describe,
 	.doc = jacobi_doc,
+	.parallel_for = team_parallel_for,
 };
 
 PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);

@@ -140,6 +140,7 @@ static const struct px_scheduler_ops naive_ops = {
 	.sweep = naive_sweep,
 	.describe = naive_describe,
 	.doc = naive_doc,
+	.parallel_for = team_parallel_for,
 };
 
 PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);

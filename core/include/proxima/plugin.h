@@ -58,7 +58,10 @@
  *        struct px_kernel (host to plugin) gains body_a and body_b, which
  *        every 1.6 host fills: the bodies of each contact, on which the
  *        conflict graph of a factorized or rigid problem depends.
- *        Plugins built against 1.0-1.5 load as before.
+ *        Scheduler ops gain parallel_for (optional), on which the host
+ *        runs its set-up of a solve. Hosts read it only from plugins of
+ *        minor >= 6 whose ops_size covers it. Plugins built against
+ *        1.0-1.5 load as before.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -395,6 +398,16 @@ struct px_scheduler_ops {
 	void (*describe)(const void *state, char *buf, size_t len);
 	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
 	const char *doc;
+	/* ABI 1.6, may be NULL. Calls body(ctx, begin, end) on disjoint
+	 * ranges that cover [0, n), on the threads the scheduler's sweeps
+	 * use (one for small n), and returns when all are done. The host
+	 * runs its per-contact and per-body set-up of a solve with it (the
+	 * diagonal blocks of A, the velocities of a warm start), before
+	 * prepare; each range writes only its own items, so the result does
+	 * not depend on the threads. */
+	void (*parallel_for)(void *state, size_t n,
+			     void (*body)(void *ctx, size_t begin, size_t end),
+			     void *ctx);
 };
 
 /* ---- accelerator (ABI 1.3) ------------------------------------------ */
