@@ -294,16 +294,18 @@ Test(friction, keeps_disc_is_exact)
 /* PX_FRICTION_IS_DISC (ABI 1.6): disc declares it, and px_disc_project is
  * the reference projection bit for bit, also at radius 0 (every contact
  * without a normal impulse), where it skips hypot: zeros of either sign,
- * subnormal, huge, infinite and NaN components, radius +0 and -0; and it
- * is what disc's project gives, also for the friction of the normal
- * impulses 0, 1 and 1e-300 with mu = 0.5. */
+ * subnormal, huge, infinite and NaN components, radii +0 and -0, tiny,
+ * ordinary, huge, infinite and NaN; and it is what disc's project gives,
+ * also for the friction of the normal impulses 0, 1 and 1e-300 with
+ * mu = 0.5. */
 Test(friction, is_disc_is_the_reference_projection)
 {
 	static const double v[] = {0.0,    -0.0,   0x1p-1074, -0x1p-1074,
 				   1e-300, -0.75,  1.0,       3.0,
 				   1e300,  -1e308, DBL_MAX,   INFINITY,
 				   -INFINITY, NAN};
-	static const double radii[] = {0.0, -0.0, 0x1p-1074, 0.5, 1e300};
+	static const double radii[] = {0.0, -0.0, 0x1p-1074, 0.5, 1e300,
+				       INFINITY, NAN};
 	const size_t nv = sizeof v / sizeof *v;
 	struct px_friction_params fp = {0.5, 0.5, 0.5, 0};
 
