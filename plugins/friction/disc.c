@@ -67,7 +67,8 @@ static const struct px_friction_ops disc_ops = {
 		.name = "disc",
 		.summary = "isotropic Coulomb friction: project onto the disc of radius mu * lambda_n",
 	},
-	/* not separable: s and t share one r; inside the disc z stays */
+	/* not separable: s and t share one r; inside the disc z stays, and
+	 * the projection is px_disc_project */
 	.flags = PX_FRICTION_KEEPS_DISC | PX_FRICTION_IS_DISC,
 	.project = disc_project,
 	.project_metric = disc_project_metric,

@@ -150,15 +150,7 @@ static void ellipsoid_project(const void *state,
 	px_friction_bounds(fp, el->mu_tau, lambda_n, nf, a);
 	if (a[0] == a[1] && (nf < 3 || !(a[2] > 0.0))) {
 		/* the circle: exactly disc's projection */
-		const double radius = a[0];
-		const double len = hypot(z[0], z[1]);
-
-		if (len > radius && len > 0.0) {
-			/* z / len first: radius / len can be subnormal (a tiny
-			 * radius, a huge z) and lose the rim */
-			z[0] = z[0] / len * radius;
-			z[1] = z[1] / len * radius;
-		}
+		px_disc_project(z, a[0]);
 		if (nf > 2)
 			z[2] = 0.0;
 		return;
