@@ -809,7 +809,7 @@ static void solve_with(const struct px_problem *p, const struct px_config *cfg,
 Test(colored, recolors_only_when_the_graph_changes)
 {
 	/* same contacts, different graphs: the bottom layer on the static
-	 * ground, then on a dynamic floor; a2 is a built again */
+	 * ground, then on a dynamic floor; a2 is a, built again */
 	struct px_problem *a = lattice(20, 20, 10, 0), *b = lattice(20, 20, 10, 1);
 	struct px_problem *a2 = lattice(20, 20, 10, 0);
 	struct px_problem *c = lattice(4, 4, 4, 0);
