@@ -9,6 +9,7 @@
 
 #include <proxima/proxima.h>
 
+#include "grow.h"
 #include "cli.h"
 
 #define ME "proxima plugins"
@@ -117,19 +118,14 @@ static void describe_solver(FILE *f)
 
 static void add_known(struct scan *s, const char *kind, const char *name)
 {
-	char *entry;
+	char *entry, **grown;
 
-	if (s->n_known == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 32;
-		char **grown = realloc(s->known, cap * sizeof *grown);
-
-		if (!grown) {
-			s->nomem = 1;
-			return;
-		}
-		s->known = grown;
-		s->cap = cap;
+	grown = px_grow(s->known, &s->cap, s->n_known, sizeof *grown, 32);
+	if (!grown) {
+		s->nomem = 1;
+		return;
 	}
+	s->known = grown;
 	entry = malloc(strlen(kind) + strlen(name) + 2);
 	if (!entry) {
 		s->nomem = 1;

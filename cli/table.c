@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "table.h"
 
 void px_table_init(struct px_table *t, size_t cols)
@@ -23,22 +24,17 @@ void px_table_free(struct px_table *t)
 void px_table_add(struct px_table *t, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
+	char *s, **c;
 	int len;
 
 	if (t->failed)
 		return;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		char **c = realloc(t->cell, cap * sizeof *c);
-
-		if (!c) {
-			t->failed = 1;
-			return;
-		}
-		t->cell = c;
-		t->cap = cap;
+	c = px_grow(t->cell, &t->cap, t->n, sizeof *c, 64);
+	if (!c) {
+		t->failed = 1;
+		return;
 	}
+	t->cell = c;
 	va_start(ap, fmt);
 	len = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);

@@ -12,6 +12,7 @@
 
 #include <proxima/config.h>
 
+#include "grow.h"
 #include "params.h"
 
 #define MAX_LINE 200 /* inih's INI_MAX_LINE as Debian builds it */
@@ -201,18 +202,13 @@ static int on_value(void *user, const char *section, const char *key,
 	idx = section_index(section);
 	if (idx < 0)
 		return 1; /* already reported at its header */
-	if (r->n == r->ecap) {
-		size_t cap = r->ecap ? 2 * r->ecap : 16;
-		struct entry *grown = realloc(r->e, cap * sizeof *grown);
-
-		if (!grown) {
-			fail(r, PX_ERR_NOMEM, "out of memory");
-			return 0;
-		}
-		r->e = grown;
-		r->ecap = cap;
+	e = px_grow(r->e, &r->ecap, r->n, sizeof *r->e, 16);
+	if (!e) {
+		fail(r, PX_ERR_NOMEM, "out of memory");
+		return 0;
 	}
-	e = &r->e[r->n];
+	r->e = e;
+	e += r->n;
 	e->section = idx;
 	e->line = r->line;
 	e->key = strdup(key);

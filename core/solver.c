@@ -12,6 +12,7 @@
 
 #include <proxima/solver.h>
 
+#include "grow.h"
 #include "kernel.h"
 #include "merit.h"
 #include "problem_impl.h"
@@ -67,16 +68,12 @@ static void work_free(struct work *wk)
 static int history_push(struct px_report *rep, size_t *cap,
 			const struct px_sweep_record *rec)
 {
-	if (rep->n_history == *cap) {
-		size_t nc = *cap ? 2 * *cap : 64;
-		struct px_sweep_record *h =
-			realloc(rep->history, nc * sizeof *h);
+	struct px_sweep_record *h = px_grow(rep->history, cap, rep->n_history,
+					    sizeof *h, 64);
 
-		if (!h)
-			return PX_ERR_NOMEM;
-		rep->history = h;
-		*cap = nc;
-	}
+	if (!h)
+		return PX_ERR_NOMEM;
+	rep->history = h;
 	rep->history[rep->n_history++] = *rec;
 	return PX_OK;
 }
@@ -205,7 +202,7 @@ static int accel_call(struct accel *ac, int finish, const struct px_problem *p,
 {
 	const size_t m = p->n * p->bs;
 	struct px_accel_result res = {0};
-	struct px_accel_record rec;
+	struct px_accel_record rec, *a;
 	double t = now();
 	int bad = 0;
 
@@ -256,15 +253,10 @@ static int accel_call(struct accel *ac, int finish, const struct px_problem *p,
 	rep->accel_not_spd += (rec.flags & PX_ACCEL_NOT_SPD) != 0;
 	rep->accel_fallbacks += (rec.flags & PX_ACCEL_FALLBACK) != 0;
 	rep->accel_seconds += rec.seconds;
-	if (rep->n_accel == ac->cap) {
-		size_t nc = ac->cap ? 2 * ac->cap : 16;
-		struct px_accel_record *a = realloc(rep->accel, nc * sizeof *a);
-
-		if (!a)
-			return -1;
-		rep->accel = a;
-		ac->cap = nc;
-	}
+	a = px_grow(rep->accel, &ac->cap, rep->n_accel, sizeof *a, 16);
+	if (!a)
+		return -1;
+	rep->accel = a;
 	rep->accel[rep->n_accel++] = rec;
 	return res.replaced;
 }

@@ -8,6 +8,7 @@
 
 #include <proxima/error.h>
 
+#include "grow.h"
 #include "scene.h"
 #include "scene_impl.h"
 
@@ -65,15 +66,11 @@ void px_body_set_mass(struct px_body *b, double m)
 
 int px_body_list_push(struct px_body_list *l, const struct px_body *b)
 {
-	if (l->n == l->cap) {
-		const size_t cap = l->cap ? 2 * l->cap : 64;
-		struct px_body *grown = realloc(l->b, cap * sizeof *grown);
+	struct px_body *grown = px_grow(l->b, &l->cap, l->n, sizeof *grown, 64);
 
-		if (!grown)
-			return PX_ERR_NOMEM;
-		l->b = grown;
-		l->cap = cap;
-	}
+	if (!grown)
+		return PX_ERR_NOMEM;
+	l->b = grown;
 	l->b[l->n++] = *b;
 	return PX_OK;
 }

@@ -13,6 +13,7 @@
 
 #include <proxima/error.h>
 
+#include "grow.h"
 #include "scene.h"
 #include "scene_impl.h"
 
@@ -68,16 +69,11 @@ static int add_section(struct reader *r, enum px_section_kind k,
 {
 	struct section *s;
 
-	if (r->n_sec == r->sec_cap) {
-		size_t cap = r->sec_cap ? 2 * r->sec_cap : 16;
-		struct section *grown = realloc(r->sec, cap * sizeof *grown);
-
-		if (!grown)
-			return -1;
-		r->sec = grown;
-		r->sec_cap = cap;
-	}
-	s = &r->sec[r->n_sec];
+	s = px_grow(r->sec, &r->sec_cap, r->n_sec, sizeof *s, 16);
+	if (!s)
+		return -1;
+	r->sec = s;
+	s += r->n_sec;
 	s->title = strdup(title);
 	if (!s->title)
 		return -1;
@@ -198,18 +194,13 @@ static int on_value(void *user, const char *section, const char *key,
 	r->key_seen = 1;
 	if (r->cur < 0)
 		return 1; /* reported at its header */
-	if (r->n == r->ecap) {
-		size_t cap = r->ecap ? 2 * r->ecap : 64;
-		struct entry *grown = realloc(r->e, cap * sizeof *grown);
-
-		if (!grown) {
-			fail(r, PX_ERR_NOMEM, "out of memory");
-			return 0;
-		}
-		r->e = grown;
-		r->ecap = cap;
+	e = px_grow(r->e, &r->ecap, r->n, sizeof *r->e, 64);
+	if (!e) {
+		fail(r, PX_ERR_NOMEM, "out of memory");
+		return 0;
 	}
-	e = &r->e[r->n];
+	r->e = e;
+	e += r->n;
 	e->line = r->line;
 	e->key = strdup(key);
 	e->value = strdup(value);

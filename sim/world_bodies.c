@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "vec.h"
 #include "world_impl.h"
 
@@ -124,7 +125,7 @@ static int check_shape(const struct px_shape *sh, struct px_error *err)
 int px_world_add_body(struct px_world *w, const struct px_body *b,
 		       uint32_t *index, struct px_error *err)
 {
-	struct px_body nb = *b;
+	struct px_body nb = *b, *nbs;
 	int rc = check_shape(&b->shape, err);
 
 	if (rc)
@@ -161,15 +162,10 @@ int px_world_add_body(struct px_world *w, const struct px_body *b,
 						    "inertia must be positive and finite");
 	}
 	quat_normalize(nb.q);
-	if (w->n_bodies == w->cap_bodies) {
-		size_t cap = w->cap_bodies ? 2 * w->cap_bodies : 64;
-		struct px_body *nbs = realloc(w->bodies, cap * sizeof *nbs);
-
-		if (!nbs)
-			return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-		w->bodies = nbs;
-		w->cap_bodies = cap;
-	}
+	nbs = px_grow(w->bodies, &w->cap_bodies, w->n_bodies, sizeof *nbs, 64);
+	if (!nbs)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	w->bodies = nbs;
 	w->bodies[w->n_bodies] = nb;
 	if (index)
 		*index = (uint32_t)w->n_bodies;
