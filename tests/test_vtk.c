@@ -236,7 +236,7 @@ Test(vtk, frame_of_a_scene)
 		cr_assert(!strcmp(out, want) || !strcmp(out, "well-formed"),
 			  "%s", out);
 	else
-		cr_log_warn("neither python3 nor xmllint: XML not parsed");
+		cr_log_info("neither python3 nor xmllint: XML not parsed");
 	unlink(file);
 	rmdir(dir);
 }
@@ -266,7 +266,7 @@ Test(vtk, collection)
 				  !strcmp(out, "well-formed"),
 			  "%s", out);
 	else
-		cr_log_warn("neither python3 nor xmllint: XML not parsed");
+		cr_log_info("neither python3 nor xmllint: XML not parsed");
 	unlink(file);
 	rmdir(dir);
 }
