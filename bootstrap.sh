@@ -1,6 +1,7 @@
 #!/bin/sh
 # Set up proxima on a fresh Debian 12 machine (as root) and run the default
-# job, the test suite or the comparison with Siconos:
+# job, the test suite, the comparison with Siconos, or build its Debian
+# packages:
 #
 #   ./bootstrap.sh run     install packages, build, install, run `proxima`
 #   ./bootstrap.sh check   install packages, build, run `make check` and
@@ -10,30 +11,51 @@
 #                          (the peers of `make bench'), build, run
 #                          bench/siconos.sh ARG... (every problem in
 #                          ../shared/problems, proxima against Siconos NSGS)
+#   ./bootstrap.sh deb     build the Debian packages in a fresh minimal
+#                          Debian 12 root holding only their Build-Depends,
+#                          run lintian on them and autopkgtest on them in a
+#                          second fresh root; the .deb files land in debs/
+#
+# The packages that the build and the tests need are named in one place:
+# Build-Depends in debian/control, installed here by `apt-get build-dep`.
 set -eu
 
 mode=${1:-}
 case "$mode" in
-run|check|bench) shift ;;
-*) echo "usage: $0 run|check|bench [ARG...]" >&2; exit 2 ;;
+run|check|bench|deb) shift ;;
+*) echo "usage: $0 run|check|bench|deb [ARG...]" >&2; exit 2 ;;
 esac
 
 cd "$(dirname "$0")"
 
-packages="build-essential autoconf automake libtool pkg-config libinih-dev libcriterion-dev libfclib-dev libhdf5-dev"
-# run, check: gnuplot draws proxima compare's plots (and test_compare's)
-[ "$mode" != bench ] && packages="$packages gnuplot-nox"
-# bench: the peers; bench/bullet_world (Bullet) is C++
-[ "$mode" = bench ] && packages="$packages libsiconos-numerics-dev g++ libbullet-dev"
-missing=""
-for p in $packages; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	export DEBIAN_FRONTEND=noninteractive
+if [ "$mode" = deb ]; then
+	exec tools/debs.sh "$@"
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt_updated=no
+apt_install() {
+	[ $apt_updated = yes ] || apt-get update -q
+	apt_updated=yes
+	apt-get install -y -q --no-install-recommends "$@"
+}
+
+# Build-Depends (debian/control); dpkg-checkbuilddeps comes with them
+if ! command -v dpkg-checkbuilddeps > /dev/null ||
+	! dpkg-checkbuilddeps 2> /dev/null; then
 	apt-get update -q
-	apt-get install -y -q --no-install-recommends $missing
+	apt_updated=yes
+	apt-get build-dep -y -q --no-install-recommends ./
+fi
+# bench: the peers (Siconos numerics; bench/bullet_world is C++ on Bullet)
+if [ "$mode" = bench ]; then
+	extra="libsiconos-numerics-dev g++ libbullet-dev"
+	missing=""
+	for p in $extra; do
+		dpkg-query -W -f='${Status}' "$p" 2> /dev/null |
+			grep -q "install ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] || apt_install $missing
 fi
 
 autoreconf -fi
