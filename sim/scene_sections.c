@@ -34,6 +34,7 @@ static const struct px_param_decl world_decl[] = {
 	NONNEG("restitution_threshold", "0"),
 	BOOL("warm_start", "true"),
 	BOOL("gyroscopic", "false"),
+	{"substeps", PX_PARAM_INT, "1", NULL, 1, 1000, NULL},
 };
 static const struct px_param_decl surface_decl[] = {
 	NONNEG("mu", "0.5"),
@@ -361,6 +362,8 @@ static int read_world(struct px_keys *c, struct px_world_settings *s,
 		s->warm_start = px_key_bool(c, "warm_start");
 	if (px_key_find(c, "gyroscopic"))
 		s->gyroscopic = px_key_bool(c, "gyroscopic");
+	if (px_key_find(c, "substeps"))
+		s->substeps = (uint32_t)px_key_int(c, "substeps");
 	px_key_real(c, "mu", &def->mu);
 	px_key_real(c, "mu_tau", &def->mu_tau);
 	px_key_real(c, "restitution", &def->restitution);

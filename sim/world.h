@@ -6,7 +6,20 @@
  * -> contact cache warm start -> problem (frames, rigid or factorized A,
  * b with restitution and Baumgarte feedback) -> px_solve -> velocities ->
  * positions (semi-implicit Euler, or Moreau's midpoint scheme) ->
- * post-stabilization (optional) -> cache the impulses -> statistics. */
+ * post-stabilization (optional) -> cache the impulses -> statistics.
+ *
+ * Substeps (issue 23; Macklin et al. 2019, "Small steps in physics
+ * simulation"; Box2D v3's solver): with substeps = N the collision, the
+ * frames, lever arms, inverse inertias and A are made once per step; then
+ * N times, with h = dt / N: each contact's depth is updated from the
+ * bodies' motion since the collision (no new collision), b is made for h,
+ * px_solve runs from the last substep's impulses (the cache in the first),
+ * and the bodies' velocities and positions move by h. N = 1 is the step
+ * above bit for bit. The step's impulses (px_world_contacts) are the sum
+ * of its substeps'; the cache keeps the last substep's. Cost: collision +
+ * set-up (once) + N (b, solve, integration); a substep costs about the
+ * solve of a step with the same sweeps, and collision and set-up are not
+ * repeated. */
 #ifndef PX_SIM_WORLD_H
 #define PX_SIM_WORLD_H
 
@@ -33,6 +46,9 @@ enum px_stabilization {
 				   overlapping bodies apart (depth - slop) */
 };
 
+/* At most this many substeps per step. */
+#define PX_WORLD_MAX_SUBSTEPS 1000u
+
 struct px_world_settings {
 	double gravity[3];        /* m/s^2 */
 	double dt;                /* s */
@@ -48,11 +64,12 @@ struct px_world_settings {
 					 bounce (m/s) */
 	int warm_start;           /* contact cache on (1) or off (0) */
 	int gyroscopic;           /* add -w x I w to the torque (1) or not */
+	uint32_t substeps;        /* solves per step, >= 1 (see below) */
 };
 
 /* The defaults: gravity (0, 0, -9.81), dt 0.01, 100 steps, semi-implicit,
  * Baumgarte beta 0.05, slop 1e-3, margin 1e-3, threshold 0.1 m/s, warm start
- * on, no gyroscopic term. */
+ * on, no gyroscopic term, 1 substep. */
 void px_world_settings_default(struct px_world_settings *s);
 
 /* What one step did. */

@@ -22,6 +22,7 @@ void px_world_settings_default(struct px_world_settings *s)
 		.restitution_threshold = 0.1,
 		.warm_start = 1,
 		.gyroscopic = 0,
+		.substeps = 1,
 	};
 }
 
@@ -53,6 +54,10 @@ static int check_settings(const struct px_world_settings *s, struct px_error *er
 	    !isfinite(s->restitution_threshold))
 		return px_error_set(err, PX_ERR_INVALID,
 				    "restitution_threshold must be >= 0 and finite");
+	if (s->substeps < 1 || s->substeps > PX_WORLD_MAX_SUBSTEPS)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "substeps must be in [1, %u]",
+				    PX_WORLD_MAX_SUBSTEPS);
 	return PX_OK;
 }
 

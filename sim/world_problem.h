@@ -65,4 +65,18 @@ void px_impulses_apply(const struct px_dynamics *d,
 			const struct px_contact_rows *rows, size_t n,
 			uint32_t bs, const double *lambda, double *dv);
 
+/* The contact cache (world_cache.c). lambda (n * bs) of the matched
+ * contacts from the cache, zero elsewhere (claimed: n_cache + 1 bytes of
+ * scratch); returns the number matched. */
+size_t px_world_warm_start(const struct px_world *w,
+			   const struct px_contact *c,
+			   const struct px_contact_rows *rows, size_t n,
+			   uint32_t bs, double *lambda, unsigned char *claimed);
+
+/* Replace the cache by the impulses lambda of contacts c. */
+int px_world_cache_store(struct px_world *w, const struct px_contact *c,
+			  const struct px_contact_rows *rows, size_t n,
+			  uint32_t bs, const double *lambda,
+			  struct px_error *err);
+
 #endif
