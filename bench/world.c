@@ -18,7 +18,8 @@ static int set_stabilization(struct px_world_settings *s, const char *name)
 		enum px_stabilization stab;
 	} names[] = {{"baumgarte", PX_STAB_BAUMGARTE},
 		     {"post", PX_STAB_POST},
-		     {"none", PX_STAB_NONE}};
+		     {"none", PX_STAB_NONE},
+		     {"soft", PX_STAB_SOFT}};
 
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if (!strcmp(name, names[i].name)) {
@@ -43,7 +44,7 @@ static size_t highest(const struct px_world *w)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench/world SCENE.ini [--name NAME] [--steps S] [--warmup W] [--iterations I] [--substeps N] [--stabilization baumgarte|post|none] [--threads T] [--friction NAME] [--ordering NAME] [--csv FILE]\n");
+	fprintf(stderr, "usage: bench/world SCENE.ini [--name NAME] [--steps S] [--warmup W] [--iterations I] [--substeps N] [--stabilization baumgarte|post|none|soft] [--hertz HZ] [--threads T] [--friction NAME] [--ordering NAME] [--csv FILE]\n");
 }
 
 int main(int argc, char **argv)
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
 	const char *stab = NULL;
 	double top0[3] = {0, 0, 0}, e0 = 0.0;
 	size_t hi = 0;
+	double hertz = -1.0;
 	size_t contacts_first = 0;
 	double *z0 = NULL, max_drop = 0.0;
 	struct px_world *w = NULL;
@@ -76,6 +78,8 @@ int main(int argc, char **argv)
 			iters = strtoul(argv[++i], NULL, 10);
 		else if (i + 1 < argc && strcmp(argv[i], "--substeps") == 0)
 			substeps = strtoul(argv[++i], NULL, 10);
+		else if (i + 1 < argc && strcmp(argv[i], "--hertz") == 0)
+			hertz = strtod(argv[++i], NULL);
 		else if (i + 1 < argc &&
 			 strcmp(argv[i], "--stabilization") == 0)
 			stab = argv[++i];
@@ -116,6 +120,8 @@ int main(int argc, char **argv)
 	n_bodies = px_world_n_bodies(w);
 	if (substeps)
 		px_world_settings_mut(w)->substeps = (uint32_t)substeps;
+	if (hertz >= 0.0)
+		px_world_settings_mut(w)->contact_hertz = hertz;
 	if (stab && set_stabilization(px_world_settings_mut(w), stab)) {
 		usage();
 		goto out;

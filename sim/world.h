@@ -44,6 +44,12 @@ enum px_stabilization {
 	PX_STAB_POST = 2,      /* 001 sec. 4.4: after the step, a frictionless
 				   contact problem on positions pushes
 				   overlapping bodies apart (depth - slop) */
+	PX_STAB_SOFT = 3,      /* issue 23, Box2D v3's soft step: per
+				   substep a solve with soft normal rows (a
+				   spring of contact_hertz and
+				   contact_damping_ratio on depth - slop),
+				   then a relaxation solve without it
+				   (world_soft.c) */
 };
 
 /* At most this many substeps per step. */
@@ -65,11 +71,15 @@ struct px_world_settings {
 	int warm_start;           /* contact cache on (1) or off (0) */
 	int gyroscopic;           /* add -w x I w to the torque (1) or not */
 	uint32_t substeps;        /* solves per step, >= 1 (see below) */
+	double contact_hertz;     /* soft: the contacts' stiffness (Hz) */
+	double contact_damping_ratio; /* soft: their damping ratio */
+	double contact_push_velocity; /* soft: the bias's cap (m/s) */
 };
 
 /* The defaults: gravity (0, 0, -9.81), dt 0.01, 100 steps, semi-implicit,
  * Baumgarte beta 0.05, slop 1e-3, margin 1e-3, threshold 0.1 m/s, warm start
- * on, no gyroscopic term, 1 substep. */
+ * on, no gyroscopic term, 1 substep; soft contact (when chosen) of 30 Hz,
+ * damping ratio 10, pushing at most 3 m/s (Box2D v3's defaults). */
 void px_world_settings_default(struct px_world_settings *s);
 
 /* What one step did. */

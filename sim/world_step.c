@@ -11,6 +11,7 @@
 
 #include "vec.h"
 #include "world_problem.h"
+#include "world_soft.h"
 
 static double now(void)
 {
@@ -115,13 +116,21 @@ static void velocities(const struct px_world *w, const struct px_dynamics *d,
 	}
 }
 
+/* What b does about a penetration deeper than the slop: the settings'
+ * (Baumgarte's feedback, or nothing), soft contact's bias, or nothing (the
+ * soft step's relaxation). */
+enum feedback { FEED_SETTINGS, FEED_SOFT, FEED_NONE };
+
 /* b of the velocity problem of a (sub)step of h seconds: b = J u_free,
  * then per normal row either a Newton bounce e v_n^- (approach faster than
  * the threshold, contact touching or closing within h), or the
- * speculative gap / h, or the Baumgarte feedback -beta/h (depth - slop). */
+ * speculative gap / h, or the feedback f: Baumgarte's -beta/h (depth -
+ * slop), or the soft bias -bias_rate (depth - slop) capped at the push
+ * velocity (soft[1] for a contact with a static body). */
 static void velocity_b(const struct px_world *w, const double *depths,
 		       const struct px_contact_rows *rows, size_t n,
-		       uint32_t bs, double h, const double *vel,
+		       uint32_t bs, double h, enum feedback f,
+		       const struct px_softness *soft, const double *vel,
 		       const double *vfree, const double *e, double *b)
 {
 	const struct px_world_settings *s = &w->settings;
@@ -140,9 +149,14 @@ static void velocity_b(const struct px_world *w, const double *depths,
 			bk[0] += e[k] * pre[0];
 		else if (depth < 0.0)
 			bk[0] += -depth / h;
-		else if (s->stabilization == PX_STAB_BAUMGARTE &&
+		else if (f == FEED_SETTINGS &&
+			 s->stabilization == PX_STAB_BAUMGARTE &&
 			 depth > s->slop)
 			bk[0] -= s->beta / h * (depth - s->slop);
+		else if (f == FEED_SOFT && depth > s->slop)
+			bk[0] -= fmin(soft[rows[k].pb == PX_STATIC].bias_rate *
+					  (depth - s->slop),
+				      s->contact_push_velocity);
 	}
 }
 
@@ -223,7 +237,10 @@ struct step {
 	struct px_dynamics d;
 	struct px_contact_rows *rows;
 	struct px_problem *p;
+	struct px_problem *ps; /* soft: A + Gamma (world_soft.c) */
+	struct px_softness soft[2];
 	double *vel, *vfree;  /* 6 per dynamic body */
+	double *vsoft;        /* soft: the free velocities, for the relaxation */
 	double *lsub;         /* a substep's impulses (w->lambda when N = 1) */
 	double *depth;        /* per contact, at the current substep */
 	double *pose0;        /* x and q of every body at the collision */
@@ -237,6 +254,8 @@ static void step_free(struct step *t, const struct px_world *w)
 	if (t->lsub != w->lambda)
 		free(t->lsub);
 	px_problem_destroy(t->p);
+	px_problem_destroy(t->ps);
+	free(t->vsoft);
 	free(t->rows);
 	free(t->vel);
 	free(t->vfree);
@@ -303,6 +322,8 @@ static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 {
 	const size_t n = w->n_contacts, nb = w->n_bodies;
 	const uint32_t substeps = w->settings.substeps ? w->settings.substeps : 1;
+	const int soft = w->settings.stabilization == PX_STAB_SOFT;
+	const int moves = substeps > 1 || soft; /* depths updated */
 	int rc = px_dynamics_build(w, &t->d, err);
 
 	if (rc)
@@ -317,17 +338,19 @@ static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 	w->bs = bs;
 	t->lsub = substeps > 1 ? malloc((n * bs + 1) * sizeof *t->lsub)
 			       : w->lambda;
-	if (substeps > 1) {
+	if (moves) {
 		t->pose0 = malloc((7 * nb + 1) * sizeof *t->pose0);
 		t->pose1 = malloc((12 * nb + 1) * sizeof *t->pose1);
 	}
+	if (soft)
+		t->vsoft = malloc((6 * t->d.n + 1) * sizeof *t->vsoft);
 	if (w->hook)
 		t->warm = malloc((n * bs + 1) * sizeof *t->warm);
 	if (!t->rows || !t->vel || !t->vfree || !t->depth || !t->claimed ||
-	    !w->lambda || !t->lsub || (substeps > 1 && (!t->pose0 || !t->pose1)) ||
+	    !w->lambda || !t->lsub || (moves && (!t->pose0 || !t->pose1)) || (soft && !t->vsoft) ||
 	    (w->hook && !t->warm))
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; substeps > 1 && i < nb; i++) {
+	for (size_t i = 0; moves && i < nb; i++) {
 		memcpy(t->pose0 + 7 * i, w->bodies[i].x, 3 * sizeof *t->pose0);
 		memcpy(t->pose0 + 7 * i + 3, w->bodies[i].q,
 		       4 * sizeof *t->pose0);
@@ -340,8 +363,9 @@ static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 /* The velocity solve of one substep: px_solve from t->lsub (the cache, or
  * the last substep's impulses), then the hook. */
 static int substep_solve(struct px_world *w, struct step *t,
-			 const struct px_config *cfg, struct px_report *rep,
-			 double *hook_seconds, struct px_error *err)
+			 struct px_problem *p, const struct px_config *cfg,
+			 struct px_report *rep, double *hook_seconds,
+			 struct px_error *err)
 {
 	const size_t m = w->n_contacts * w->bs;
 	double t0;
@@ -350,14 +374,14 @@ static int substep_solve(struct px_world *w, struct step *t,
 	if (w->hook)
 		memcpy(t->warm, t->lsub, m * sizeof *t->warm);
 	px_report_free(rep);
-	rc = px_solve(t->p, cfg, t->lsub, rep, err);
+	rc = px_solve(p, cfg, t->lsub, rep, err);
 	if (rc || !w->hook)
 		return rc;
 	t0 = now();
 	{
 		const struct px_step_solve view = {
 			.step = w->step + 1,
-			.problem = t->p,
+			.problem = p,
 			.warm_start = t->warm,
 			.lambda = t->lsub,
 			.report = rep,
@@ -370,23 +394,128 @@ static int substep_solve(struct px_world *w, struct step *t,
 	return rc;
 }
 
+/* What the substeps of a step add up to. */
+struct tally {
+	struct px_report rep; /* the last solve's */
+	double solve_s, hook_s;
+	uint64_t sweeps;
+	int converged;
+};
+
+/* One velocity solve of a substep, timed and counted. */
+static int tally_solve(struct px_world *w, struct step *t,
+		       struct px_problem *p, const struct px_config *cfg,
+		       struct tally *y, struct px_error *err)
+{
+	const double t0 = now();
+	const int rc = substep_solve(w, t, p, cfg, &y->rep, &y->hook_s, err);
+
+	y->solve_s += now() - t0;
+	if (rc)
+		return rc;
+	y->sweeps += y->rep.sweeps;
+	y->converged &= y->rep.converged;
+	return PX_OK;
+}
+
+/* The bodies' velocities: free ones (6 per dynamic body) plus the
+ * impulses t->lsub. */
+static void set_velocities(struct px_world *w, struct step *t, double *v)
+{
+	px_impulses_apply(&t->d, t->rows, w->n_contacts, w->bs, t->lsub, v);
+	for (size_t k = 0; k < t->d.n; k++) {
+		struct px_body *b = w->bodies + t->d.world[k];
+
+		memcpy(b->v, v + 6 * k, 3 * sizeof *b->v);
+		memcpy(b->w, v + 6 * k + 3, 3 * sizeof *b->w);
+	}
+}
+
+static void depths_now(struct px_world *w, struct step *t)
+{
+	motions(w, t->pose0, t->pose1);
+	depths_update(w, t->pose0, t->pose1, t->depth);
+}
+
+/* Substep i of h seconds (world.h); soft contact (world_soft.c): the soft
+ * solve, the integration, then the relaxation of the rigid problem from
+ * the soft impulses, which changes the velocities only (Box2D v3). */
+static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
+		   const struct px_config *cfg, struct tally *y,
+		   struct px_error *err)
+{
+	const int moreau = w->settings.stepping == PX_MOREAU;
+	const int soft = w->settings.stabilization == PX_STAB_SOFT;
+	const size_t n = w->n_contacts;
+	const uint32_t bs = w->bs;
+	int rc;
+
+	if (i && moreau)
+		drift(w, 0.5 * h);
+	if (i && n)
+		depths_now(w, t);
+	velocities(w, &t->d, h, t->vel, t->vfree);
+	if (n) {
+		struct px_problem *p = soft ? t->ps : t->p;
+
+		velocity_b(w, t->depth, t->rows, n, bs, h,
+			   soft ? FEED_SOFT : FEED_SETTINGS, t->soft, t->vel,
+			   t->vfree, px_problem_restitution(p),
+			   px_problem_b(p));
+		rc = tally_solve(w, t, p, cfg, y, err);
+		if (rc)
+			return rc;
+	}
+	if (soft)
+		memcpy(t->vsoft, t->vfree, 6 * t->d.n * sizeof *t->vsoft);
+	set_velocities(w, t, t->vfree);
+	drift(w, moreau ? 0.5 * h : h);
+	if (soft && n) {
+		depths_now(w, t);
+		velocity_b(w, t->depth, t->rows, n, bs, h, FEED_NONE, t->soft,
+			   t->vel, t->vsoft, px_problem_restitution(t->p),
+			   px_problem_b(t->p));
+		rc = tally_solve(w, t, t->p, cfg, y, err);
+		if (rc)
+			return rc;
+		set_velocities(w, t, t->vsoft);
+	}
+	return PX_OK;
+}
+
+/* The problems of a step: the rigid one, and for soft contact A + Gamma. */
+static int problems(struct px_world *w, struct step *t, double h,
+		    struct px_error *err)
+{
+	const size_t n = w->n_contacts;
+	int rc = px_world_problem_build(w, &t->d, w->contacts, t->rows, n,
+					w->bs, 0, &t->p, err);
+
+	if (rc || w->settings.stabilization != PX_STAB_SOFT)
+		return rc;
+	px_soft_pair(&w->settings, h, t->soft);
+	rc = px_world_problem_build(w, &t->d, w->contacts, t->rows, n, w->bs,
+				    0, &t->ps, err);
+	return rc ? rc
+		  : px_world_soft_problem(&t->d, t->rows, n, w->bs, t->soft,
+					  t->ps, err);
+}
+
 int px_world_step(struct px_world *w, const struct px_config *cfg,
 		   struct px_step_stats *st, struct px_error *err)
 {
 	const struct px_world_settings *s = &w->settings;
-	const int moreau = s->stepping == PX_MOREAU;
 	const uint32_t substeps = s->substeps ? s->substeps : 1;
 	const double h = s->dt / substeps;
 	const double t0 = now();
 	struct step t = {0};
-	struct px_report rep = {0};
-	double t1, t2, ta, tb, t4, solve_s = 0.0, hook_s = 0.0;
-	uint32_t bs;
+	struct tally y = {.converged = 1};
+	double t1, t2, t4;
 	size_t n;
-	int rc, converged = 1;
+	int rc;
 
 	memset(st, 0, sizeof *st);
-	if (moreau)
+	if (s->stepping == PX_MOREAU)
 		drift(w, 0.5 * h);
 	if (px_collide_all(w->bp, w->bodies, w->n_bodies, s->margin,
 			    &w->contacts, &w->n_contacts, &w->cap_contacts))
@@ -394,53 +523,27 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	n = w->n_contacts;
 	t1 = now();
 
-	bs = block_size(w, w->contacts, n);
-	rc = step_alloc(&t, w, bs, err);
+	rc = step_alloc(&t, w, block_size(w, w->contacts, n), err);
 	if (rc)
 		goto out;
 	px_contact_rows_build(w, &t.d, w->contacts, n, t.rows);
 	if (n) {
-		rc = px_world_problem_build(w, &t.d, w->contacts, t.rows, n, bs,
-					    0, &t.p, err);
+		rc = problems(w, &t, h, err);
 		if (rc)
 			goto out;
 		st->cache_hits = px_world_warm_start(
-		    w, w->contacts, t.rows, n, bs, t.lsub, t.claimed);
+		    w, w->contacts, t.rows, n, w->bs, t.lsub, t.claimed);
 	}
 	t2 = now();
 	for (uint32_t i = 0; i < substeps; i++) {
-		if (i && moreau)
-			drift(w, 0.5 * h);
-		if (i && n) {
-			motions(w, t.pose0, t.pose1);
-			depths_update(w, t.pose0, t.pose1, t.depth);
-		}
-		velocities(w, &t.d, h, t.vel, t.vfree);
-		if (n) {
-			velocity_b(w, t.depth, t.rows, n, bs, h, t.vel, t.vfree,
-				   px_problem_restitution(t.p),
-				   px_problem_b(t.p));
-			ta = now();
-			rc = substep_solve(w, &t, cfg, &rep, &hook_s, err);
-			if (rc)
-				goto out;
-			tb = now();
-			solve_s += tb - ta;
-			st->sweeps += rep.sweeps;
-			converged &= rep.converged;
-		}
-		px_impulses_apply(&t.d, t.rows, n, bs, t.lsub, t.vfree);
-		for (size_t k = 0; k < t.d.n; k++) {
-			struct px_body *b = w->bodies + t.d.world[k];
-
-			memcpy(b->v, t.vfree + 6 * k, 3 * sizeof *b->v);
-			memcpy(b->w, t.vfree + 6 * k + 3, 3 * sizeof *b->w);
-		}
-		drift(w, moreau ? 0.5 * h : h);
-		for (size_t k = 0; substeps > 1 && k < n * bs; k++)
+		rc = substep(w, &t, i, h, cfg, &y, err);
+		if (rc)
+			goto out;
+		for (size_t k = 0; substeps > 1 && k < n * w->bs; k++)
 			w->lambda[k] += t.lsub[k];
 	}
-	rc = px_world_cache_store(w, w->contacts, t.rows, n, bs, t.lsub, err);
+	rc = px_world_cache_store(w, w->contacts, t.rows, n, w->bs, t.lsub,
+				  err);
 	if (rc)
 		goto out;
 	if (s->stabilization == PX_STAB_POST) {
@@ -455,19 +558,20 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	st->step = w->step;
 	st->time = w->time;
 	st->contacts = n;
-	st->merit = n ? rep.merit : 0.0;
-	st->converged = converged;
+	st->sweeps = y.sweeps;
+	st->merit = n ? y.rep.merit : 0.0;
+	st->converged = y.converged;
 	st->seconds_collide = t1 - t0;
-	st->seconds_solve = solve_s - hook_s;
+	st->seconds_solve = y.solve_s - y.hook_s;
 	st->seconds_build = t2 - t1;
-	st->seconds_stab = t4 - t2 - solve_s;
-	st->seconds_total = t4 - t0 - hook_s;
+	st->seconds_stab = t4 - t2 - y.solve_s;
+	st->seconds_total = t4 - t0 - y.hook_s;
 	st->kinetic = px_world_kinetic_energy(w);
 	st->potential = px_world_potential_energy(w);
 	for (size_t k = 0; k < n; k++)
 		st->max_depth = fmax(st->max_depth, w->contacts[k].depth);
 out:
-	px_report_free(&rep);
+	px_report_free(&y.rep);
 	step_free(&t, w);
 	return rc;
 }

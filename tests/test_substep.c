@@ -83,3 +83,111 @@ Test(substep, one_substep_is_the_step_of_before_bit_for_bit)
 	cr_assert_eq(post, 0x83ed5a88efefd66eu, "heavyonlight, post: %#llx",
 		     (unsigned long long)post);
 }
+
+/* A box of half extents (0.7, 0.7, hz) and mass m (static if 0) centred
+ * at (0, 0, z); the static one is the ground, 50 m wide, top face at 0. */
+static void add_box(struct px_world *w, double m, double hz, double z)
+{
+	struct px_body b = {.shape = {.kind = PX_BOX, .half = {0.7, 0.7, hz}},
+			    .x = {0, 0, z},
+			    .q = {1, 0, 0, 0},
+			    .mu = 0.5};
+	struct px_error err = {0};
+	uint32_t i;
+
+	if (m > 0.0) {
+		b.mass = m;
+		b.inertia[0] = b.inertia[1] = m / 3 * (0.49 + hz * hz);
+		b.inertia[2] = m / 3 * 0.98;
+	} else {
+		b.is_static = 1;
+		b.shape.half[0] = b.shape.half[1] = 50;
+		b.x[2] = -hz;
+	}
+	cr_assert_eq(px_world_add_body(w, &b, &i, &err), PX_OK, "%s",
+		     err.msg);
+}
+
+/* Dense A of the solves of one step, in the order of the hook's calls. */
+struct dense_seen {
+	int calls;
+	size_t m;
+	double a[2][64 * 64];
+};
+
+static int keep_dense(void *ctx, const struct px_step_solve *s,
+		      struct px_error *err)
+{
+	struct dense_seen *v = ctx;
+
+	v->m = px_problem_n_contacts(s->problem) *
+	       px_problem_block_size(s->problem);
+	cr_assert_leq(v->m, 64);
+	if (v->calls < 2)
+		cr_assert_eq(px_problem_to_dense(s->problem, v->a[v->calls]),
+			     PX_OK);
+	v->calls++;
+	(void)err;
+	return PX_OK;
+}
+
+/* A box resting on another on the ground (boxstack's boxes), soft
+ * contact, one step: the hook sees the soft solve's A + Gamma, then the
+ * relaxation's A. */
+static void soft_step(double hertz, struct dense_seen *v)
+{
+	struct px_config *cfg = config_from_text(sweeps10_ini);
+	struct px_world_settings s;
+	struct px_world *w;
+	struct px_step_stats st;
+	struct px_error err = {0};
+
+	px_world_settings_default(&s);
+	s.dt = 1.0 / 60.0;
+	s.stabilization = PX_STAB_SOFT;
+	s.contact_hertz = hertz;
+	cr_assert_eq(px_world_create(&s, &w, &err), PX_OK, "%s", err.msg);
+	add_box(w, 0, 1.0, 0.0);      /* the ground, static */
+	add_box(w, 110, 0.3, 0.3);
+	add_box(w, 110, 0.3, 0.9);
+	px_world_set_solve_hook(w, keep_dense, v);
+	cr_assert_eq(px_world_step(w, cfg, &st, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(v->calls, 2, "a soft step solves twice, not %d",
+		     v->calls);
+	px_world_destroy(w);
+	px_config_free(cfg);
+}
+
+Test(substep, soft_solve_is_a_plus_gamma_on_the_normal_diagonal)
+{
+	static struct dense_seen v;
+	const double h = 1.0 / 60.0, omega = 2 * M_PI * 30.0;
+
+	/* 0 Hz: no softness, the assembled A is the rigid one */
+	soft_step(0.0, &v);
+	for (size_t i = 0; i < v.m * v.m; i++)
+		cr_assert_float_eq(v.a[0][i], v.a[1][i],
+				   1e-12 * (1 + fabs(v.a[1][i])), "entry %zu",
+				   i);
+	memset(&v, 0, sizeof v);
+	/* 30 Hz (2 x 30 for the ground's contacts, capped at 0.25 / h = 15):
+	 * A_nn (1 + 1 / (h omega (2 zeta + h omega))), zeta 10, on the
+	 * normal diagonal; A elsewhere */
+	soft_step(30.0, &v);
+	for (size_t i = 0; i < v.m; i++)
+		for (size_t j = 0; j < v.m; j++) {
+			const double a = v.a[1][i * v.m + j];
+			double want = a;
+
+			if (i == j && i % 3 == 0) {
+				const double hz = i < 12 ? 2 * 15.0 : 15.0;
+				const double om = 2 * M_PI * hz;
+
+				want = a * (1 + 1 / (h * om * (20 + h * om)));
+			}
+			cr_assert_float_eq(v.a[0][i * v.m + j], want,
+					   1e-12 * (1 + fabs(want)),
+					   "entry (%zu, %zu)", i, j);
+		}
+	(void)omega;
+}
