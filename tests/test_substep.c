@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "../sim/scene.h"
@@ -190,4 +191,90 @@ Test(substep, soft_solve_is_a_plus_gamma_on_the_normal_diagonal)
 					   "entry (%zu, %zu)", i, j);
 		}
 	(void)omega;
+}
+
+/* Substeps do not collide again: a box stack keeps SCENES.md's 4 points
+ * per touching pair at every step with 4 and 10 substeps of 10 sweeps,
+ * and stands (one solve of 40 sweeps, the work of 4 x 10, tilts a box
+ * enough to lose a point at step 35). */
+Test(substep, stack_contact_count_unchanged_by_substeps)
+{
+	static const uint32_t subs[2] = {4, 10};
+	struct px_config *cfg = config_from_text(sweeps10_ini);
+	struct px_error err = {0};
+
+	for (int j = 0; j < 2; j++) {
+		struct px_world *w = load("boxstack-10.ini");
+		struct px_step_stats st;
+
+		px_world_settings_mut(w)->substeps = subs[j];
+		for (int i = 0; i < 60; i++) {
+			cr_assert_eq(px_world_step(w, cfg, &st, &err),
+				     PX_OK, "%s", err.msg);
+			cr_assert_eq(st.contacts, 40, "%u substeps, step %d: %zu",
+				     subs[j], i + 1, st.contacts);
+			cr_assert_eq(st.sweeps, 10 * subs[j]);
+		}
+		/* each contact below box k may sink to the slop, 1 mm */
+		for (size_t k = 1; k < px_world_n_bodies(w); k++)
+			cr_assert_float_eq(px_world_bodies(w)[k].x[2],
+					   0.3 + 0.6 * (double)(k - 1),
+					   1e-3 * (double)(k + 1),
+					   "%u substeps, box %zu: z %g", subs[j],
+					   k, px_world_bodies(w)[k].x[2]);
+		px_world_destroy(w);
+	}
+	px_config_free(cfg);
+}
+
+/* The [world] keys of issue 23: exact errors for bad values. */
+static void bad_world(const char *line, const char *want_fmt)
+{
+	char text[256], path[32], want[512];
+	struct px_world_settings s;
+	struct px_body *b = NULL;
+	size_t n = 7;
+	struct px_error err = {0};
+
+	snprintf(text, sizeof text, "[world]\n%s\n", line);
+	write_temp_ini(text, path, sizeof path);
+	snprintf(want, sizeof want, want_fmt, path);
+	cr_assert_neq(px_scene_read(path, &s, &b, &n, &err), PX_OK, "%s",
+		      line);
+	cr_assert_eq(err.code, PX_ERR_CONFIG);
+	cr_assert_str_eq(err.msg, want);
+	cr_assert_null(b);
+	unlink(path);
+}
+
+Test(substep, bad_substep_and_soft_keys_are_refused_exactly)
+{
+	struct px_world_settings s;
+	struct px_world *w = NULL;
+	struct px_error err = {0};
+
+	bad_world("substeps = 0",
+		  "%s:2: [world] substeps: '0' is out of range [1, 1000]");
+	bad_world("substeps = 1001",
+		  "%s:2: [world] substeps: '1001' is out of range [1, 1000]");
+	bad_world("substeps = 2.5",
+		  "%s:2: [world] substeps: '2.5' is not an integer");
+	bad_world("stabilization = sof",
+		  "%s:2: [world] stabilization: 'sof' is not one of baumgarte|post|none|soft");
+	bad_world("contact_hertz = -1",
+		  "%s:2: [world] contact_hertz: '-1' is out of range [0, 1e+300]");
+	bad_world("contact_damping_ratio = x",
+		  "%s:2: [world] contact_damping_ratio: 'x' is not a finite number");
+	bad_world("contact_push_velocity = 0",
+		  "%s:2: [world] contact_push_velocity: '0' is not positive (expected a number > 0)");
+	/* and settings made in code */
+	px_world_settings_default(&s);
+	s.substeps = 0;
+	cr_assert_eq(px_world_create(&s, &w, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "substeps must be in [1, 1000]");
+	px_world_settings_default(&s);
+	s.contact_hertz = NAN;
+	cr_assert_eq(px_world_create(&s, &w, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "contact_hertz must be >= 0 and finite");
+	cr_assert_null(w);
 }
