@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../sim/scene.h"
 #include "../sim/world.h"
@@ -42,9 +43,19 @@ static size_t highest(const struct px_world *w)
 	return top;
 }
 
+/* The process's CPU time (s): steadier than the wall clock on a busy
+ * machine, and bench/world runs on one thread unless --threads. */
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench/world SCENE.ini [--name NAME] [--steps S] [--warmup W] [--iterations I] [--substeps N] [--stabilization baumgarte|post|none|soft] [--hertz HZ] [--threads T] [--friction NAME] [--ordering NAME] [--csv FILE]\n");
+	fprintf(stderr, "usage: bench/world SCENE.ini [--name NAME] [--steps S] [--warmup W] [--iterations I] [--substeps N] [--stabilization baumgarte|post|none|soft] [--hertz HZ] [--dt DT] [--threads T] [--friction NAME] [--ordering NAME] [--csv FILE]\n");
 }
 
 int main(int argc, char **argv)
@@ -56,7 +67,7 @@ int main(int argc, char **argv)
 	const char *stab = NULL;
 	double top0[3] = {0, 0, 0}, e0 = 0.0;
 	size_t hi = 0;
-	double hertz = -1.0;
+	double hertz = -1.0, dt = 0.0, cpu0 = 0.0, cpu = 0.0;
 	size_t contacts_first = 0;
 	double *z0 = NULL, max_drop = 0.0;
 	struct px_world *w = NULL;
@@ -78,6 +89,8 @@ int main(int argc, char **argv)
 			iters = strtoul(argv[++i], NULL, 10);
 		else if (i + 1 < argc && strcmp(argv[i], "--substeps") == 0)
 			substeps = strtoul(argv[++i], NULL, 10);
+		else if (i + 1 < argc && strcmp(argv[i], "--dt") == 0)
+			dt = strtod(argv[++i], NULL);
 		else if (i + 1 < argc && strcmp(argv[i], "--hertz") == 0)
 			hertz = strtod(argv[++i], NULL);
 		else if (i + 1 < argc &&
@@ -120,6 +133,8 @@ int main(int argc, char **argv)
 	n_bodies = px_world_n_bodies(w);
 	if (substeps)
 		px_world_settings_mut(w)->substeps = (uint32_t)substeps;
+	if (dt > 0.0)
+		px_world_settings_mut(w)->dt = dt;
 	if (hertz >= 0.0)
 		px_world_settings_mut(w)->contact_hertz = hertz;
 	if (stab && set_stabilization(px_world_settings_mut(w), stab)) {
@@ -154,6 +169,8 @@ int main(int argc, char **argv)
 		fprintf(csv, "step,contacts,collide_s,build_s,solve_s,total_s\n");
 	}
 	for (unsigned long i = 0; i < steps; i++) {
+		if (i == warmup)
+			cpu0 = cpu_seconds();
 		if (px_world_step(w, cfg, &st, &err))
 			goto fail;
 		if (i == 0)
@@ -178,6 +195,7 @@ int main(int argc, char **argv)
 		work += (double)st.contacts * (double)st.sweeps;
 		sweeps += (double)st.sweeps;
 	}
+	cpu = cpu_seconds() - cpu0;
 	{
 		const struct px_body *b = px_world_bodies(w);
 		const struct px_body *top = b + n_bodies - 1;
@@ -210,6 +228,7 @@ int main(int argc, char **argv)
 					  px_world_potential_energy(w);
 
 			/* stands: the top body within 1 cm of its start */
+			printf(" cpu_ms_per_step=%.4f", 1e3 * cpu / m);
 			printf(" substeps=%u sweeps_per_step=%.1f top=%zu top_drift=%.6f stands=%s energy_start=%.6g energy_end=%.6g energy_drift=%.6g",
 			       px_world_settings(w)->substeps, sweeps / m, hi,
 			       drift, drift <= 0.01 ? "yes" : "no", e0, e1,
