@@ -5,10 +5,12 @@
 #
 # steps each scene (scenes/SCENE.ini, dt 1/60 s, 600 steps = 10 s; --quick:
 # 120 steps, boxstack-10 and -20, works 10 and 20) with bench/world at a
-# work W = sweeps x solves per step of 10, 20, 50 and 100, in five ways:
+# work W = sweeps x solves per step of 10, 20, 50 and 100, in eight ways:
 #   today    W sweeps, one solve (the scene's stabilization)
 #   sub1     1 sweep in each of W substeps (the scene's stabilization)
 #   sub5     5 sweeps in each of W/5 substeps
+#   today_r, sub1_r, sub5_r  the same with the random ordering (its
+#            default: a fresh permutation every solve) instead of identity
 #   soft     stabilization = soft (30 Hz, Box2D v3's), 1 sweep in each of
 #            the 2 solves of W/2 substeps
 #   soft240  the same at contact_hertz = 240
@@ -19,8 +21,8 @@
 # E_start) / |E_start|, potential from z = 0; Bullet: -), ms_per_step (CPU
 # time of the process per step: the machine may be shared) and
 # x_today (time per step over today's at the same work, in this run).
-# Sequential Gauss-Seidel, disc friction, exactly the sweeps asked
-# (bench/world's config). Run it under flock /tmp/proxima-bench.lock.
+# Sequential Gauss-Seidel, disc friction, identity ordering unless _r,
+# exactly the sweeps asked (bench/world's config). Run it under flock /tmp/proxima-bench.lock.
 set -eu
 . "$(dirname "$0")/env.sh"
 steps=600
@@ -41,11 +43,14 @@ echo "scene,work,variant,sweeps,substeps,stands,top_drift,max_drop,energy_drift,
 for scene in $scenes; do
 	for w in $works; do
 		today=
-		for variant in today sub1 sub5 soft soft240; do
+		for variant in today sub1 sub5 today_r sub1_r sub5_r soft soft240; do
 			case $variant in
 			today) sw=$w; sub=1; extra= ;;
 			sub1) sw=1; sub=$w; extra= ;;
 			sub5) sw=5; sub=$((w / 5)); extra= ;;
+			today_r) sw=$w; sub=1; extra="--ordering random" ;;
+			sub1_r) sw=1; sub=$w; extra="--ordering random" ;;
+			sub5_r) sw=5; sub=$((w / 5)); extra="--ordering random" ;;
 			soft) sw=1; sub=$((w / 2)); extra="--stabilization soft --hertz 30" ;;
 			soft240) sw=1; sub=$((w / 2)); extra="--stabilization soft --hertz 240" ;;
 			esac

@@ -12,7 +12,8 @@
  * simulation"; Box2D v3's solver): with substeps = N the collision, the
  * frames, lever arms, inverse inertias and A are made once per step; then
  * N times, with h = dt / N: each contact's depth is updated from the
- * bodies' motion since the collision (no new collision), b is made for h,
+ * bodies' motion since the collision (no new collision), b is made for h
+ * (Baumgarte's feedback keeps the step's rate beta/dt),
  * px_solve runs from the last substep's impulses (the cache in the first),
  * and the bodies' velocities and positions move by h. N = 1 is the step
  * above bit for bit. The step's impulses (px_world_contacts) are the sum

@@ -124,8 +124,10 @@ enum feedback { FEED_SETTINGS, FEED_SOFT, FEED_NONE };
 /* b of the velocity problem of a (sub)step of h seconds: b = J u_free,
  * then per normal row either a Newton bounce e v_n^- (approach faster than
  * the threshold, contact touching or closing within h), or the
- * speculative gap / h, or the feedback f: Baumgarte's -beta/h (depth -
- * slop), or the soft bias -bias_rate (depth - slop) capped at the push
+ * speculative gap / h, or the feedback f: Baumgarte's -beta/dt (depth -
+ * slop), at the step's rate whatever the substeps (beta/h would remove the
+ * fraction beta per substep: N times as stiff, and 100 substeps blow the
+ * card house up), or the soft bias -bias_rate (depth - slop) capped at the push
  * velocity (soft[1] for a contact with a static body). */
 static void velocity_b(const struct px_world *w, const double *depths,
 		       const struct px_contact_rows *rows, size_t n,
@@ -152,7 +154,7 @@ static void velocity_b(const struct px_world *w, const double *depths,
 		else if (f == FEED_SETTINGS &&
 			 s->stabilization == PX_STAB_BAUMGARTE &&
 			 depth > s->slop)
-			bk[0] -= s->beta / h * (depth - s->slop);
+			bk[0] -= s->beta / s->dt * (depth - s->slop);
 		else if (f == FEED_SOFT && depth > s->slop)
 			bk[0] -= fmin(soft[rows[k].pb == PX_STATIC].bias_rate *
 					  (depth - s->slop),

@@ -24,9 +24,12 @@ page_header "005: substeps and soft contact at equal work (issue 23)"
 page "Each scene (scenes/SCENE.ini, its own settings but dt 1/60 s, 600" \
 	"steps = 10 s) is stepped by bench/world at a work W = sweeps x solves" \
 	"per step, sequential Gauss-Seidel with disc friction and exactly the" \
-	"sweeps asked: *today* is one solve of W sweeps with the scene's" \
+	"sweeps asked, identity ordering: *today* is one solve of W sweeps with the scene's" \
 	"stabilization (Baumgarte, or none for the tower); *sub1* W substeps of" \
-	"1 sweep; *sub5* W/5 substeps of 5 sweeps; *soft* and *soft240*" \
+	"1 sweep; *sub5* W/5 substeps of 5 sweeps; *today_r*, *sub1_r*," \
+	"*sub5_r* the same with the random ordering (a fresh permutation every" \
+	"solve, its default)" \
+	"instead of identity; *soft* and *soft240*" \
 	"stabilization = soft at contact_hertz 30 (Box2D v3's default) and 240," \
 	"W/2 substeps of two solves (soft, then the relaxation) of 1 sweep." \
 	"*bullet* is bench/bullet_world (btSequentialImpulseConstraintSolver," \
