@@ -56,6 +56,16 @@ static double now(void)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The process's CPU time (s): steadier than the wall clock on a busy
+ * machine (issue 23's bench/substep.sh compares it with bench/world's). */
+static double cpu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 /* What one step cost and held; zeroed before every step. */
 struct step_stats {
 	double collide, build, solve, finish, total;
@@ -556,6 +566,7 @@ int main(int argc, char **argv)
 	double sum_total = 0, sum_contact_sweeps = 0;
 	double sum_contacts = 0, sum_solved = 0, sum_rows = 0, sum_sweeps = 0;
 	long first_contacts = -1;
+	double cpu0 = warmup ? 0.0 : cpu_now();
 	const btRigidBody *tracked = bodies[(size_t)s.tracked];
 
 	for (long step = 1; step <= s.steps; step++) {
@@ -584,6 +595,8 @@ int main(int argc, char **argv)
 				1e3 * st.solve, 1e3 * st.finish, 1e3 * st.total,
 				(double)p.x(), (double)p.y(), (double)p.z());
 		}
+		if (step == warmup)
+			cpu0 = cpu_now();
 		if (step <= warmup)
 			continue;
 		sum_collide += st.collide;
@@ -636,6 +649,19 @@ int main(int argc, char **argv)
 				      : 0.0,
 	       s.tracked, (double)p.x(), (double)p.y(), (double)p.z(),
 	       max_drop);
+	{
+		/* issue 23: the tracked body's distance from its start;
+		 * stands = within 1 cm */
+		const double *p0 = s.bodies[(size_t)s.tracked].pos;
+		const double drift = std::sqrt(
+			((double)p.x() - p0[0]) * ((double)p.x() - p0[0]) +
+			((double)p.y() - p0[1]) * ((double)p.y() - p0[1]) +
+			((double)p.z() - p0[2]) * ((double)p.z() - p0[2]));
+
+		printf(" cpu_ms_per_step=%.4f", 1e3 * per * (cpu_now() - cpu0));
+		printf(" top_drift=%.6f stands=%s", drift,
+		       drift <= 0.01 ? "yes" : "no");
+	}
 	if (s.kind == scene::BOXSTACK) {
 		/* SCENES.md: collapsed = some box dropped by more than 0.15 m,
 		 * leaning = top box > 0.35 m from the bottom box horizontally */

@@ -6,21 +6,68 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../sim/scene.h"
 #include "../sim/world.h"
 #include "common.h"
 
+static int set_stabilization(struct px_world_settings *s, const char *name)
+{
+	static const struct {
+		const char *name;
+		enum px_stabilization stab;
+	} names[] = {{"baumgarte", PX_STAB_BAUMGARTE},
+		     {"post", PX_STAB_POST},
+		     {"none", PX_STAB_NONE},
+		     {"soft", PX_STAB_SOFT}};
+
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(name, names[i].name)) {
+			s->stabilization = names[i].stab;
+			return 0;
+		}
+	return -1;
+}
+
+/* The dynamic body that starts highest (the first of equals): the top of
+ * a stack, a wall or a tower. */
+static size_t highest(const struct px_world *w)
+{
+	const struct px_body *b = px_world_bodies(w);
+	size_t top = 0;
+
+	for (size_t i = 1; i < px_world_n_bodies(w); i++)
+		if (!b[i].is_static && (b[top].is_static || b[i].x[2] > b[top].x[2]))
+			top = i;
+	return top;
+}
+
+/* The process's CPU time (s): steadier than the wall clock on a busy
+ * machine, and bench/world runs on one thread unless --threads. */
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench/world SCENE.ini [--name NAME] [--steps S] [--warmup W] [--iterations I] [--threads T] [--friction NAME] [--ordering NAME] [--csv FILE]\n");
+	fprintf(stderr, "usage: bench/world SCENE.ini [--name NAME] [--steps S] [--warmup W] [--iterations I] [--substeps N] [--stabilization baumgarte|post|none|soft] [--hertz HZ] [--dt DT] [--threads T] [--friction NAME] [--ordering NAME] [--csv FILE]\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *scene = NULL, *name = NULL, *csv_path = NULL;
 	const char *friction = "disc", *ordering = "identity";
-	unsigned long steps = 0, iters = 10, threads = 1, warmup = 0;
+	unsigned long steps = 0, iters = 10, threads = 1, warmup = 0,
+		      substeps = 0;
+	const char *stab = NULL;
+	double top0[3] = {0, 0, 0}, e0 = 0.0;
+	size_t hi = 0;
+	double hertz = -1.0, dt = 0.0, cpu0 = 0.0, cpu = 0.0;
 	size_t contacts_first = 0;
 	double *z0 = NULL, max_drop = 0.0;
 	struct px_world *w = NULL;
@@ -28,7 +75,7 @@ int main(int argc, char **argv)
 	struct px_error err = {0};
 	struct px_step_stats st;
 	double collide = 0, build = 0, solve = 0, total = 0, contacts = 0,
-	       work = 0;
+	       work = 0, sweeps = 0;
 	size_t n_bodies = 0;
 	char text[512];
 	FILE *csv = NULL;
@@ -40,6 +87,15 @@ int main(int argc, char **argv)
 			warmup = strtoul(argv[++i], NULL, 10);
 		else if (i + 1 < argc && strcmp(argv[i], "--iterations") == 0)
 			iters = strtoul(argv[++i], NULL, 10);
+		else if (i + 1 < argc && strcmp(argv[i], "--substeps") == 0)
+			substeps = strtoul(argv[++i], NULL, 10);
+		else if (i + 1 < argc && strcmp(argv[i], "--dt") == 0)
+			dt = strtod(argv[++i], NULL);
+		else if (i + 1 < argc && strcmp(argv[i], "--hertz") == 0)
+			hertz = strtod(argv[++i], NULL);
+		else if (i + 1 < argc &&
+			 strcmp(argv[i], "--stabilization") == 0)
+			stab = argv[++i];
 		else if (i + 1 < argc && strcmp(argv[i], "--threads") == 0)
 			threads = strtoul(argv[++i], NULL, 10);
 		else if (i + 1 < argc && strcmp(argv[i], "--name") == 0)
@@ -75,6 +131,23 @@ int main(int argc, char **argv)
 	if (bench_config(text, &cfg, &err) || px_scene_load(scene, &w, &err))
 		goto fail;
 	n_bodies = px_world_n_bodies(w);
+	if (substeps)
+		px_world_settings_mut(w)->substeps = (uint32_t)substeps;
+	if (dt > 0.0)
+		px_world_settings_mut(w)->dt = dt;
+	if (hertz >= 0.0)
+		px_world_settings_mut(w)->contact_hertz = hertz;
+	if (stab && set_stabilization(px_world_settings_mut(w), stab)) {
+		usage();
+		goto out;
+	}
+	if (!n_bodies) {
+		fprintf(stderr, "bench/world: %s has no bodies\n", scene);
+		goto out;
+	}
+	hi = highest(w);
+	memcpy(top0, px_world_bodies(w)[hi].x, sizeof top0);
+	e0 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
 	if (!steps)
 		steps = px_world_settings(w)->steps;
 	if (warmup >= steps) {
@@ -96,6 +169,8 @@ int main(int argc, char **argv)
 		fprintf(csv, "step,contacts,collide_s,build_s,solve_s,total_s\n");
 	}
 	for (unsigned long i = 0; i < steps; i++) {
+		if (i == warmup)
+			cpu0 = cpu_seconds();
 		if (px_world_step(w, cfg, &st, &err))
 			goto fail;
 		if (i == 0)
@@ -118,7 +193,9 @@ int main(int argc, char **argv)
 		total += st.seconds_total;
 		contacts += (double)st.contacts;
 		work += (double)st.contacts * (double)st.sweeps;
+		sweeps += (double)st.sweeps;
 	}
+	cpu = cpu_seconds() - cpu0;
 	{
 		const struct px_body *b = px_world_bodies(w);
 		const struct px_body *top = b + n_bodies - 1;
@@ -140,6 +217,22 @@ int main(int argc, char **argv)
 			printf(" top_shift=%.6f collapsed=%s leaning=%s", shift,
 			       max_drop > 0.15 ? "yes" : "no",
 			       shift > 0.35 ? "yes" : "no");
+		}
+		{
+			const double *x = b[hi].x;
+			const double drift = sqrt(
+			    (x[0] - top0[0]) * (x[0] - top0[0]) +
+			    (x[1] - top0[1]) * (x[1] - top0[1]) +
+			    (x[2] - top0[2]) * (x[2] - top0[2]));
+			const double e1 = px_world_kinetic_energy(w) +
+					  px_world_potential_energy(w);
+
+			/* stands: the top body within 1 cm of its start */
+			printf(" cpu_ms_per_step=%.4f", 1e3 * cpu / m);
+			printf(" substeps=%u sweeps_per_step=%.1f top=%zu top_drift=%.6f stands=%s energy_start=%.6g energy_end=%.6g energy_drift=%.6g",
+			       px_world_settings(w)->substeps, sweeps / m, hi,
+			       drift, drift <= 0.01 ? "yes" : "no", e0, e1,
+			       e0 != 0.0 ? (e1 - e0) / fabs(e0) : e1 - e0);
 		}
 		putchar('\n');
 	}

@@ -28,7 +28,8 @@ struct run_opts {
 };
 
 static const char *const stepping_name[] = {"semi-implicit", "moreau"};
-static const char *const stab_name[] = {"none", "baumgarte", "post"};
+static const char *const stab_name[] = {"none", "baumgarte", "post",
+					 "soft"};
 
 static void csv_header(FILE *f)
 {
@@ -120,10 +121,16 @@ static int simulate(const struct run_opts *o)
 		if (vtk_frame(o->vtk, 0, w, &names, &times, &n_frames, &err))
 			goto fail;
 	}
-	printf("scene       %s: %zu bodies, dt %g s, %llu steps, %s, stabilization %s, contact cache %s\n",
+	printf("scene       %s: %zu bodies, dt %g s, %llu steps, %s, stabilization %s, contact cache %s",
 	       o->scene, px_world_n_bodies(w), s->dt, (unsigned long long)s->steps,
 	       stepping_name[s->stepping], stab_name[s->stabilization],
 	       s->warm_start ? "on" : "off");
+	if (s->substeps > 1)
+		printf(", %u substeps", s->substeps);
+	if (s->stabilization == PX_STAB_SOFT)
+		printf(", %g Hz, damping ratio %g", s->contact_hertz,
+		       s->contact_damping_ratio);
+	putchar('\n');
 	printf("config      %s: friction %s, ordering %s, rfactor %s, scheduler %s\n",
 	       o->config ? o->config : "(defaults)",
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_FRICTION))->name,

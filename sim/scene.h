@@ -10,8 +10,10 @@
  * unless marked *):
  *
  * [world]  gravity = gx, gy, gz   dt   steps   stepping = semi-implicit|moreau
- *          stabilization = baumgarte|post|none   beta   slop   margin
+ *          stabilization = baumgarte|post|none|soft   beta   slop   margin
  *          restitution_threshold   warm_start = BOOL   gyroscopic = BOOL
+ *          substeps (1; at most 1000)   contact_hertz   contact_damping_ratio
+ *          contact_push_velocity (soft contact)
  *          mu (0.5)   mu_tau (0)   restitution (0): the surface of bodies
  *          that do not set their own. Unset settings keep
  *          px_world_settings_default's values.

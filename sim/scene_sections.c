@@ -27,13 +27,17 @@ static const struct px_param_decl world_decl[] = {
 	{"stepping", PX_PARAM_CHOICE, "moreau", NULL, 0, -1,
 	 "semi-implicit|moreau"},
 	{"stabilization", PX_PARAM_CHOICE, "none", NULL, 0, -1,
-	 "baumgarte|post|none"},
+	 "baumgarte|post|none|soft"},
 	{"beta", PX_PARAM_REAL, "0", NULL, 0, 1, NULL},
 	NONNEG("slop", "0"),
 	NONNEG("margin", "0"),
 	NONNEG("restitution_threshold", "0"),
 	BOOL("warm_start", "true"),
 	BOOL("gyroscopic", "false"),
+	{"substeps", PX_PARAM_INT, "1", NULL, 1, 1000, NULL},
+	NONNEG("contact_hertz", "0"),
+	NONNEG("contact_damping_ratio", "0"),
+	REAL("contact_push_velocity"),
 };
 static const struct px_param_decl surface_decl[] = {
 	NONNEG("mu", "0.5"),
@@ -336,15 +340,17 @@ static int read_mass(const struct px_keys *c, struct px_body *b,
 static int read_world(struct px_keys *c, struct px_world_settings *s,
 		      struct px_surface *def)
 {
-	static const enum px_stabilization stab[3] = {
-	    PX_STAB_BAUMGARTE, PX_STAB_POST, PX_STAB_NONE};
+	static const enum px_stabilization stab[4] = {
+	    PX_STAB_BAUMGARTE, PX_STAB_POST, PX_STAB_NONE, PX_STAB_SOFT};
 	size_t i;
 
 	PX_KEY_ADD(c, world_decl);
 	PX_KEY_ADD(c, surface_decl);
 	if (px_key_parse(c, "the world") ||
 	    px_key_list(c, "gravity", 3, s->gravity) < 0 ||
-	    px_key_positive(c, "dt", &s->dt) < 0)
+	    px_key_positive(c, "dt", &s->dt) < 0 ||
+	    px_key_positive(c, "contact_push_velocity",
+			    &s->contact_push_velocity) < 0)
 		return -1;
 	if (px_key_find(c, "steps"))
 		s->steps = (uint64_t)px_key_int(c, "steps");
@@ -361,6 +367,10 @@ static int read_world(struct px_keys *c, struct px_world_settings *s,
 		s->warm_start = px_key_bool(c, "warm_start");
 	if (px_key_find(c, "gyroscopic"))
 		s->gyroscopic = px_key_bool(c, "gyroscopic");
+	if (px_key_find(c, "substeps"))
+		s->substeps = (uint32_t)px_key_int(c, "substeps");
+	px_key_real(c, "contact_hertz", &s->contact_hertz);
+	px_key_real(c, "contact_damping_ratio", &s->contact_damping_ratio);
 	px_key_real(c, "mu", &def->mu);
 	px_key_real(c, "mu_tau", &def->mu_tau);
 	px_key_real(c, "restitution", &def->restitution);

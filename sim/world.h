@@ -6,7 +6,21 @@
  * -> contact cache warm start -> problem (frames, rigid or factorized A,
  * b with restitution and Baumgarte feedback) -> px_solve -> velocities ->
  * positions (semi-implicit Euler, or Moreau's midpoint scheme) ->
- * post-stabilization (optional) -> cache the impulses -> statistics. */
+ * post-stabilization (optional) -> cache the impulses -> statistics.
+ *
+ * Substeps (issue 23; Macklin et al. 2019, "Small steps in physics
+ * simulation"; Box2D v3's solver): with substeps = N the collision, the
+ * frames, lever arms, inverse inertias and A are made once per step; then
+ * N times, with h = dt / N: each contact's depth is updated from the
+ * bodies' motion since the collision (no new collision), b is made for h
+ * (Baumgarte's feedback keeps the step's rate beta/dt),
+ * px_solve runs from the last substep's impulses (the cache in the first),
+ * and the bodies' velocities and positions move by h. N = 1 is the step
+ * above bit for bit. The step's impulses (px_world_contacts) are the sum
+ * of its substeps'; the cache keeps the last substep's. Cost: collision +
+ * set-up (once) + N (b, solve, integration); a substep costs about the
+ * solve of a step with the same sweeps, and collision and set-up are not
+ * repeated. */
 #ifndef PX_SIM_WORLD_H
 #define PX_SIM_WORLD_H
 
@@ -31,7 +45,16 @@ enum px_stabilization {
 	PX_STAB_POST = 2,      /* 001 sec. 4.4: after the step, a frictionless
 				   contact problem on positions pushes
 				   overlapping bodies apart (depth - slop) */
+	PX_STAB_SOFT = 3,      /* issue 23, Box2D v3's soft step: per
+				   substep a solve with soft normal rows (a
+				   spring of contact_hertz and
+				   contact_damping_ratio on depth - slop),
+				   then a relaxation solve without it
+				   (world_soft.c) */
 };
+
+/* At most this many substeps per step. */
+#define PX_WORLD_MAX_SUBSTEPS 1000u
 
 struct px_world_settings {
 	double gravity[3];        /* m/s^2 */
@@ -48,11 +71,16 @@ struct px_world_settings {
 					 bounce (m/s) */
 	int warm_start;           /* contact cache on (1) or off (0) */
 	int gyroscopic;           /* add -w x I w to the torque (1) or not */
+	uint32_t substeps;        /* solves per step, >= 1 (see below) */
+	double contact_hertz;     /* soft: the contacts' stiffness (Hz) */
+	double contact_damping_ratio; /* soft: their damping ratio */
+	double contact_push_velocity; /* soft: the bias's cap (m/s) */
 };
 
 /* The defaults: gravity (0, 0, -9.81), dt 0.01, 100 steps, semi-implicit,
  * Baumgarte beta 0.05, slop 1e-3, margin 1e-3, threshold 0.1 m/s, warm start
- * on, no gyroscopic term. */
+ * on, no gyroscopic term, 1 substep; soft contact (when chosen) of 30 Hz,
+ * damping ratio 10, pushing at most 3 m/s (Box2D v3's defaults). */
 void px_world_settings_default(struct px_world_settings *s);
 
 /* What one step did. */

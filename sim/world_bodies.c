@@ -22,6 +22,10 @@ void px_world_settings_default(struct px_world_settings *s)
 		.restitution_threshold = 0.1,
 		.warm_start = 1,
 		.gyroscopic = 0,
+		.substeps = 1,
+		.contact_hertz = 30.0,
+		.contact_damping_ratio = 10.0,
+		.contact_push_velocity = 3.0,
 	};
 }
 
@@ -53,6 +57,20 @@ static int check_settings(const struct px_world_settings *s, struct px_error *er
 	    !isfinite(s->restitution_threshold))
 		return px_error_set(err, PX_ERR_INVALID,
 				    "restitution_threshold must be >= 0 and finite");
+	if (!(s->contact_hertz >= 0.0) || !isfinite(s->contact_hertz))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "contact_hertz must be >= 0 and finite");
+	if (!(s->contact_damping_ratio >= 0.0) ||
+	    !isfinite(s->contact_damping_ratio))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "contact_damping_ratio must be >= 0 and finite");
+	if (!(s->contact_push_velocity > 0.0))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "contact_push_velocity must be > 0");
+	if (s->substeps < 1 || s->substeps > PX_WORLD_MAX_SUBSTEPS)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "substeps must be in [1, %u]",
+				    PX_WORLD_MAX_SUBSTEPS);
 	return PX_OK;
 }
 

@@ -125,6 +125,25 @@ static void side_blocks(const struct px_dynamics *d, uint32_t body,
 	}
 }
 
+void px_world_jacobians(const struct px_dynamics *d,
+			const struct px_contact_rows *rows, size_t n,
+			uint32_t bs, double *jac, double *mjt)
+{
+	const size_t blk = 6 * (size_t)bs;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct px_contact_rows *r = rows + k;
+
+		if (r->pa != PX_STATIC)
+			side_blocks(d, r->pa, r->frame, r->ra, bs, 1.0,
+				    jac + 2 * blk * k, mjt + 2 * blk * k);
+		if (r->pb != PX_STATIC)
+			side_blocks(d, r->pb, r->frame, r->rb, bs, -1.0,
+				    jac + 2 * blk * k + blk,
+				    mjt + 2 * blk * k + blk);
+	}
+}
+
 static int set_factorized(struct px_problem *p, const struct px_dynamics *d,
 			  const struct px_contact_rows *rows, size_t n,
 			  uint32_t bs, const uint32_t *ba, const uint32_t *bb,
@@ -139,17 +158,7 @@ static int set_factorized(struct px_problem *p, const struct px_dynamics *d,
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t k = 0; k < n; k++) {
-		const struct px_contact_rows *r = rows + k;
-
-		if (r->pa != PX_STATIC)
-			side_blocks(d, r->pa, r->frame, r->ra, bs, 1.0,
-				    jac + 2 * blk * k, mjt + 2 * blk * k);
-		if (r->pb != PX_STATIC)
-			side_blocks(d, r->pb, r->frame, r->rb, bs, -1.0,
-				    jac + 2 * blk * k + blk,
-				    mjt + 2 * blk * k + blk);
-	}
+	px_world_jacobians(d, rows, n, bs, jac, mjt);
 	rc = px_problem_set_factorized(p, d->n, ba, bb, jac, mjt, err);
 out:
 	free(jac);

@@ -11,6 +11,7 @@
 
 #include "vec.h"
 #include "world_problem.h"
+#include "world_soft.h"
 
 static double now(void)
 {
@@ -82,10 +83,10 @@ static void rows_velocity(const struct px_contact_rows *r, uint32_t bs,
 			 (wb ? v3_dot(r->frame, wb) : 0.0);
 }
 
-/* Body velocities (6 per dynamic body) before the step, and free ones:
- * gravity and, if asked, the gyroscopic torque -w x I w for dt. */
+/* Body velocities (6 per dynamic body) before the (sub)step, and free
+ * ones: gravity and, if asked, the gyroscopic torque -w x I w for h. */
 static void velocities(const struct px_world *w, const struct px_dynamics *d,
-		       double *vel, double *vfree)
+		       double h, double *vel, double *vfree)
 {
 	const struct px_world_settings *s = &w->settings;
 
@@ -96,7 +97,7 @@ static void velocities(const struct px_world *w, const struct px_dynamics *d,
 		memcpy(u, b->v, 3 * sizeof *u);
 		memcpy(u + 3, b->w, 3 * sizeof *u);
 		memcpy(f, u, 6 * sizeof *f);
-		v3_axpy(f, s->dt, s->gravity, f);
+		v3_axpy(f, h, s->gravity, f);
 		if (s->gyroscopic) {
 			double r[9], wl[3], lw[3], lww[3], tq[3], dw[3];
 
@@ -110,189 +111,55 @@ static void velocities(const struct px_world *w, const struct px_dynamics *d,
 			for (int i = 0; i < 3; i++)
 				tq[i] = -lww[i];
 			mat_mul(d->inv_inertia + 9 * k, tq, dw);
-			v3_axpy(f + 3, s->dt, dw, f + 3);
+			v3_axpy(f + 3, h, dw, f + 3);
 		}
 	}
 }
 
-/* b of the velocity problem: b = J u_free, then per normal row either a
- * Newton bounce e v_n^- (approach faster than the threshold, contact
- * touching or closing within the step), or the speculative gap / dt, or
- * the Baumgarte feedback -beta/dt (depth - slop). */
-static void velocity_b(const struct px_world *w, const struct px_contact *c,
+/* What b does about a penetration deeper than the slop: the settings'
+ * (Baumgarte's feedback, or nothing), soft contact's bias, or nothing (the
+ * soft step's relaxation). */
+enum feedback { FEED_SETTINGS, FEED_SOFT, FEED_NONE };
+
+/* b of the velocity problem of a (sub)step of h seconds: b = J u_free,
+ * then per normal row either a Newton bounce e v_n^- (approach faster than
+ * the threshold, contact touching or closing within h), or the
+ * speculative gap / h, or the feedback f: Baumgarte's -beta/dt (depth -
+ * slop), at the step's rate whatever the substeps (beta/h would remove the
+ * fraction beta per substep: N times as stiff, and 100 substeps blow the
+ * card house up), or the soft bias -bias_rate (depth - slop) capped at the push
+ * velocity (soft[1] for a contact with a static body). */
+static void velocity_b(const struct px_world *w, const double *depths,
 		       const struct px_contact_rows *rows, size_t n,
-		       uint32_t bs, const double *vel, const double *vfree,
-		       const double *e, double *b)
+		       uint32_t bs, double h, enum feedback f,
+		       const struct px_softness *soft, const double *vel,
+		       const double *vfree, const double *e, double *b)
 {
 	const struct px_world_settings *s = &w->settings;
 
 	for (size_t k = 0; k < n; k++) {
 		double pre[4], *bk = b + bs * k;
-		const double depth = c[k].depth;
+		const double depth = depths[k];
 		int bounce;
 
 		rows_velocity(rows + k, bs, vfree, bk);
-		rows_velocity(rows + k, bs, vel, pre);
+		if (e[k] > 0.0)
+			rows_velocity(rows + k, bs, vel, pre);
 		bounce = e[k] > 0.0 && -pre[0] > s->restitution_threshold &&
-			 (depth >= 0.0 || pre[0] * s->dt - depth <= 0.0);
+			 (depth >= 0.0 || pre[0] * h - depth <= 0.0);
 		if (bounce)
 			bk[0] += e[k] * pre[0];
 		else if (depth < 0.0)
-			bk[0] += -depth / s->dt;
-		else if (s->stabilization == PX_STAB_BAUMGARTE &&
+			bk[0] += -depth / h;
+		else if (f == FEED_SETTINGS &&
+			 s->stabilization == PX_STAB_BAUMGARTE &&
 			 depth > s->slop)
 			bk[0] -= s->beta / s->dt * (depth - s->slop);
+		else if (f == FEED_SOFT && depth > s->slop)
+			bk[0] -= fmin(soft[rows[k].pb == PX_STATIC].bias_rate *
+					  (depth - s->slop),
+				      s->contact_push_velocity);
 	}
-}
-
-static int pair_cmp(uint32_t a1, uint32_t b1, uint32_t a2, uint32_t b2)
-{
-	if (b1 != b2)
-		return b1 < b2 ? -1 : 1;
-	if (a1 != a2)
-		return a1 < a2 ? -1 : 1;
-	return 0;
-}
-
-/* The first cache entry of pair (a, b), or n_cache. */
-static size_t cache_find(const struct px_world *w, uint32_t a, uint32_t b)
-{
-	size_t lo = 0, hi = w->n_cache;
-
-	while (lo < hi) {
-		const size_t mid = lo + (hi - lo) / 2;
-		const struct px_cached *e = w->cache + mid;
-
-		if (pair_cmp(e->a, e->b, a, b) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < w->n_cache && !pair_cmp(w->cache[lo].a, w->cache[lo].b, a, b))
-		return lo;
-	return w->n_cache;
-}
-
-/* Cached entry i's impulse in contact k's frame into l (normal clamped). */
-static void take(const struct px_cached *e, const struct px_contact_rows *r,
-		 uint32_t bs, double *l)
-{
-	const double sgn = r->flipped ? -1.0 : 1.0;
-
-	for (int row = 0; row < 3; row++)
-		l[row] = sgn * v3_dot(r->frame + 3 * row, e->impulse);
-	l[0] = fmax(l[0], 0.0);
-	if (bs == 4)
-		l[3] = sgn * e->tau;
-}
-
-static double dist2(const double a[3], const double b[3])
-{
-	double d[3];
-
-	v3_sub(a, b, d);
-	return v3_dot(d, d);
-}
-
-/* lambda of the matched contacts from the cache (zero elsewhere): the
- * cached world impulse in the new frame, the normal part clamped at 0.
- * Within a pair, a contact takes the entry of its feature id (003 sec.
- * 8.2); one left without takes the nearest unclaimed entry closer than a
- * quarter of the spacing of the pair's cached points (0.05 m for a single
- * point): a corner of two equal faces is a box corner in one step and a
- * clipped edge in the next, under another id. */
-static size_t warm_start(const struct px_world *w, const struct px_contact *c,
-			 const struct px_contact_rows *rows, size_t n,
-			 uint32_t bs, double *lambda, unsigned char *claimed)
-{
-	size_t hits = 0;
-
-	memset(lambda, 0, n * bs * sizeof *lambda);
-	if (!w->settings.warm_start || !w->cache)
-		return 0;
-	memset(claimed, 0, w->n_cache);
-	for (size_t k0 = 0, k1; k0 < n; k0 = k1) {
-		const size_t i0 = cache_find(w, c[k0].a, c[k0].b);
-		unsigned char got[PX_MAX_POINTS] = {0};
-		double tol = 0.05 * 0.05;
-		size_t i1 = i0;
-
-		for (k1 = k0; k1 < n && k1 - k0 < PX_MAX_POINTS &&
-			      c[k1].a == c[k0].a && c[k1].b == c[k0].b;)
-			k1++;
-		while (i1 < w->n_cache && w->cache[i1].a == c[k0].a &&
-		       w->cache[i1].b == c[k0].b)
-			i1++;
-		for (size_t k = k0; k < k1; k++)
-			for (size_t i = i0; i < i1 && !got[k - k0]; i++)
-				if (!claimed[i] &&
-				    w->cache[i].feature == c[k].feature) {
-					claimed[i] = got[k - k0] = 1;
-					take(w->cache + i, rows + k, bs,
-					     lambda + bs * k);
-					hits++;
-				}
-		for (size_t i = i0; i < i1; i++)
-			for (size_t j = i + 1; j < i1; j++)
-				tol = fmin(tol, 0.0625 * dist2(w->cache[i].p,
-							       w->cache[j].p));
-		for (size_t k = k0; k < k1; k++) {
-			size_t best = i1;
-			double bd = tol;
-
-			if (got[k - k0])
-				continue;
-			for (size_t i = i0; i < i1; i++)
-				if (!claimed[i] &&
-				    dist2(w->cache[i].p, c[k].p) < bd) {
-					bd = dist2(w->cache[i].p, c[k].p);
-					best = i;
-				}
-			if (best < i1) {
-				claimed[best] = 1;
-				take(w->cache + best, rows + k, bs,
-				     lambda + bs * k);
-				hits++;
-			}
-		}
-	}
-	return hits;
-}
-
-static int cache_store(struct px_world *w, const struct px_contact *c,
-		       const struct px_contact_rows *rows, size_t n,
-		       uint32_t bs, const double *lambda, struct px_error *err)
-{
-	struct px_cached *cache = malloc((n + 1) * sizeof *cache);
-
-	if (!cache)
-		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-	for (size_t k = 0; k < n; k++) {
-		const double *l = lambda + bs * k;
-		const double sgn = rows[k].flipped ? -1.0 : 1.0;
-		struct px_cached *e = cache + k;
-
-		e->a = c[k].a;
-		e->b = c[k].b;
-		e->feature = c[k].feature;
-		memcpy(e->p, c[k].p, sizeof e->p);
-		px_contact_rows_impulse(rows + k, l, e->impulse);
-		for (int i = 0; i < 3; i++)
-			e->impulse[i] *= sgn;
-		e->tau = bs == 4 ? sgn * l[3] : 0.0;
-	}
-	/* the collision's order is by pair; keep the cache sorted */
-	for (size_t k = 1; k < n; k++)
-		if (pair_cmp(cache[k - 1].a, cache[k - 1].b, cache[k].a,
-			     cache[k].b) > 0) {
-			free(cache);
-			return px_error_set(err, PX_ERR_INVALID,
-					    "contacts are not sorted by body pair");
-		}
-	free(w->cache);
-	w->cache = cache;
-	w->n_cache = n;
-	return PX_OK;
 }
 
 /* 001 sec. 4.4: the frictionless problem A lambda + (slop - depth) >= 0,
@@ -367,102 +234,318 @@ static uint32_t block_size(const struct px_world *w,
 	return 3;
 }
 
+/* The buffers of one step, allocated once for its substeps. */
+struct step {
+	struct px_dynamics d;
+	struct px_contact_rows *rows;
+	struct px_problem *p;
+	struct px_problem *ps; /* soft: A + Gamma (world_soft.c) */
+	struct px_softness soft[2];
+	double *vel, *vfree;  /* 6 per dynamic body */
+	double *vsoft;        /* soft: the free velocities, for the relaxation */
+	double *lsub;         /* a substep's impulses (w->lambda when N = 1) */
+	double *depth;        /* per contact, at the current substep */
+	double *pose0;        /* x and q of every body at the collision */
+	double *pose1;        /* their motion since (motions) */
+	double *warm;         /* the hook's copy of the warm start */
+	unsigned char *claimed;
+};
+
+static void step_free(struct step *t, const struct px_world *w)
+{
+	if (t->lsub != w->lambda)
+		free(t->lsub);
+	px_problem_destroy(t->p);
+	px_problem_destroy(t->ps);
+	free(t->vsoft);
+	free(t->rows);
+	free(t->vel);
+	free(t->vfree);
+	free(t->depth);
+	free(t->pose0);
+	free(t->pose1);
+	free(t->warm);
+	free(t->claimed);
+	px_dynamics_free(&t->d);
+}
+
+/* Per body, its motion since the collision (pose0: x and q of every body
+ * then): into pose1, x - x0 and the rotation R R0^T (row-major), 12 per
+ * body; zero and the identity for a static body. */
+static void motions(const struct px_world *w, const double *pose0,
+		    double *pose1)
+{
+	for (size_t i = 0; i < w->n_bodies; i++) {
+		const struct px_body *b = w->bodies + i;
+		const double *x0 = pose0 + 7 * i, *q0 = x0 + 3;
+		const double q0c[4] = {q0[0], -q0[1], -q0[2], -q0[3]};
+		double dq[4] = {1, 0, 0, 0}, *m = pose1 + 12 * i;
+
+		if (!b->is_static) {
+			quat_mul(b->q, q0c, dq);
+			v3_sub(b->x, x0, m);
+		} else {
+			m[0] = m[1] = m[2] = 0.0;
+		}
+		quat_to_matrix(dq, m + 3);
+	}
+}
+
+/* Each contact's depth after the bodies moved since the collision, from
+ * the displacement of the point of each body that was at the contact
+ * point p then, x - x0 + (R R0^T - 1)(p - x0): Box2D v3 updates a
+ * contact's separation so in its substeps instead of colliding again. The
+ * normal n points from a to b, so b moving along n opens the contact. */
+static void depths_update(const struct px_world *w, const double *pose0,
+			  const double *pose1, double *depth)
+{
+	const struct px_contact *c = w->contacts;
+
+	for (size_t k = 0; k < w->n_contacts; k++) {
+		const uint32_t ab[2] = {c[k].a, c[k].b};
+		double d[2][3];
+
+		for (int j = 0; j < 2; j++) {
+			const double *m = pose1 + 12 * (size_t)ab[j];
+			double a[3], ra[3];
+
+			v3_sub(c[k].p, pose0 + 7 * (size_t)ab[j], a);
+			mat_mul(m + 3, a, ra);
+			for (int i = 0; i < 3; i++)
+				d[j][i] = m[i] + ra[i] - a[i];
+		}
+		v3_sub(d[1], d[0], d[0]);
+		depth[k] = c[k].depth - v3_dot(c[k].n, d[0]);
+	}
+}
+
+static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
+		      struct px_error *err)
+{
+	const size_t n = w->n_contacts, nb = w->n_bodies;
+	const uint32_t substeps = w->settings.substeps ? w->settings.substeps : 1;
+	const int soft = w->settings.stabilization == PX_STAB_SOFT;
+	const int moves = substeps > 1 || soft; /* depths updated */
+	int rc = px_dynamics_build(w, &t->d, err);
+
+	if (rc)
+		return rc;
+	t->rows = malloc((n + 1) * sizeof *t->rows);
+	t->vel = malloc((6 * t->d.n + 1) * sizeof *t->vel);
+	t->vfree = malloc((6 * t->d.n + 1) * sizeof *t->vfree);
+	t->depth = malloc((n + 1) * sizeof *t->depth);
+	t->claimed = malloc(w->n_cache + 1);
+	free(w->lambda);
+	w->lambda = calloc(n * bs + 1, sizeof *w->lambda);
+	w->bs = bs;
+	t->lsub = substeps > 1 ? malloc((n * bs + 1) * sizeof *t->lsub)
+			       : w->lambda;
+	if (moves) {
+		t->pose0 = malloc((7 * nb + 1) * sizeof *t->pose0);
+		t->pose1 = malloc((12 * nb + 1) * sizeof *t->pose1);
+	}
+	if (soft)
+		t->vsoft = malloc((6 * t->d.n + 1) * sizeof *t->vsoft);
+	if (w->hook)
+		t->warm = malloc((n * bs + 1) * sizeof *t->warm);
+	if (!t->rows || !t->vel || !t->vfree || !t->depth || !t->claimed ||
+	    !w->lambda || !t->lsub || (moves && (!t->pose0 || !t->pose1)) || (soft && !t->vsoft) ||
+	    (w->hook && !t->warm))
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; moves && i < nb; i++) {
+		memcpy(t->pose0 + 7 * i, w->bodies[i].x, 3 * sizeof *t->pose0);
+		memcpy(t->pose0 + 7 * i + 3, w->bodies[i].q,
+		       4 * sizeof *t->pose0);
+	}
+	for (size_t k = 0; k < n; k++)
+		t->depth[k] = w->contacts[k].depth;
+	return PX_OK;
+}
+
+/* The velocity solve of one substep: px_solve from t->lsub (the cache, or
+ * the last substep's impulses), then the hook. */
+static int substep_solve(struct px_world *w, struct step *t,
+			 struct px_problem *p, const struct px_config *cfg,
+			 struct px_report *rep, double *hook_seconds,
+			 struct px_error *err)
+{
+	const size_t m = w->n_contacts * w->bs;
+	double t0;
+	int rc;
+
+	if (w->hook)
+		memcpy(t->warm, t->lsub, m * sizeof *t->warm);
+	px_report_free(rep);
+	rc = px_solve(p, cfg, t->lsub, rep, err);
+	if (rc || !w->hook)
+		return rc;
+	t0 = now();
+	{
+		const struct px_step_solve view = {
+			.step = w->step + 1,
+			.problem = p,
+			.warm_start = t->warm,
+			.lambda = t->lsub,
+			.report = rep,
+		};
+
+		rc = w->hook(w->hook_ctx, &view, err);
+	}
+	/* the hook's own work is not the step's */
+	*hook_seconds += now() - t0;
+	return rc;
+}
+
+/* What the substeps of a step add up to. */
+struct tally {
+	struct px_report rep; /* the last solve's */
+	double solve_s, hook_s;
+	uint64_t sweeps;
+	int converged;
+};
+
+/* One velocity solve of a substep, timed and counted. */
+static int tally_solve(struct px_world *w, struct step *t,
+		       struct px_problem *p, const struct px_config *cfg,
+		       struct tally *y, struct px_error *err)
+{
+	const double t0 = now();
+	const int rc = substep_solve(w, t, p, cfg, &y->rep, &y->hook_s, err);
+
+	y->solve_s += now() - t0;
+	if (rc)
+		return rc;
+	y->sweeps += y->rep.sweeps;
+	y->converged &= y->rep.converged;
+	return PX_OK;
+}
+
+/* The bodies' velocities: free ones (6 per dynamic body) plus the
+ * impulses t->lsub. */
+static void set_velocities(struct px_world *w, struct step *t, double *v)
+{
+	px_impulses_apply(&t->d, t->rows, w->n_contacts, w->bs, t->lsub, v);
+	for (size_t k = 0; k < t->d.n; k++) {
+		struct px_body *b = w->bodies + t->d.world[k];
+
+		memcpy(b->v, v + 6 * k, 3 * sizeof *b->v);
+		memcpy(b->w, v + 6 * k + 3, 3 * sizeof *b->w);
+	}
+}
+
+static void depths_now(struct px_world *w, struct step *t)
+{
+	motions(w, t->pose0, t->pose1);
+	depths_update(w, t->pose0, t->pose1, t->depth);
+}
+
+/* Substep i of h seconds (world.h); soft contact (world_soft.c): the soft
+ * solve, the integration, then the relaxation of the rigid problem from
+ * the soft impulses, which changes the velocities only (Box2D v3). */
+static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
+		   const struct px_config *cfg, struct tally *y,
+		   struct px_error *err)
+{
+	const int moreau = w->settings.stepping == PX_MOREAU;
+	const int soft = w->settings.stabilization == PX_STAB_SOFT;
+	const size_t n = w->n_contacts;
+	const uint32_t bs = w->bs;
+	int rc;
+
+	if (i && moreau)
+		drift(w, 0.5 * h);
+	if (i && n)
+		depths_now(w, t);
+	velocities(w, &t->d, h, t->vel, t->vfree);
+	if (n) {
+		struct px_problem *p = soft ? t->ps : t->p;
+
+		velocity_b(w, t->depth, t->rows, n, bs, h,
+			   soft ? FEED_SOFT : FEED_SETTINGS, t->soft, t->vel,
+			   t->vfree, px_problem_restitution(p),
+			   px_problem_b(p));
+		rc = tally_solve(w, t, p, cfg, y, err);
+		if (rc)
+			return rc;
+	}
+	if (soft)
+		memcpy(t->vsoft, t->vfree, 6 * t->d.n * sizeof *t->vsoft);
+	set_velocities(w, t, t->vfree);
+	drift(w, moreau ? 0.5 * h : h);
+	if (soft && n) {
+		depths_now(w, t);
+		velocity_b(w, t->depth, t->rows, n, bs, h, FEED_NONE, t->soft,
+			   t->vel, t->vsoft, px_problem_restitution(t->p),
+			   px_problem_b(t->p));
+		rc = tally_solve(w, t, t->p, cfg, y, err);
+		if (rc)
+			return rc;
+		set_velocities(w, t, t->vsoft);
+	}
+	return PX_OK;
+}
+
+/* The problems of a step: the rigid one, and for soft contact A + Gamma. */
+static int problems(struct px_world *w, struct step *t, double h,
+		    struct px_error *err)
+{
+	const size_t n = w->n_contacts;
+	int rc = px_world_problem_build(w, &t->d, w->contacts, t->rows, n,
+					w->bs, 0, &t->p, err);
+
+	if (rc || w->settings.stabilization != PX_STAB_SOFT)
+		return rc;
+	px_soft_pair(&w->settings, h, t->soft);
+	rc = px_world_problem_build(w, &t->d, w->contacts, t->rows, n, w->bs,
+				    0, &t->ps, err);
+	return rc ? rc
+		  : px_world_soft_problem(&t->d, t->rows, n, w->bs, t->soft,
+					  t->ps, err);
+}
+
 int px_world_step(struct px_world *w, const struct px_config *cfg,
 		   struct px_step_stats *st, struct px_error *err)
 {
 	const struct px_world_settings *s = &w->settings;
-	const int moreau = s->stepping == PX_MOREAU;
+	const uint32_t substeps = s->substeps ? s->substeps : 1;
+	const double h = s->dt / substeps;
 	const double t0 = now();
-	struct px_dynamics d = {0};
-	struct px_contact_rows *rows = NULL;
-	struct px_problem *p = NULL;
-	struct px_report rep = {0};
-	double *vel = NULL, *vfree = NULL, *warm = NULL, t1, t2, t3, t4;
-	double hook_seconds = 0.0;
-	unsigned char *claimed = NULL;
-	uint32_t bs;
+	struct step t = {0};
+	struct tally y = {.converged = 1};
+	double t1, t2, t4;
 	size_t n;
 	int rc;
 
 	memset(st, 0, sizeof *st);
-	if (moreau)
-		drift(w, 0.5 * s->dt);
+	if (s->stepping == PX_MOREAU)
+		drift(w, 0.5 * h);
 	if (px_collide_all(w->bp, w->bodies, w->n_bodies, s->margin,
 			    &w->contacts, &w->n_contacts, &w->cap_contacts))
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	n = w->n_contacts;
 	t1 = now();
 
-	rc = px_dynamics_build(w, &d, err);
+	rc = step_alloc(&t, w, block_size(w, w->contacts, n), err);
 	if (rc)
-		return rc;
-	bs = block_size(w, w->contacts, n);
-	rows = malloc((n + 1) * sizeof *rows);
-	vel = malloc((6 * d.n + 1) * sizeof *vel);
-	vfree = malloc((6 * d.n + 1) * sizeof *vfree);
-	free(w->lambda);
-	w->lambda = malloc((n * bs + 1) * sizeof *w->lambda);
-	w->bs = bs;
-	if (!rows || !vel || !vfree || !w->lambda) {
-		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
-	}
-	px_contact_rows_build(w, &d, w->contacts, n, rows);
-	velocities(w, &d, vel, vfree);
+	px_contact_rows_build(w, &t.d, w->contacts, n, t.rows);
 	if (n) {
-		rc = px_world_problem_build(w, &d, w->contacts, rows, n, bs, 0, &p,
-				       err);
+		rc = problems(w, &t, h, err);
 		if (rc)
 			goto out;
-		velocity_b(w, w->contacts, rows, n, bs, vel, vfree,
-			   px_problem_restitution(p), px_problem_b(p));
-		claimed = malloc(w->n_cache + 1);
-		if (!claimed) {
-			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		st->cache_hits = warm_start(w, w->contacts, rows, n, bs,
-					    w->lambda, claimed);
-	}
-	if (n && w->hook) {
-		warm = malloc(n * bs * sizeof *warm);
-		if (!warm) {
-			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		memcpy(warm, w->lambda, n * bs * sizeof *warm);
+		st->cache_hits = px_world_warm_start(
+		    w, w->contacts, t.rows, n, w->bs, t.lsub, t.claimed);
 	}
 	t2 = now();
-	if (n) {
-		rc = px_solve(p, cfg, w->lambda, &rep, err);
+	for (uint32_t i = 0; i < substeps; i++) {
+		rc = substep(w, &t, i, h, cfg, &y, err);
 		if (rc)
 			goto out;
+		for (size_t k = 0; substeps > 1 && k < n * w->bs; k++)
+			w->lambda[k] += t.lsub[k];
 	}
-	t3 = now();
-	if (n && w->hook) {
-		const struct px_step_solve view = {
-			.step = w->step + 1,
-			.problem = p,
-			.warm_start = warm,
-			.lambda = w->lambda,
-			.report = &rep,
-		};
-
-		rc = w->hook(w->hook_ctx, &view, err);
-		if (rc)
-			goto out;
-		/* the hook's own work is not the step's */
-		hook_seconds = now() - t3;
-	}
-	px_impulses_apply(&d, rows, n, bs, w->lambda, vfree);
-	for (size_t k = 0; k < d.n; k++) {
-		struct px_body *b = w->bodies + d.world[k];
-
-		memcpy(b->v, vfree + 6 * k, 3 * sizeof *b->v);
-		memcpy(b->w, vfree + 6 * k + 3, 3 * sizeof *b->w);
-	}
-	drift(w, moreau ? 0.5 * s->dt : s->dt);
-	rc = cache_store(w, w->contacts, rows, n, bs, w->lambda, err);
+	rc = px_world_cache_store(w, w->contacts, t.rows, n, w->bs, t.lsub,
+				  err);
 	if (rc)
 		goto out;
 	if (s->stabilization == PX_STAB_POST) {
@@ -477,27 +560,21 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	st->step = w->step;
 	st->time = w->time;
 	st->contacts = n;
-	st->sweeps = rep.sweeps;
-	st->merit = n ? rep.merit : 0.0;
-	st->converged = n ? rep.converged : 1;
+	st->sweeps = y.sweeps;
+	st->merit = n ? y.rep.merit : 0.0;
+	st->converged = y.converged;
 	st->seconds_collide = t1 - t0;
+	st->seconds_solve = y.solve_s - y.hook_s;
 	st->seconds_build = t2 - t1;
-	st->seconds_solve = t3 - t2;
-	st->seconds_stab = t4 - t3 - hook_seconds;
-	st->seconds_total = t4 - t0 - hook_seconds;
+	st->seconds_stab = t4 - t2 - y.solve_s;
+	st->seconds_total = t4 - t0 - y.hook_s;
 	st->kinetic = px_world_kinetic_energy(w);
 	st->potential = px_world_potential_energy(w);
 	for (size_t k = 0; k < n; k++)
 		st->max_depth = fmax(st->max_depth, w->contacts[k].depth);
 out:
-	px_report_free(&rep);
-	px_problem_destroy(p);
-	free(rows);
-	free(vel);
-	free(vfree);
-	free(claimed);
-	free(warm);
-	px_dynamics_free(&d);
+	px_report_free(&y.rep);
+	step_free(&t, w);
 	return rc;
 }
 

@@ -357,6 +357,27 @@ Test(cli, default_job_runs_the_bundled_scene)
 		  out);
 }
 
+/* `run` names substeps and soft contact on its scene line (issue 23). */
+Test(cli, run_shows_substeps_and_soft_contact)
+{
+	char path[4096], args[4200];
+	FILE *f;
+
+	cr_assert_eq(run("--help"), 0);
+	snprintf(path, sizeof path, "%s/soft.ini", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("[world]\nsubsteps = 4\nstabilization = soft\nsteps = 3\n"
+	      "contact_hertz = 60\n[body b]\nshape = sphere\nradius = 1\n"
+	      "mass = 1\n",
+	      f);
+	fclose(f);
+	snprintf(args, sizeof args, "run %s --quiet", path);
+	cr_assert_eq(run(args), 0, "%s", err);
+	cr_assert(strstr(out, "stabilization soft, contact cache on, 4 substeps, 60 Hz, damping ratio 10\n"),
+		  "%s", out);
+}
+
 /* `run` writes one CSV row per step and a VTK frame per step plus the
  * index; the energies it reports are those of the rows. */
 Test(cli, run_writes_statistics_and_frames)

@@ -673,7 +673,7 @@ Test(scene_errors, keys)
 	refused("[body floor]\nshape = plane\nnormal = 0, 0, 1\nmass = 1\n",
 		"%s:4: [body floor] mass: unknown key for a plane body (known keys: shape, normal, position, static, mu, mu_tau, restitution)");
 	refused("[world]\ngravitation = 0, 0, -1\n",
-		"%s:2: [world] gravitation: unknown key for the world (known keys: gravity, dt, steps, stepping, stabilization, beta, slop, margin, restitution_threshold, warm_start, gyroscopic, mu, mu_tau, restitution)");
+		"%s:2: [world] gravitation: unknown key for the world (known keys: gravity, dt, steps, stepping, stabilization, beta, slop, margin, restitution_threshold, warm_start, gyroscopic, substeps, contact_hertz, contact_damping_ratio, contact_push_velocity, mu, mu_tau, restitution)");
 	refused("[pile p]\nn = 2\nradius = 2\n",
 		"%s:3: [pile p] radius: unknown key for a pile (known keys: n, seed, ground, mu, mu_tau, restitution)");
 	refused(BALL "mass = 1\nmass = 2\n",

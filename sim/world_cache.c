@@ -1,0 +1,161 @@
+/* The contact cache (003 sec. 8): the impulses of a step's contacts kept
+ * in world coordinates, sorted by body pair, and matched to the next
+ * step's contacts by feature id or, failing that, by nearness. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vec.h"
+#include "world_problem.h"
+
+static int pair_cmp(uint32_t a1, uint32_t b1, uint32_t a2, uint32_t b2)
+{
+	if (b1 != b2)
+		return b1 < b2 ? -1 : 1;
+	if (a1 != a2)
+		return a1 < a2 ? -1 : 1;
+	return 0;
+}
+
+/* The first cache entry of pair (a, b), or n_cache. */
+static size_t cache_find(const struct px_world *w, uint32_t a, uint32_t b)
+{
+	size_t lo = 0, hi = w->n_cache;
+
+	while (lo < hi) {
+		const size_t mid = lo + (hi - lo) / 2;
+		const struct px_cached *e = w->cache + mid;
+
+		if (pair_cmp(e->a, e->b, a, b) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < w->n_cache && !pair_cmp(w->cache[lo].a, w->cache[lo].b, a, b))
+		return lo;
+	return w->n_cache;
+}
+
+/* Cached entry i's impulse in contact k's frame into l (normal clamped). */
+static void take(const struct px_cached *e, const struct px_contact_rows *r,
+		 uint32_t bs, double *l)
+{
+	const double sgn = r->flipped ? -1.0 : 1.0;
+
+	for (int row = 0; row < 3; row++)
+		l[row] = sgn * v3_dot(r->frame + 3 * row, e->impulse);
+	l[0] = fmax(l[0], 0.0);
+	if (bs == 4)
+		l[3] = sgn * e->tau;
+}
+
+static double dist2(const double a[3], const double b[3])
+{
+	double d[3];
+
+	v3_sub(a, b, d);
+	return v3_dot(d, d);
+}
+
+/* lambda of the matched contacts from the cache (zero elsewhere): the
+ * cached world impulse in the new frame, the normal part clamped at 0.
+ * Within a pair, a contact takes the entry of its feature id (003 sec.
+ * 8.2); one left without takes the nearest unclaimed entry closer than a
+ * quarter of the spacing of the pair's cached points (0.05 m for a single
+ * point): a corner of two equal faces is a box corner in one step and a
+ * clipped edge in the next, under another id. */
+size_t px_world_warm_start(const struct px_world *w,
+			   const struct px_contact *c,
+			   const struct px_contact_rows *rows, size_t n,
+			   uint32_t bs, double *lambda, unsigned char *claimed)
+{
+	size_t hits = 0;
+
+	memset(lambda, 0, n * bs * sizeof *lambda);
+	if (!w->settings.warm_start || !w->cache)
+		return 0;
+	memset(claimed, 0, w->n_cache);
+	for (size_t k0 = 0, k1; k0 < n; k0 = k1) {
+		const size_t i0 = cache_find(w, c[k0].a, c[k0].b);
+		unsigned char got[PX_MAX_POINTS] = {0};
+		double tol = 0.05 * 0.05;
+		size_t i1 = i0;
+
+		for (k1 = k0; k1 < n && k1 - k0 < PX_MAX_POINTS &&
+			      c[k1].a == c[k0].a && c[k1].b == c[k0].b;)
+			k1++;
+		while (i1 < w->n_cache && w->cache[i1].a == c[k0].a &&
+		       w->cache[i1].b == c[k0].b)
+			i1++;
+		for (size_t k = k0; k < k1; k++)
+			for (size_t i = i0; i < i1 && !got[k - k0]; i++)
+				if (!claimed[i] &&
+				    w->cache[i].feature == c[k].feature) {
+					claimed[i] = got[k - k0] = 1;
+					take(w->cache + i, rows + k, bs,
+					     lambda + bs * k);
+					hits++;
+				}
+		for (size_t i = i0; i < i1; i++)
+			for (size_t j = i + 1; j < i1; j++)
+				tol = fmin(tol, 0.0625 * dist2(w->cache[i].p,
+							       w->cache[j].p));
+		for (size_t k = k0; k < k1; k++) {
+			size_t best = i1;
+			double bd = tol;
+
+			if (got[k - k0])
+				continue;
+			for (size_t i = i0; i < i1; i++)
+				if (!claimed[i] &&
+				    dist2(w->cache[i].p, c[k].p) < bd) {
+					bd = dist2(w->cache[i].p, c[k].p);
+					best = i;
+				}
+			if (best < i1) {
+				claimed[best] = 1;
+				take(w->cache + best, rows + k, bs,
+				     lambda + bs * k);
+				hits++;
+			}
+		}
+	}
+	return hits;
+}
+
+int px_world_cache_store(struct px_world *w, const struct px_contact *c,
+			  const struct px_contact_rows *rows, size_t n,
+			  uint32_t bs, const double *lambda,
+			  struct px_error *err)
+{
+	struct px_cached *cache = malloc((n + 1) * sizeof *cache);
+
+	if (!cache)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		const double *l = lambda + bs * k;
+		const double sgn = rows[k].flipped ? -1.0 : 1.0;
+		struct px_cached *e = cache + k;
+
+		e->a = c[k].a;
+		e->b = c[k].b;
+		e->feature = c[k].feature;
+		memcpy(e->p, c[k].p, sizeof e->p);
+		px_contact_rows_impulse(rows + k, l, e->impulse);
+		for (int i = 0; i < 3; i++)
+			e->impulse[i] *= sgn;
+		e->tau = bs == 4 ? sgn * l[3] : 0.0;
+	}
+	/* the collision's order is by pair; keep the cache sorted */
+	for (size_t k = 1; k < n; k++)
+		if (pair_cmp(cache[k - 1].a, cache[k - 1].b, cache[k].a,
+			     cache[k].b) > 0) {
+			free(cache);
+			return px_error_set(err, PX_ERR_INVALID,
+					    "contacts are not sorted by body pair");
+		}
+	free(w->cache);
+	w->cache = cache;
+	w->n_cache = n;
+	return PX_OK;
+}

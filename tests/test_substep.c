@@ -1,0 +1,280 @@
+/* Substepping in the world (issue 23): one substep is today's step bit for
+ * bit; the hash of every body state of three scenes (semi-implicit with
+ * Baumgarte, Moreau without stabilization and with a torsional row,
+ * post-stabilization) was taken with the code before substeps existed
+ * (fb2105e). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "../sim/scene.h"
+#include "../sim/world.h"
+#include "helpers.h"
+
+static const char *const sweeps10_ini = "[solver]\n"
+					"max_sweeps = 10\n"
+					"abs_tol = 0\n"
+					"rel_tol = 0\n";
+
+static struct px_world *load(const char *name)
+{
+	char path[512];
+	struct px_world *w = NULL;
+	struct px_error err = {0};
+
+	snprintf(path, sizeof path, "%s/scenes/%s", PX_TEST_SRCDIR, name);
+	cr_assert_eq(px_scene_load(path, &w, &err), PX_OK, "%s", err.msg);
+	return w;
+}
+
+/* FNV-1a over the bytes of every body's x, q, v, w after each step. */
+static uint64_t trajectory_hash(struct px_world *w, const struct px_config *cfg,
+				int steps)
+{
+	uint64_t h = 1469598103934665603u;
+	struct px_step_stats st;
+	struct px_error err = {0};
+
+	for (int i = 0; i < steps; i++) {
+		const struct px_body *b = px_world_bodies(w);
+
+		cr_assert_eq(px_world_step(w, cfg, &st, &err), PX_OK, "%s",
+			     err.msg);
+		for (size_t k = 0; k < px_world_n_bodies(w); k++) {
+			double s[13];
+			const unsigned char *p = (const unsigned char *)s;
+
+			memcpy(s, b[k].x, 3 * sizeof *s);
+			memcpy(s + 3, b[k].q, 4 * sizeof *s);
+			memcpy(s + 7, b[k].v, 3 * sizeof *s);
+			memcpy(s + 10, b[k].w, 3 * sizeof *s);
+			for (size_t j = 0; j < sizeof s; j++)
+				h = (h ^ p[j]) * 1099511628211u;
+		}
+	}
+	return h;
+}
+
+static uint64_t scene_hash(const char *name, enum px_stabilization stab,
+			   int steps)
+{
+	struct px_config *cfg = config_from_text(sweeps10_ini);
+	struct px_world *w = load(name);
+	uint64_t h;
+
+	px_world_settings_mut(w)->stabilization = stab;
+	h = trajectory_hash(w, cfg, steps);
+	px_world_destroy(w);
+	px_config_free(cfg);
+	return h;
+}
+
+Test(substep, one_substep_is_the_step_of_before_bit_for_bit)
+{
+	const uint64_t stack = scene_hash("boxstack-10.ini", PX_STAB_BAUMGARTE, 60);
+	const uint64_t tower = scene_hash("tower.ini", PX_STAB_NONE, 30);
+	const uint64_t post = scene_hash("heavyonlight.ini", PX_STAB_POST, 30);
+
+	cr_assert_eq(stack, 0x675adbbe002b6a6eu, "boxstack-10: %#llx",
+		     (unsigned long long)stack);
+	cr_assert_eq(tower, 0xc561f886350b0326u, "tower: %#llx",
+		     (unsigned long long)tower);
+	cr_assert_eq(post, 0x83ed5a88efefd66eu, "heavyonlight, post: %#llx",
+		     (unsigned long long)post);
+}
+
+/* A box of half extents (0.7, 0.7, hz) and mass m (static if 0) centred
+ * at (0, 0, z); the static one is the ground, 50 m wide, top face at 0. */
+static void add_box(struct px_world *w, double m, double hz, double z)
+{
+	struct px_body b = {.shape = {.kind = PX_BOX, .half = {0.7, 0.7, hz}},
+			    .x = {0, 0, z},
+			    .q = {1, 0, 0, 0},
+			    .mu = 0.5};
+	struct px_error err = {0};
+	uint32_t i;
+
+	if (m > 0.0) {
+		b.mass = m;
+		b.inertia[0] = b.inertia[1] = m / 3 * (0.49 + hz * hz);
+		b.inertia[2] = m / 3 * 0.98;
+	} else {
+		b.is_static = 1;
+		b.shape.half[0] = b.shape.half[1] = 50;
+		b.x[2] = -hz;
+	}
+	cr_assert_eq(px_world_add_body(w, &b, &i, &err), PX_OK, "%s",
+		     err.msg);
+}
+
+/* Dense A of the solves of one step, in the order of the hook's calls. */
+struct dense_seen {
+	int calls;
+	size_t m;
+	double a[2][64 * 64];
+};
+
+static int keep_dense(void *ctx, const struct px_step_solve *s,
+		      struct px_error *err)
+{
+	struct dense_seen *v = ctx;
+
+	v->m = px_problem_n_contacts(s->problem) *
+	       px_problem_block_size(s->problem);
+	cr_assert_leq(v->m, 64);
+	if (v->calls < 2)
+		cr_assert_eq(px_problem_to_dense(s->problem, v->a[v->calls]),
+			     PX_OK);
+	v->calls++;
+	(void)err;
+	return PX_OK;
+}
+
+/* A box resting on another on the ground (boxstack's boxes), soft
+ * contact, one step: the hook sees the soft solve's A + Gamma, then the
+ * relaxation's A. */
+static void soft_step(double hertz, struct dense_seen *v)
+{
+	struct px_config *cfg = config_from_text(sweeps10_ini);
+	struct px_world_settings s;
+	struct px_world *w;
+	struct px_step_stats st;
+	struct px_error err = {0};
+
+	px_world_settings_default(&s);
+	s.dt = 1.0 / 60.0;
+	s.stabilization = PX_STAB_SOFT;
+	s.contact_hertz = hertz;
+	cr_assert_eq(px_world_create(&s, &w, &err), PX_OK, "%s", err.msg);
+	add_box(w, 0, 1.0, 0.0);      /* the ground, static */
+	add_box(w, 110, 0.3, 0.3);
+	add_box(w, 110, 0.3, 0.9);
+	px_world_set_solve_hook(w, keep_dense, v);
+	cr_assert_eq(px_world_step(w, cfg, &st, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(v->calls, 2, "a soft step solves twice, not %d",
+		     v->calls);
+	px_world_destroy(w);
+	px_config_free(cfg);
+}
+
+Test(substep, soft_solve_is_a_plus_gamma_on_the_normal_diagonal)
+{
+	static struct dense_seen v;
+	const double h = 1.0 / 60.0, omega = 2 * M_PI * 30.0;
+
+	/* 0 Hz: no softness, the assembled A is the rigid one */
+	soft_step(0.0, &v);
+	for (size_t i = 0; i < v.m * v.m; i++)
+		cr_assert_float_eq(v.a[0][i], v.a[1][i],
+				   1e-12 * (1 + fabs(v.a[1][i])), "entry %zu",
+				   i);
+	memset(&v, 0, sizeof v);
+	/* 30 Hz (2 x 30 for the ground's contacts, capped at 0.25 / h = 15):
+	 * A_nn (1 + 1 / (h omega (2 zeta + h omega))), zeta 10, on the
+	 * normal diagonal; A elsewhere */
+	soft_step(30.0, &v);
+	for (size_t i = 0; i < v.m; i++)
+		for (size_t j = 0; j < v.m; j++) {
+			const double a = v.a[1][i * v.m + j];
+			double want = a;
+
+			if (i == j && i % 3 == 0) {
+				const double hz = i < 12 ? 2 * 15.0 : 15.0;
+				const double om = 2 * M_PI * hz;
+
+				want = a * (1 + 1 / (h * om * (20 + h * om)));
+			}
+			cr_assert_float_eq(v.a[0][i * v.m + j], want,
+					   1e-12 * (1 + fabs(want)),
+					   "entry (%zu, %zu)", i, j);
+		}
+	(void)omega;
+}
+
+/* Substeps do not collide again: a box stack keeps SCENES.md's 4 points
+ * per touching pair at every step with 4 and 10 substeps of 10 sweeps,
+ * and stands (one solve of 40 sweeps, the work of 4 x 10, tilts a box
+ * enough to lose a point at step 35). */
+Test(substep, stack_contact_count_unchanged_by_substeps)
+{
+	static const uint32_t subs[2] = {4, 10};
+	struct px_config *cfg = config_from_text(sweeps10_ini);
+	struct px_error err = {0};
+
+	for (int j = 0; j < 2; j++) {
+		struct px_world *w = load("boxstack-10.ini");
+		struct px_step_stats st;
+
+		px_world_settings_mut(w)->substeps = subs[j];
+		for (int i = 0; i < 60; i++) {
+			cr_assert_eq(px_world_step(w, cfg, &st, &err),
+				     PX_OK, "%s", err.msg);
+			cr_assert_eq(st.contacts, 40, "%u substeps, step %d: %zu",
+				     subs[j], i + 1, st.contacts);
+			cr_assert_eq(st.sweeps, 10 * subs[j]);
+		}
+		/* each contact below box k may sink to the slop, 1 mm */
+		for (size_t k = 1; k < px_world_n_bodies(w); k++)
+			cr_assert_float_eq(px_world_bodies(w)[k].x[2],
+					   0.3 + 0.6 * (double)(k - 1),
+					   1e-3 * (double)(k + 1),
+					   "%u substeps, box %zu: z %g", subs[j],
+					   k, px_world_bodies(w)[k].x[2]);
+		px_world_destroy(w);
+	}
+	px_config_free(cfg);
+}
+
+/* The [world] keys of issue 23: exact errors for bad values. */
+static void bad_world(const char *line, const char *want_fmt)
+{
+	char text[256], path[32], want[512];
+	struct px_world_settings s;
+	struct px_body *b = NULL;
+	size_t n = 7;
+	struct px_error err = {0};
+
+	snprintf(text, sizeof text, "[world]\n%s\n", line);
+	write_temp_ini(text, path, sizeof path);
+	snprintf(want, sizeof want, want_fmt, path);
+	cr_assert_neq(px_scene_read(path, &s, &b, &n, &err), PX_OK, "%s",
+		      line);
+	cr_assert_eq(err.code, PX_ERR_CONFIG);
+	cr_assert_str_eq(err.msg, want);
+	cr_assert_null(b);
+	unlink(path);
+}
+
+Test(substep, bad_substep_and_soft_keys_are_refused_exactly)
+{
+	struct px_world_settings s;
+	struct px_world *w = NULL;
+	struct px_error err = {0};
+
+	bad_world("substeps = 0",
+		  "%s:2: [world] substeps: '0' is out of range [1, 1000]");
+	bad_world("substeps = 1001",
+		  "%s:2: [world] substeps: '1001' is out of range [1, 1000]");
+	bad_world("substeps = 2.5",
+		  "%s:2: [world] substeps: '2.5' is not an integer");
+	bad_world("stabilization = sof",
+		  "%s:2: [world] stabilization: 'sof' is not one of baumgarte|post|none|soft");
+	bad_world("contact_hertz = -1",
+		  "%s:2: [world] contact_hertz: '-1' is out of range [0, 1e+300]");
+	bad_world("contact_damping_ratio = x",
+		  "%s:2: [world] contact_damping_ratio: 'x' is not a finite number");
+	bad_world("contact_push_velocity = 0",
+		  "%s:2: [world] contact_push_velocity: '0' is not positive (expected a number > 0)");
+	/* and settings made in code */
+	px_world_settings_default(&s);
+	s.substeps = 0;
+	cr_assert_eq(px_world_create(&s, &w, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "substeps must be in [1, 1000]");
+	px_world_settings_default(&s);
+	s.contact_hertz = NAN;
+	cr_assert_eq(px_world_create(&s, &w, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "contact_hertz must be >= 0 and finite");
+	cr_assert_null(w);
+}
