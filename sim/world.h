@@ -138,7 +138,9 @@ struct px_step_solve {
 
 /* Called by px_world_step after each velocity solve (steps without
  * contacts solve nothing and do not call it; post-stabilization's solve
- * does not either), before the impulses move the bodies. It may solve
+ * does not either), before the impulses move the bodies: once per
+ * substep, twice with soft contact (the soft solve of A + Gamma, then the
+ * relaxation; s->step is the step's in both). It may solve
  * s->problem again with other configs. A non-zero return fails the step
  * with that status and err (the world is then mid-step: destroy it). */
 typedef int (*px_world_solve_hook)(void *ctx, const struct px_step_solve *s,

@@ -42,7 +42,7 @@ void px_soft_make(double hertz, double zeta, double h, struct px_softness *s)
 	const double a2 = h * omega * a1;
 
 	if (hertz <= 0.0) {
-		*s = (struct px_softness){.bias_rate = 0.0, .gamma = 0.0};
+		*s = (struct px_softness){.mass_scale = 1.0};
 		return;
 	}
 	s->bias_rate = omega / a1;

@@ -3,7 +3,10 @@
  * eq. 14, 19) and Baumgarte feedback (003 sec. 4.2) or speculative gaps,
  * px_solve, integration (semi-implicit Euler, 003 sec. 6, or Moreau's
  * midpoint scheme, 001 sec. 4.3), post-stabilization (001 sec. 4.4); the
- * solve hook (world.h) sees each velocity solve. */
+ * solve hook (world.h) sees each velocity solve. Substeps (issue 23,
+ * world.h): the solve and the integration N times per collision, each
+ * contact's depth following the bodies' motion (Box2D v3); soft contact's
+ * soft solve and relaxation per substep (world_soft.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
