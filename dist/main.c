@@ -99,6 +99,7 @@ void px_dist_report(const struct px_dist_part *d, const struct px_dist_opts *o,
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	mine[R_OWN] = (double)d->n_own;
 	mine[R_GHOST] = (double)(d->kind == PX_DIST_RIGID ? d->n_shared : d->n_ghost);
+	/* rigid: every copy, the owner's too, counts once per rank */
 	for (size_t l = 0; l < d->n_links; l++)
 		mine[R_BOUNDARY] += d->links[l].n_mine;
 	mine[R_MSG] = (double)res->traffic.messages;

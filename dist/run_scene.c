@@ -130,7 +130,9 @@ static void report_scene(const struct run_args *a, const struct px_region *reg,
 			 size_t n_kept, const struct px_dist_part *d,
 			 const double *lambda, int rank, int size)
 {
-	double mine[8] = {0}, *all = NULL, p[6] = {0}, own = 0, ghost = 0;
+	enum { N = 12 };
+	double mine[N] = {0}, *all = NULL, p[6] = {0}, k[4] = {0};
+	double own = 0, ghost = 0;
 
 	for (size_t i = 0; i < n_kept; i++) {
 		own += reg->owner[i] == rank;
@@ -139,19 +141,27 @@ static void report_scene(const struct run_args *a, const struct px_region *reg,
 	mine[0] = own;
 	mine[1] = ghost;
 	momentum(d, lambda, rank, mine + 2);
+	/* own shared bodies by the number of ranks with contacts on them */
+	for (size_t i = 0; i < d->n_bodies; i++)
+		if (d->shared[i] && d->body_owner[i] == rank)
+			mine[8 + (d->copies[i] < 4 ? d->copies[i] - 1 : 3)]++;
 	if (rank == 0)
-		all = malloc((size_t)size * 8 * sizeof *all);
-	MPI_Gather(mine, 8, MPI_DOUBLE, all, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+		all = malloc((size_t)size * N * sizeof *all);
+	MPI_Gather(mine, N, MPI_DOUBLE, all, N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 	if (rank != 0 || !all) {
 		free(all);
 		return;
 	}
 	printf("scene       %s: the first step; bodies per rank (own + ghost layer):", a->scene);
 	for (int r = 0; r < size; r++) {
-		printf(" %.0f+%.0f", all[8 * r], all[8 * r + 1]);
+		printf(" %.0f+%.0f", all[N * r], all[N * r + 1]);
 		for (int q = 0; q < 6; q++)
-			p[q] += all[8 * r + 2 + q];
+			p[q] += all[N * r + 2 + q];
+		for (int q = 0; q < 4; q++)
+			k[q] += all[N * r + 8 + q];
 	}
+	printf("\nshared      %.0f bodies have copies on other ranks; ranks with contacts on them: 1: %.0f, 2: %.0f, 3: %.0f, 4 or more: %.0f",
+	       k[0] + k[1] + k[2] + k[3], k[0], k[1], k[2], k[3]);
 	double diff = 0, scale = 0;
 
 	for (int q = 0; q < 3; q++) {
@@ -216,7 +226,7 @@ int px_dist_cmd_run(int argc, char **argv)
 		goto fail;
 	}
 	report_scene(&a, &reg, n, &d, lambda, rank, size);
-	px_dist_report(&d, &a.o, &res, "shared bodies", cfg, a.config);
+	px_dist_report(&d, &a.o, &res, "copies of shared bodies (owners' included)", cfg, a.config);
 	if (rank == 0)
 		printf("fc3d error  %.3e (||F|| = %.3e; Siconos fc3d_compute_error summed over the ranks)\n",
 		       res.fc3d, res.fc3d_abs);
