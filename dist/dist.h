@@ -169,6 +169,9 @@ struct px_dist_result {
 	double delta;       /* global ||lambda change||_inf of the last round */
 	double fc3d, fc3d_abs; /* summed over the ranks' rows */
 	double seconds, prepare_seconds; /* this rank's */
+	double solve_seconds;    /* of it, inside px_solve (set-up included) */
+	double exchange_seconds; /* in the neighbour exchanges (waits too) */
+	double check_seconds;    /* in the global tests (waits too) */
 	struct px_dist_traffic traffic;  /* this rank's */
 	double *history;    /* fc3d after every global test (rank order
 			       agreed), n_history entries; free() it */

@@ -111,7 +111,10 @@ static int solve_alone(struct px_dist_part *d, struct px_config *cfg,
 	int rc = PX_OK;
 
 	if (d->p) {
+		double t1 = MPI_Wtime();
+
 		rc = px_solve(d->p, cfg, lambda, &rep, err);
+		res->solve_seconds = MPI_Wtime() - t1;
 		res->sweeps = rep.sweeps;
 		res->rejected = rep.rejected;
 		res->prepare_seconds = rep.prepare_seconds;
@@ -188,6 +191,8 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 			e = saved.max_sweeps - res->sweeps;
 		s->max_sweeps = e;
 		memcpy(old, lambda, m * sizeof *old);
+		double t1 = MPI_Wtime(), t2;
+
 		if (d->p && !failed) {
 			if (px_solve(d->p, cfg, lambda, &rep, err)) {
 				failed = 1; /* told to all at the next test */
@@ -197,7 +202,10 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 			px_report_free(&rep);
 		}
 		res->sweeps += e;
+		t2 = MPI_Wtime();
+		res->solve_seconds += t2 - t1;
 		rc = px_dist_exchange(d, old, lambda, &res->traffic);
+		res->exchange_seconds += MPI_Wtime() - t2;
 		if (rc) {
 			failed = 1;
 			px_error_set(err, rc, "the exchange with the neighbouring ranks failed");
@@ -206,11 +214,13 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 		px_dist_update_b(d, lambda);
 		if (res->exchanges % o->check_every && res->sweeps < saved.max_sweeps)
 			continue;
+		t1 = MPI_Wtime();
 		local_stats(d, lambda, old, y, mine);
 		mine[S_FAILED] = failed;
 		mine[S_CONV] = 0;
 		global_stats(mine, g, all, size);
 		res->checks++;
+		res->check_seconds += MPI_Wtime() - t1;
 		if (g[S_FAILED] > 0) {
 			rc = px_dist_agree(failed ? (err->code ? err->code : PX_ERR_INVALID) : 0, err);
 			goto done;
