@@ -12,12 +12,17 @@ enum { EXIT_CONVERGED = 0, EXIT_NOT_CONVERGED = 1, EXIT_BAD_INPUT = 2 };
 int px_dist_cmd_solve(int argc, char **argv);
 int px_dist_cmd_run(int argc, char **argv);
 
-/* The options both commands share: --combine sum|split,
- * --exchange-every E, --check-every K. Returns 1 when argv[*i] was one
- * (consumed with its value), 0 when it is not, -1 on a bad value (message
- * in err). */
-int px_dist_parse_opt(int argc, char **argv, int *i, struct px_dist_opts *o,
-		      struct px_error *err);
+/* A command's arguments: -c CONFIG, one TARGET (problem or scene), the
+ * distributed options (--combine sum|split, --exchange-every E,
+ * --check-every K) and, for solve, --out FILE and --partition P. */
+struct px_dist_args {
+	const char *config, *target, *out, *partition;
+	struct px_dist_opts o;
+};
+
+/* argv[0] is the command's name; with_files allows --out and --partition. */
+int px_dist_parse(int argc, char **argv, int with_files,
+		  struct px_dist_args *a, struct px_error *err);
 
 /* Rank 0's report lines shared by both commands: ranks, combination,
  * result, fc3d, traffic and memory, time (collective: call on every rank). */

@@ -23,8 +23,10 @@ static void usage(FILE *f)
 		"  --check-every K        exchanges between global tests (default 1)\n");
 }
 
-int px_dist_parse_opt(int argc, char **argv, int *i, struct px_dist_opts *o,
-		      struct px_error *err)
+/* One of the distributed options at argv[*i]: 1 (consumed with its
+ * value), 0 (not one), -1 (a bad value, message in err). */
+static int parse_opt(int argc, char **argv, int *i, struct px_dist_opts *o,
+		     struct px_error *err)
 {
 	const char *k = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
 	char *end;
@@ -59,6 +61,37 @@ int px_dist_parse_opt(int argc, char **argv, int *i, struct px_dist_opts *o,
 	else
 		o->check_every = n;
 	return 1;
+}
+
+int px_dist_parse(int argc, char **argv, int with_files,
+		  struct px_dist_args *a, struct px_error *err)
+{
+	*a = (struct px_dist_args){.o = {PX_DIST_SPLIT, 1, 1}};
+	for (int i = 1; i < argc; i++) {
+		const char *k = argv[i];
+		int r = parse_opt(argc, argv, &i, &a->o, err);
+
+		if (r < 0)
+			return PX_ERR_INVALID;
+		if (r > 0)
+			continue;
+		if (strcmp(k, "-c") == 0 && i + 1 < argc)
+			a->config = argv[++i];
+		else if (with_files && strcmp(k, "--out") == 0 && i + 1 < argc)
+			a->out = argv[++i];
+		else if (with_files && strcmp(k, "--partition") == 0 && i + 1 < argc)
+			a->partition = argv[++i];
+		else if (k[0] == '-' || a->target)
+			return px_error_set(err, PX_ERR_INVALID,
+					    "%s: bad argument '%s' (try 'proxima-mpi --help')",
+					    argv[0], k);
+		else
+			a->target = k;
+	}
+	if (!a->target)
+		return px_error_set(err, PX_ERR_INVALID, "%s: expected a %s file",
+				    argv[0], with_files ? "PROBLEM" : "SCENE");
+	return PX_OK;
 }
 
 void px_dist_prefix(struct px_error *err, const char *what)

@@ -16,35 +16,6 @@
 #include "rigid.h"
 #include "scene.h"
 
-struct run_args {
-	const char *config, *scene;
-	struct px_dist_opts o;
-};
-
-static int parse(int argc, char **argv, struct run_args *a,
-		 struct px_error *err)
-{
-	for (int i = 1; i < argc; i++) {
-		int r = px_dist_parse_opt(argc, argv, &i, &a->o, err);
-
-		if (r < 0)
-			return PX_ERR_INVALID;
-		if (r > 0)
-			continue;
-		if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
-			a->config = argv[++i];
-		else if (argv[i][0] == '-' || a->scene)
-			return px_error_set(err, PX_ERR_INVALID,
-					    "run: bad argument '%s' (the distributed run takes -c CONFIG, SCENE and the distributed options; try 'proxima-mpi --help')",
-					    argv[i]);
-		else
-			a->scene = argv[i];
-	}
-	if (!a->scene)
-		return px_error_set(err, PX_ERR_INVALID, "run: expected a SCENE file");
-	return PX_OK;
-}
-
 struct capture {
 	const struct px_region *reg;
 	struct px_world *w;
@@ -63,7 +34,7 @@ static int hook(void *ctx, const struct px_step_solve *s, struct px_error *err)
 
 /* Collide and build the first step's problem in the rank's world; the
  * world's own solve of it is cut to one sweep (its result is not used). */
-static int first_step(const struct run_args *a, const struct px_region *reg,
+static int first_step(const struct px_dist_args *a, const struct px_region *reg,
 		      const struct px_world_settings *s,
 		      const struct px_body *bodies, size_t n,
 		      struct px_dist_part *d, struct px_error *err)
@@ -126,7 +97,7 @@ static void momentum(const struct px_dist_part *d, const double *lambda,
 	}
 }
 
-static void report_scene(const struct run_args *a, const struct px_region *reg,
+static void report_scene(const struct px_dist_args *a, const struct px_region *reg,
 			 size_t n_kept, const struct px_dist_part *d,
 			 const double *lambda, int rank, int size)
 {
@@ -152,7 +123,7 @@ static void report_scene(const struct run_args *a, const struct px_region *reg,
 		free(all);
 		return;
 	}
-	printf("scene       %s: the first step; bodies per rank (own + ghost layer):", a->scene);
+	printf("scene       %s: the first step; bodies per rank (own + ghost layer):", a->target);
 	for (int r = 0; r < size; r++) {
 		printf(" %.0f+%.0f", all[N * r], all[N * r + 1]);
 		for (int q = 0; q < 6; q++)
@@ -175,7 +146,7 @@ static void report_scene(const struct run_args *a, const struct px_region *reg,
 
 int px_dist_cmd_run(int argc, char **argv)
 {
-	struct run_args a = {.o = {PX_DIST_SPLIT, 1, 1}};
+	struct px_dist_args a;
 	struct px_error err = {0};
 	struct px_config *cfg = NULL;
 	struct px_world_settings s;
@@ -190,14 +161,14 @@ int px_dist_cmd_run(int argc, char **argv)
 
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	rc = parse(argc, argv, &a, &err);
+	rc = px_dist_parse(argc, argv, 0, &a, &err);
 	if (!rc)
 		rc = px_config_read(a.config, &cfg, &err);
 	if (!rc)
-		rc = px_region_read(a.scene, rank, size, &s, &bodies, &n, &reg, &err);
+		rc = px_region_read(a.target, rank, size, &s, &bodies, &n, &reg, &err);
 	if (!rc && reg.n_dynamic < (size_t)size)
 		rc = px_error_set(&err, PX_ERR_INVALID, "%s: -np %d is more ranks than its %zu moving bodies",
-				  a.scene, size, reg.n_dynamic);
+				  a.target, size, reg.n_dynamic);
 	if (px_dist_agree(rc, &err))
 		goto fail;
 	rc = first_step(&a, &reg, &s, bodies, n, &d, &err);
@@ -206,7 +177,7 @@ int px_dist_cmd_run(int argc, char **argv)
 
 		snprintf(who, sizeof who, "rank %d", rank);
 		px_dist_prefix(&err, who);
-		px_dist_prefix(&err, a.scene);
+		px_dist_prefix(&err, a.target);
 	}
 	if (px_dist_agree(rc, &err))
 		goto fail;
@@ -222,7 +193,7 @@ int px_dist_cmd_run(int argc, char **argv)
 		goto fail;
 	rc = px_dist_solve(&d, cfg, &a.o, lambda, &res, &err);
 	if (rc) {
-		px_dist_prefix(&err, a.scene);
+		px_dist_prefix(&err, a.target);
 		goto fail;
 	}
 	report_scene(&a, &reg, n, &d, lambda, rank, size);

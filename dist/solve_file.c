@@ -9,42 +9,10 @@
 #include <string.h>
 
 #include "cmd.h"
-
-struct solve_args {
-	const char *config, *problem, *out, *partition;
-	struct px_dist_opts o;
-};
-
-static int parse(int argc, char **argv, struct solve_args *a,
-		 struct px_error *err)
-{
-	for (int i = 1; i < argc; i++) {
-		int r = px_dist_parse_opt(argc, argv, &i, &a->o, err);
-
-		if (r < 0)
-			return PX_ERR_INVALID;
-		if (r > 0)
-			continue;
-		if ((strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "--out") == 0 ||
-		     strcmp(argv[i], "--partition") == 0) && i + 1 < argc) {
-			const char **to = argv[i][1] == 'c' ? &a->config :
-					  argv[i][2] == 'o' ? &a->out : &a->partition;
-
-			*to = argv[++i];
-		} else if (argv[i][0] == '-' || a->problem)
-			return px_error_set(err, PX_ERR_INVALID,
-					    "solve: bad argument '%s' (try 'proxima-mpi --help')",
-					    argv[i]);
-		else
-			a->problem = argv[i];
-	}
-	if (!a->problem)
-		return px_error_set(err, PX_ERR_INVALID, "solve: expected a PROBLEM file");
-	return PX_OK;
-}
+#include "solution.h"
 
 /* Rank 0: read, partition, pack every part and describe the cut. */
-static int partition(const struct solve_args *a, int size,
+static int partition(const struct px_dist_args *a, int size,
 		     struct px_problem **pp, struct px_wire *parts,
 		     struct px_error *err)
 {
@@ -54,20 +22,20 @@ static int partition(const struct solve_args *a, int size,
 	int64_t *xadj = NULL, *adj = NULL;
 	int32_t *part = NULL;
 	size_t n;
-	int rc = px_problem_read(a->problem, pp, PX_FCLIB_R_NONE, NULL, err);
+	int rc = px_problem_read(a->target, pp, PX_FCLIB_R_NONE, NULL, err);
 
 	if (rc)
 		return rc;
 	n = px_problem_n_contacts(*pp);
 	if (px_problem_assembled(*pp, &rowptr, &cols, &blocks))
 		return px_error_set(err, PX_ERR_INVALID, "%s: the distributed solve needs an assembled W",
-				    a->problem);
+				    a->target);
 	if ((size_t)size > n)
 		return px_error_set(err, PX_ERR_INVALID,
 				    "%s: -np %d is more ranks than its %zu contacts",
-				    a->problem, size, n);
+				    a->target, size, n);
 	printf("problem     %s: %zu contacts, %u rows each, assembled A\n",
-	       a->problem, n, px_problem_block_size(*pp));
+	       a->target, n, px_problem_block_size(*pp));
 	part = calloc(n, sizeof *part);
 	if (!part)
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
@@ -77,7 +45,7 @@ static int partition(const struct solve_args *a, int size,
 	else if (!rc && size > 1)
 		rc = px_dist_metis(n, xadj, adj, size, part, err);
 	if (rc && !(a->partition && strstr(err->msg, a->partition)))
-		px_dist_prefix(err, a->problem);
+		px_dist_prefix(err, a->target);
 	for (int r = 0; r < size && !rc; r++)
 		rc = px_dist_pack_assembled(*pp, part, r, size, &parts[r], err);
 	if (!rc)
@@ -171,20 +139,9 @@ static int gather(const struct px_dist_part *d, const double *lambda,
 	return rc;
 }
 
-static int write_solution(const char *path, const double *lambda, size_t m)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	for (size_t i = 0; i < m; i++)
-		fprintf(f, "%.17g\n", lambda[i]);
-	return fclose(f) == 0 ? 0 : -1;
-}
-
 int px_dist_cmd_solve(int argc, char **argv)
 {
-	struct solve_args a = {.o = {PX_DIST_SPLIT, 1, 1}};
+	struct px_dist_args a;
 	struct px_error err = {0};
 	struct px_config *cfg = NULL;
 	struct px_problem *p = NULL;
@@ -196,7 +153,7 @@ int px_dist_cmd_solve(int argc, char **argv)
 
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	rc = parse(argc, argv, &a, &err);
+	rc = px_dist_parse(argc, argv, 1, &a, &err);
 	if (!rc)
 		rc = px_config_read(a.config, &cfg, &err);
 	if (px_dist_agree(rc, &err))
@@ -227,7 +184,7 @@ int px_dist_cmd_solve(int argc, char **argv)
 		goto fail;
 	rc = px_dist_solve(&d, cfg, &a.o, lambda, &res, &err);
 	if (rc) {
-		px_dist_prefix(&err, a.problem);
+		px_dist_prefix(&err, a.target);
 		goto fail;
 	}
 	if (rank == 0)
@@ -240,7 +197,7 @@ int px_dist_cmd_solve(int argc, char **argv)
 
 		printf("fc3d error  %.3e (||F|| = %.3e; Siconos fc3d_compute_error of the gathered solution; %.3e summed over the ranks)\n",
 		       fc3d, fabs_, res.fc3d);
-		if (a.out && write_solution(a.out, whole, px_problem_n_contacts(p) * d.bs)) {
+		if (a.out && px_cli_write_solution(a.out, whole, px_problem_n_contacts(p) * d.bs)) {
 			fprintf(stderr, "proxima: %s: cannot write the solution\n", a.out);
 			status = EXIT_BAD_INPUT;
 		}

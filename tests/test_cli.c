@@ -49,13 +49,7 @@ static int count_lines(const char *s)
 static void write_file(const char *name, const char *text, char *path,
 		       size_t len)
 {
-	FILE *f;
-
-	snprintf(path, len, "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
+	write_file_in(dir, name, text, path, len);
 }
 
 Test(cli, version_and_help)
