@@ -39,12 +39,13 @@ static int sh(const char *cmd)
 }
 
 /* `mpirun -np np proxima ARGS` (proxima hands over to proxima-mpi); 124
- * when it hangs for a minute. */
+ * when it hangs for a minute. Not bound to cores: the OpenMP threads of a
+ * rank need more than one. */
 static int mpi(int np, const char *args)
 {
 	char cmd[4096];
 
-	snprintf(cmd, sizeof cmd, "timeout 60 %s -q --oversubscribe -np %d %s %s",
+	snprintf(cmd, sizeof cmd, "timeout 60 %s -q --oversubscribe --bind-to none -np %d %s %s",
 		 PX_MPIRUN, np, PX_CLI, args);
 	return sh(cmd);
 }
@@ -256,4 +257,20 @@ Test(dist, bad_input_one_line_from_rank_0_and_exit_2)
 	snprintf(cmd, sizeof cmd, "solve %s --combine mean", p);
 	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
 	cr_assert_str_eq(err, "proxima: --combine 'mean': expected sum or split\n");
+}
+
+/* Hybrid MPI + OpenMP: `colored' on 2 threads inside each of 2 ranks. */
+Test(dist, colored_threads_inside_each_rank)
+{
+	char p[512], conf[128], cmd[2048];
+
+	shared_problem("OneObject-i1028-138.hdf5.dat", p, sizeof p);
+	write_file("colored.ini",
+		   "[solver]\nmerit = fc3d\nabs_tol = 1e-6\nmax_sweeps = 20000\n"
+		   "[scheduler]\nplugin = colored\nthreads = 2\nserial_below = 0\n",
+		   conf, sizeof conf);
+	snprintf(cmd, sizeof cmd, "solve -c %s %s --check-every 10", conf, p);
+	cr_assert_eq(mpi(2, cmd), 0, "%s%s", out, err);
+	cr_assert(strstr(out, "scheduler colored"), "%s", out);
+	cr_assert_leq(number_after("fc3d error  "), 1e-6, "%s", out);
 }
