@@ -95,6 +95,7 @@ struct px_dist_part {
 	uint32_t *copies;         /* per body: ranks with contacts on it (k) */
 	unsigned char *shared;    /* per body: in some link */
 	size_t n_shared;          /* bodies in some link */
+	size_t n_cut;             /* own contacts on a body of another rank */
 	double *vbar;             /* 6 per body: M^-1 sum_ranks J^T lambda */
 	double *self;             /* 6 per body: M^-1 J_own^T lambda */
 	double *du;               /* 6 per body: this round's change */

@@ -197,6 +197,8 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 		}
 		if (oc != reg->rank)
 			continue;
+		d->n_cut += (rows[k].pa != PX_STATIC && d->body_owner[rows[k].pa] != reg->rank) ||
+			    (rows[k].pb != PX_STATIC && d->body_owner[rows[k].pb] != reg->rank);
 		d->gid[j] = reg->gid[c[k].a] < reg->gid[c[k].b] ?
 			    reg->gid[c[k].a] << 32 | reg->gid[c[k].b] :
 			    reg->gid[c[k].b] << 32 | reg->gid[c[k].a];

@@ -101,9 +101,9 @@ static void report_scene(const struct px_dist_args *a, const struct px_region *r
 			 size_t n_kept, const struct px_dist_part *d,
 			 const double *lambda, int rank, int size)
 {
-	enum { N = 12 };
+	enum { N = 13 };
 	double mine[N] = {0}, *all = NULL, p[6] = {0}, k[4] = {0};
-	double own = 0, ghost = 0;
+	double own = 0, ghost = 0, cut = 0;
 
 	for (size_t i = 0; i < n_kept; i++) {
 		own += reg->owner[i] == rank;
@@ -112,6 +112,7 @@ static void report_scene(const struct px_dist_args *a, const struct px_region *r
 	mine[0] = own;
 	mine[1] = ghost;
 	momentum(d, lambda, rank, mine + 2);
+	mine[12] = (double)d->n_cut;
 	/* own shared bodies by the number of ranks with contacts on them */
 	for (size_t i = 0; i < d->n_bodies; i++)
 		if (d->shared[i] && d->body_owner[i] == rank)
@@ -130,7 +131,9 @@ static void report_scene(const struct px_dist_args *a, const struct px_region *r
 			p[q] += all[N * r + 2 + q];
 		for (int q = 0; q < 4; q++)
 			k[q] += all[N * r + 8 + q];
+		cut += all[N * r + 12];
 	}
+	printf("\npartition   recursive coordinate bisection of the centres: cut %.0f contacts (between bodies of different ranks)", cut);
 	printf("\nshared      %.0f bodies have copies on other ranks; ranks with contacts on them: 1: %.0f, 2: %.0f, 3: %.0f, 4 or more: %.0f",
 	       k[0] + k[1] + k[2] + k[3], k[0], k[1], k[2], k[3]);
 	double diff = 0, scale = 0;
