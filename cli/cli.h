@@ -12,6 +12,10 @@ int px_cli_plugins(int argc, char **argv);
 int px_cli_describe(const char *name);
 int px_cli_run(int argc, char **argv);
 int px_cli_compare(int argc, char **argv);
+/* Under mpirun: exec proxima-mpi with argv (returns only on failure, with
+ * a message printed), or say that this build has no MPI; -1 when not under
+ * mpirun. */
+int px_cli_mpi(int argc, char **argv);
 /* The default job: run the bundled default scene with the bundled config. */
 int px_cli_default(void);
 

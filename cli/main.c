@@ -8,6 +8,11 @@
 #include "cli.h"
 #include "config.h"
 
+#ifdef HAVE_MPI
+#define MPI_STATUS "built"
+#else
+#define MPI_STATUS "not built (libopenmpi-dev, openmpi-bin, libmetis-dev)"
+#endif
 #ifdef HAVE_FCLIB
 #define FCLIB_STATUS "supported (libfclib)"
 #else
@@ -66,10 +71,12 @@ static void usage(FILE *f)
 		"  PROXIMA_DATA_DIR       bundled problems and configs (default %s)\n"
 		"  PROXIMA_GNUPLOT        the gnuplot compare runs (empty: none)\n"
 		"\n"
+		"Under mpirun, solve and run hand over to the distributed solver\n"
+		"($PROXIMA_MPI, default %s/proxima-mpi): %s\n"
 		"FCLib files: %s\n"
 		"\n"
 		"Exit status: 0 converged, 1 did not converge, 2 bad input or usage.\n",
-		px_plugin_dir(), PX_DATADIR,
+		px_plugin_dir(), PX_DATADIR, PX_LIBEXECDIR, MPI_STATUS,
 		FCLIB_STATUS);
 }
 
@@ -93,6 +100,9 @@ int main(int argc, char **argv)
 		       PX_ABI_MAJOR, PX_ABI_MINOR);
 		return 0;
 	}
+	if ((strcmp(argv[1], "solve") == 0 || strcmp(argv[1], "run") == 0) &&
+	    px_cli_mpi(argc, argv) >= 0)
+		return EXIT_BAD_INPUT; /* proxima-mpi replaced us, or could not */
 	if (strcmp(argv[1], "solve") == 0)
 		return px_cli_solve(argc - 1, argv + 1);
 	if (strcmp(argv[1], "convert") == 0)

@@ -11,17 +11,7 @@
 #include <proxima/proxima.h>
 
 #include "cli.h"
-
-static int write_solution(const char *path, const double *lambda, size_t m)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	for (size_t i = 0; i < m; i++)
-		fprintf(f, "%.17g\n", lambda[i]);
-	return fclose(f) == 0 ? 0 : -1;
-}
+#include "solution.h"
 
 static void describe(const char *problem_path, const struct px_problem *p,
 		     const char *config_path, const struct px_config *cfg)
@@ -137,7 +127,7 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 			     opts->history);
 		goto fail;
 	}
-	if (opts->out && write_solution(opts->out, lambda, m)) {
+	if (opts->out && px_cli_write_solution(opts->out, lambda, m)) {
 		px_error_set(&err, PX_ERR_IO, "%s: cannot write the solution",
 			     opts->out);
 		goto fail;

@@ -79,6 +79,15 @@ int px_scene_read(const char *path, struct px_world_settings *settings,
 		   struct px_body **bodies, size_t *n_bodies,
 		   struct px_error *err);
 
+/* px_scene_read keeping only the bodies for which keep(ctx, body, index)
+ * returns 1, index counting every body the scene generates in its order
+ * (issue 21: an MPI rank generates its own region). */
+int px_scene_read_region(const char *path, struct px_world_settings *settings,
+			 int (*keep)(void *ctx, const struct px_body *b,
+				     size_t index),
+			 void *ctx, struct px_body **bodies, size_t *n_bodies,
+			 struct px_error *err);
+
 /* Read the scene at path (px_scene_read) into a new world with its
  * settings and bodies. */
 int px_scene_load(const char *path, struct px_world **out,

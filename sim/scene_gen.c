@@ -66,8 +66,13 @@ void px_body_set_mass(struct px_body *b, double m)
 
 int px_body_list_push(struct px_body_list *l, const struct px_body *b)
 {
-	struct px_body *grown = px_grow(l->b, &l->cap, l->n, sizeof *grown, 64);
+	struct px_body *grown;
 
+	if (l->keep && !l->keep(l->ctx, b, l->seen++))
+		return PX_OK;
+	if (!l->keep)
+		l->seen++;
+	grown = px_grow(l->b, &l->cap, l->n, sizeof *grown, 64);
 	if (!grown)
 		return PX_ERR_NOMEM;
 	l->b = grown;

@@ -100,9 +100,14 @@ int px_scene_section(struct px_keys *c, enum px_section_kind k,
 struct px_body_list {
 	struct px_body *b;
 	size_t n, cap;
+	size_t seen; /* bodies pushed, kept or not (== n without keep) */
+	/* optional (issue 21: a rank's region): a body is kept only when
+	 * keep(ctx, b, index pushed) returns 1 */
+	int (*keep)(void *ctx, const struct px_body *b, size_t index);
+	void *ctx;
 };
 
-/* Append a copy of b; PX_OK or PX_ERR_NOMEM. */
+/* Append a copy of b (unless keep drops it); PX_OK or PX_ERR_NOMEM. */
 int px_body_list_push(struct px_body_list *l, const struct px_body *b);
 
 /* q = rotation by `degrees` about the unit axis. */

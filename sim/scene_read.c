@@ -250,7 +250,7 @@ static int build(const struct reader *r, struct px_world_settings *s,
 	free(set);
 	if (rc)
 		return r->err->code;
-	if (!l->n)
+	if (!l->seen)
 		return px_error_set(
 		    r->err, PX_ERR_CONFIG,
 		    "%s: no bodies (expected a [body], [grid], [pile], [stack], [wall], [cardhouse] or [tower] section)",
@@ -262,9 +262,19 @@ int px_scene_read(const char *path, struct px_world_settings *settings,
 		   struct px_body **bodies, size_t *n_bodies,
 		   struct px_error *err)
 {
+	return px_scene_read_region(path, settings, NULL, NULL, bodies,
+				    n_bodies, err);
+}
+
+int px_scene_read_region(const char *path, struct px_world_settings *settings,
+			 int (*keep)(void *ctx, const struct px_body *b,
+				     size_t index),
+			 void *ctx, struct px_body **bodies, size_t *n_bodies,
+			 struct px_error *err)
+{
 	struct reader r = {.path = path, .cur = -1};
 	struct px_error local = {0};
-	struct px_body_list l = {0};
+	struct px_body_list l = {.keep = keep, .ctx = ctx};
 	struct px_world_settings s;
 	int rc, bad_line;
 

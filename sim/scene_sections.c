@@ -413,7 +413,7 @@ static int read_body(struct px_keys *c, const struct px_surface *def,
 	    (read_motion(c, &b) || read_mass(c, &b, ", or static = true")))
 		return -1;
 	read_surface(c, def, &b);
-	if (room(c, NULL, 1, l->n))
+	if (room(c, NULL, 1, l->seen))
 		return -1;
 	return push(c, px_body_list_push(l, &b));
 }
@@ -449,7 +449,7 @@ static int read_grid(struct px_keys *c, const struct px_surface *def,
 		return -1;
 	read_surface(c, def, &b);
 	if (room(c, "count",
-		 (double)count[0] * (double)count[1] * (double)count[2], l->n))
+		 (double)count[0] * (double)count[1] * (double)count[2], l->seen))
 		return -1;
 	return push(c, px_scene_grid(l, &b, count, origin, spacing));
 }
@@ -467,7 +467,7 @@ static int read_pile(struct px_keys *c, const struct px_surface *def,
 	if (!px_key_find(c, "n"))
 		return px_key_missing(c, "n", "a pile");
 	n = (size_t)px_key_int(c, "n");
-	if (room(c, "n", (double)(n * n * n) + px_key_bool(c, "ground"), l->n))
+	if (room(c, "n", (double)(n * n * n) + px_key_bool(c, "ground"), l->seen))
 		return -1;
 	read_surface(c, def, &b);
 	return push(c, px_scene_pile(l, n, (uint64_t)px_key_int(c, "seed"),
@@ -505,7 +505,7 @@ static int read_stack(struct px_keys *c, const struct px_surface *def,
 		return -1;
 	n = (size_t)px_key_int(c, "count");
 	px_key_real(c, "gap", &gap); /* its declared default is 0 */
-	if (room(c, "count", (double)n, l->n))
+	if (room(c, "count", (double)n, l->seen))
 		return -1;
 	return push(c, px_scene_stack(l, &b, n, base, gap, offset));
 }
@@ -533,7 +533,7 @@ static int read_wall(struct px_keys *c, const struct px_surface *def,
 	bricks = (size_t)px_key_int(c, "bricks");
 	/* even rows: bricks full bricks; odd rows: one more piece */
 	if (room(c, "rows", (double)rows * (double)bricks + (double)(rows / 2),
-		 l->n))
+		 l->seen))
 		return -1;
 	return push(c, px_scene_wall(l, &b, rows, bricks, origin));
 }
@@ -579,7 +579,7 @@ static int read_cardhouse(struct px_keys *c, const struct px_surface *def,
 	levels = (size_t)px_key_int(c, "levels");
 	if (room(c, "levels",
 		 3.0 * (double)(levels * (levels + 1)) / 2.0 - (double)levels,
-		 l->n))
+		 l->seen))
 		return -1;
 	return push(c,
 		    px_scene_cardhouse(l, &b, levels, angle, spacing, origin));
@@ -615,7 +615,7 @@ static int read_tower(struct px_keys *c, const struct px_surface *def,
 		    c, px_key_find(c, "radius"), "radius",
 		    "'%s' lets the bricks of a ring overlap (expected radius >= %.6g)",
 		    px_key_find(c, "radius")->value, least);
-	if (room(c, "rings", (double)rings * (double)bricks, l->n))
+	if (room(c, "rings", (double)rings * (double)bricks, l->seen))
 		return -1;
 	return push(c, px_scene_tower(l, &b, rings, bricks, radius, origin));
 }

@@ -39,6 +39,19 @@ static inline const char *shared_problem(const char *name, char *buf,
 	return buf;
 }
 
+/* Write text to dir/name, its path into path (len bytes), or fail the test. */
+static inline void write_file_in(const char *dir, const char *name,
+				 const char *text, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 /* Write text to a fresh temporary file whose name goes into path (at least
  * 24 bytes); the caller unlinks it. */
 static inline void write_temp_ini(const char *text, char *path, size_t len)

@@ -49,13 +49,7 @@ static int count_lines(const char *s)
 static void write_file(const char *name, const char *text, char *path,
 		       size_t len)
 {
-	FILE *f;
-
-	snprintf(path, len, "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
+	write_file_in(dir, name, text, path, len);
 }
 
 Test(cli, version_and_help)
@@ -550,3 +544,19 @@ Test(cli, without_fclib_hdf5_files_are_one_error_line)
 }
 
 #endif
+
+/* Under mpirun (Open MPI sets OMPI_COMM_WORLD_SIZE) solve and run hand over
+ * to proxima-mpi, or say the build has no MPI: one line, status 2. */
+Test(cli, under_mpirun_hands_over_or_says_no_mpi)
+{
+	setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+	setenv("PROXIMA_MPI", "/nonexistent/proxima-mpi", 1);
+	cr_assert_eq(run("solve x.dat"), 2);
+	unsetenv("OMPI_COMM_WORLD_SIZE");
+	cr_assert_eq(count_lines(err), 1, "%s", err);
+#ifdef HAVE_MPI
+	cr_assert_str_eq(err, "proxima: /nonexistent/proxima-mpi: cannot run the distributed solver: No such file or directory\n");
+#else
+	cr_assert_str_eq(err, "proxima: solve: proxima was built without MPI (apt-get install libopenmpi-dev openmpi-bin)\n");
+#endif
+}

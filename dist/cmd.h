@@ -1,0 +1,39 @@
+/* proxima-mpi's commands (issue 21): every rank runs them; only rank 0
+ * prints. Each returns the exit status every rank agreed on. */
+#ifndef PX_DIST_CMD_H
+#define PX_DIST_CMD_H
+
+#include <stdio.h>
+
+#include "dist.h"
+
+enum { EXIT_CONVERGED = 0, EXIT_NOT_CONVERGED = 1, EXIT_BAD_INPUT = 2 };
+
+int px_dist_cmd_solve(int argc, char **argv);
+int px_dist_cmd_run(int argc, char **argv);
+
+/* A command's arguments: -c CONFIG, one TARGET (problem or scene), the
+ * distributed options (--combine sum|split, --exchange-every E,
+ * --check-every K) and, for solve, --out FILE and --partition P. */
+struct px_dist_args {
+	const char *config, *target, *out, *partition;
+	struct px_dist_opts o;
+};
+
+/* argv[0] is the command's name; with_files allows --out and --partition. */
+int px_dist_parse(int argc, char **argv, int with_files,
+		  struct px_dist_args *a, struct px_error *err);
+
+/* Rank 0's report lines shared by both commands: ranks, combination,
+ * result, fc3d, traffic and memory, time (collective: call on every rank). */
+void px_dist_report(const struct px_dist_part *d, const struct px_dist_opts *o,
+		    const struct px_dist_result *res, const char *what_shared,
+		    const struct px_config *cfg, const char *config_path);
+
+/* err's message becomes "what: message" unless it already names what. */
+void px_dist_prefix(struct px_error *err, const char *what);
+
+/* Print "proxima: msg" on rank 0 (every rank calls it). */
+void px_dist_fail(const struct px_error *err);
+
+#endif

@@ -1,0 +1,244 @@
+/* The distributed solve loop (issue 21): rounds of E local sweeps through
+ * px_solve (the rank's config and plugins), each followed by the exchange
+ * with the neighbours; every K rounds one MPI_Allgather of a few numbers
+ * per rank decides, identically on every rank, whether the whole problem
+ * has converged. Sums over ranks are taken in rank order, so a run is
+ * bit-identical to the next with the same number of ranks. A rank with no
+ * coupling anywhere (one rank, or parts that share nothing) runs px_solve
+ * once with the whole budget: with one rank that is the serial solve, bit
+ * for bit. */
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist.h"
+
+int px_dist_agree(int rc, struct px_error *err)
+{
+	int rank, size, first, code = rc;
+
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	first = rc ? rank : size;
+	MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first == size)
+		return PX_OK;
+	MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
+	MPI_Bcast(err->msg, sizeof err->msg, MPI_CHAR, first, MPI_COMM_WORLD);
+	err->code = code;
+	return code;
+}
+
+/* Per rank, gathered at a global test. */
+enum { S_F2, S_Q2, S_R2, S_V2, S_DELTA, S_LINF, S_FAILED, S_CONV, S_N };
+
+static void local_stats(struct px_dist_part *d, const double *lambda,
+			const double *lambda_old, double *y, double s[S_N])
+{
+	const size_t m = d->n_own * d->bs;
+	double fabs_ = 0;
+
+	for (int i = 0; i < S_FAILED; i++)
+		s[i] = 0;
+	if (!d->p)
+		return;
+	px_merit_fc3d(d->p, lambda, &fabs_);
+	s[S_F2] = fabs_ * fabs_;
+	px_problem_apply(d->p, lambda, y, 1);
+	for (size_t i = 0; i < m; i++) {
+		double dl = fabs(lambda[i] - lambda_old[i]);
+
+		if (i % d->bs < 3) { /* fc3d's (n, s, t) rows */
+			s[S_Q2] += d->b0[i] * d->b0[i];
+			s[S_R2] += lambda[i] * lambda[i];
+			s[S_V2] += y[i] * y[i];
+		}
+		if (dl > s[S_DELTA])
+			s[S_DELTA] = dl;
+		if (fabs(lambda[i]) > s[S_LINF])
+			s[S_LINF] = fabs(lambda[i]);
+	}
+}
+
+/* Gather every rank's stats and reduce them in rank order. */
+static void global_stats(const double mine[S_N], double g[S_N], double *all,
+			 int size)
+{
+	MPI_Allgather(mine, S_N, MPI_DOUBLE, all, S_N, MPI_DOUBLE, MPI_COMM_WORLD);
+	for (int i = 0; i < S_N; i++)
+		g[i] = 0;
+	for (int r = 0; r < size; r++) {
+		const double *s = all + (size_t)r * S_N;
+
+		g[S_F2] += s[S_F2];
+		g[S_Q2] += s[S_Q2];
+		g[S_R2] += s[S_R2];
+		g[S_V2] += s[S_V2];
+		g[S_FAILED] += s[S_FAILED];
+		g[S_CONV] += s[S_CONV];
+		g[S_DELTA] = fmax(g[S_DELTA], s[S_DELTA]);
+		g[S_LINF] = fmax(g[S_LINF], s[S_LINF]);
+	}
+}
+
+static double fc3d_of(const double g[S_N])
+{
+	double den = fmax(sqrt(g[S_Q2]), fmax(sqrt(g[S_R2]), sqrt(g[S_V2])));
+
+	return den > 0 ? sqrt(g[S_F2]) / den : sqrt(g[S_F2]);
+}
+
+/* The configured stop test on the global numbers. fc3d is its own
+ * certificate; the others must also bring fc3d below check_tol. */
+static int stop(const struct px_solver_settings *s, const double g[S_N])
+{
+	double fc3d = fc3d_of(g);
+
+	if (s->merit == PX_MERIT_FC3D)
+		return fc3d <= s->abs_tol;
+	return (g[S_DELTA] <= s->abs_tol || g[S_DELTA] <= s->rel_tol * g[S_LINF]) &&
+	       fc3d <= s->check_tol;
+}
+
+/* No coupling anywhere: each rank solves its part once. */
+static int solve_alone(struct px_dist_part *d, struct px_config *cfg,
+		       double *lambda, double *y, struct px_dist_result *res,
+		       struct px_error *err, double *all, int size)
+{
+	struct px_report rep = {0};
+	double mine[S_N], g[S_N];
+	int rc = PX_OK;
+
+	if (d->p) {
+		double t1 = MPI_Wtime();
+
+		rc = px_solve(d->p, cfg, lambda, &rep, err);
+		res->solve_seconds = MPI_Wtime() - t1;
+		res->sweeps = rep.sweeps;
+		res->rejected = rep.rejected;
+		res->prepare_seconds = rep.prepare_seconds;
+		res->delta = rep.residual;
+	}
+	rc = px_dist_agree(rc, err);
+	if (rc) {
+		px_report_free(&rep);
+		return rc;
+	}
+	local_stats(d, lambda, lambda, y, mine);
+	mine[S_DELTA] = d->p ? rep.residual : 0;
+	mine[S_FAILED] = 0;
+	mine[S_CONV] = !d->p || rep.converged;
+	global_stats(mine, g, all, size);
+	/* every rank's sweeps are its own; report the most */
+	double most = (double)res->sweeps;
+
+	MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	res->sweeps = (uint64_t)most;
+	res->converged = g[S_CONV] == size;
+	res->fc3d = fc3d_of(g);
+	res->fc3d_abs = sqrt(g[S_F2]);
+	if (size > 1)
+		res->delta = g[S_DELTA];
+	res->checks = 1;
+	px_report_free(&rep);
+	return PX_OK;
+}
+
+static void push_history(struct px_dist_result *res, double v)
+{
+	double *h = realloc(res->history, (res->n_history + 1) * sizeof *h);
+
+	if (h) {
+		res->history = h;
+		h[res->n_history++] = v;
+	}
+}
+
+int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
+		  const struct px_dist_opts *o, double *lambda,
+		  struct px_dist_result *res, struct px_error *err)
+{
+	struct px_solver_settings *s = px_config_settings_mut(cfg);
+	const struct px_solver_settings saved = *s;
+	const size_t m = d->n_own * d->bs;
+	double *old = malloc((m + 1) * sizeof *old);
+	double *y = malloc((m + 1) * sizeof *y);
+	double mine[S_N], g[S_N], *all;
+	int size, linked = d->n_links > 0, rc = PX_OK, failed = 0;
+	double t0 = MPI_Wtime();
+
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	*res = (struct px_dist_result){0};
+	all = malloc((size_t)size * S_N * sizeof *all);
+	if (!old || !y || !all)
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the solve");
+	rc = px_dist_agree(rc, err);
+	if (rc)
+		goto done;
+	MPI_Allreduce(MPI_IN_PLACE, &linked, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	res->coupled = linked;
+	if (!linked) {
+		rc = solve_alone(d, cfg, lambda, y, res, err, all, size);
+		goto done;
+	}
+	px_dist_update_b(d, lambda);
+	while (res->sweeps < saved.max_sweeps) {
+		uint64_t e = o->sweeps_per_exchange;
+		struct px_report rep = {0};
+
+		if (e > saved.max_sweeps - res->sweeps)
+			e = saved.max_sweeps - res->sweeps;
+		s->max_sweeps = e;
+		memcpy(old, lambda, m * sizeof *old);
+		double t1 = MPI_Wtime(), t2;
+
+		if (d->p && !failed) {
+			if (px_solve(d->p, cfg, lambda, &rep, err)) {
+				failed = 1; /* told to all at the next test */
+				memcpy(lambda, old, m * sizeof *old);
+			}
+			res->prepare_seconds += rep.prepare_seconds;
+			px_report_free(&rep);
+		}
+		res->sweeps += e;
+		t2 = MPI_Wtime();
+		res->solve_seconds += t2 - t1;
+		rc = px_dist_exchange(d, old, lambda, &res->traffic);
+		res->exchange_seconds += MPI_Wtime() - t2;
+		if (rc) {
+			failed = 1;
+			px_error_set(err, rc, "the exchange with the neighbouring ranks failed");
+		}
+		res->exchanges++;
+		px_dist_update_b(d, lambda);
+		if (res->exchanges % o->check_every && res->sweeps < saved.max_sweeps)
+			continue;
+		t1 = MPI_Wtime();
+		local_stats(d, lambda, old, y, mine);
+		mine[S_FAILED] = failed;
+		mine[S_CONV] = 0;
+		global_stats(mine, g, all, size);
+		res->checks++;
+		res->check_seconds += MPI_Wtime() - t1;
+		if (g[S_FAILED] > 0) {
+			rc = px_dist_agree(failed ? (err->code ? err->code : PX_ERR_INVALID) : 0, err);
+			goto done;
+		}
+		res->delta = g[S_DELTA];
+		res->fc3d = fc3d_of(g);
+		res->fc3d_abs = sqrt(g[S_F2]);
+		push_history(res, res->fc3d); /* the history is optional */
+		if (stop(&saved, g)) {
+			res->converged = 1;
+			break;
+		}
+	}
+done:
+	*s = saved;
+	res->seconds = MPI_Wtime() - t0;
+	free(old);
+	free(y);
+	free(all);
+	return rc;
+}

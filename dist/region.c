@@ -1,0 +1,206 @@
+/* Recursive coordinate bisection of a generated scene (issue 21, see
+ * region.h). The cuts come from a sample of the dynamic bodies' centres
+ * (every stride-th, at most about 4096 per rank), so no rank holds every
+ * body; the same sample and the same arithmetic on every rank give the
+ * same boxes without a message. */
+#define _GNU_SOURCE /* qsort_r */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "region.h"
+#include "scene.h"
+
+static double bounding_radius(const struct px_shape *s)
+{
+	switch (s->kind) {
+	case PX_SPHERE: return s->radius;
+	case PX_BOX: return sqrt(s->half[0] * s->half[0] + s->half[1] * s->half[1] +
+				 s->half[2] * s->half[2]);
+	case PX_CAPSULE: return s->radius + s->half_length;
+	default: return 0;
+	}
+}
+
+static double box_distance(const struct px_region *r, const double x[3])
+{
+	double d2 = 0;
+
+	for (int i = 0; i < 3; i++) {
+		double e = x[i] < r->lo[i] ? r->lo[i] - x[i] :
+			   x[i] > r->hi[i] ? x[i] - r->hi[i] : 0;
+
+		d2 += e * e;
+	}
+	return sqrt(d2);
+}
+
+int px_region_owner(const struct px_region *r, const double x[3])
+{
+	int at = 0;
+
+	while (r->node[at].axis >= 0)
+		at = x[r->node[at].axis] < r->node[at].cut ? r->node[at].left
+							   : r->node[at].right;
+	return r->node[at].rank;
+}
+
+static int keep(void *ctx, const struct px_body *b, size_t index)
+{
+	struct px_region *r = ctx;
+	int owner = -1;
+
+	if (r->pass == 1) {
+		if (!b->is_static) {
+			double br = bounding_radius(&b->shape);
+
+			r->n_dynamic++;
+			r->rmax = br > r->rmax ? br : r->rmax;
+		}
+		return 0;
+	}
+	if (r->pass == 2) {
+		if (!b->is_static && r->n_dynamic++ % r->stride == 0) {
+			if (r->n_sample == r->cap_sample) {
+				size_t cap = r->cap_sample ? 2 * r->cap_sample : 1024;
+				double *g = realloc(r->sample, 3 * cap * sizeof *g);
+
+				if (!g) {
+					r->nomem = 1;
+					return 0;
+				}
+				r->sample = g;
+				r->cap_sample = cap;
+			}
+			memcpy(r->sample + 3 * r->n_sample++, b->x, 3 * sizeof *b->x);
+		}
+		return 0;
+	}
+	if (!b->is_static) {
+		owner = px_region_owner(r, b->x);
+		if (owner != r->rank && box_distance(r, b->x) > r->ghost)
+			return 0;
+	}
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 1024;
+		uint64_t *g = realloc(r->gid, cap * sizeof *g);
+		int32_t *o;
+
+		if (g)
+			r->gid = g;
+		o = g ? realloc(r->owner, cap * sizeof *o) : NULL;
+		if (!o) {
+			r->nomem = 1;
+			return 0;
+		}
+		r->owner = o;
+		r->cap = cap;
+	}
+	r->gid[r->n] = index;
+	r->owner[r->n++] = owner;
+	return 1;
+}
+
+/* Centres along the axis *ctx. */
+static int cmp_axis(const void *a, const void *b, void *ctx)
+{
+	const int ax = *(const int *)ctx;
+	double x = ((const double *)a)[ax], y = ((const double *)b)[ax];
+
+	return (x > y) - (x < y);
+}
+
+/* Node `at` for ranks [r0, r1) over sample points pts[0..n). */
+static int build(struct px_region *r, double *pts, size_t n, int r0, int r1,
+		 double lo[3], double hi[3])
+{
+	int at = r->n_node++;
+	struct px_rcb_node *nd = &r->node[at];
+
+	if (r1 - r0 == 1) {
+		*nd = (struct px_rcb_node){.axis = -1, .rank = r0};
+		if (r0 == r->rank) {
+			memcpy(r->lo, lo, sizeof r->lo);
+			memcpy(r->hi, hi, sizeof r->hi);
+		}
+		return at;
+	}
+	double mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
+	int ax = 0, nl = (r1 - r0) / 2;
+	size_t q;
+	double cut, save;
+
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++) {
+			mn[k] = fmin(mn[k], pts[3 * i + k]);
+			mx[k] = fmax(mx[k], pts[3 * i + k]);
+		}
+	for (int k = 1; k < 3; k++)
+		if (mx[k] - mn[k] > mx[ax] - mn[ax])
+			ax = k;
+	qsort_r(pts, n, 3 * sizeof *pts, cmp_axis, &ax);
+	q = n * (size_t)nl / (size_t)(r1 - r0);
+	if (n == 0)
+		cut = 0;
+	else if (q == 0)
+		cut = pts[ax] - 1;
+	else if (q >= n)
+		cut = pts[3 * (n - 1) + ax] + 1;
+	else /* half way between neighbours: no centre sits on the cut */
+		cut = 0.5 * (pts[3 * (q - 1) + ax] + pts[3 * q + ax]);
+	nd->axis = ax;
+	nd->cut = cut;
+	save = hi[ax];
+	hi[ax] = cut;
+	r->node[at].left = build(r, pts, q, r0, r0 + nl, lo, hi);
+	hi[ax] = save;
+	save = lo[ax];
+	lo[ax] = cut;
+	r->node[at].right = build(r, pts + 3 * q, n - q, r0 + nl, r1, lo, hi);
+	lo[ax] = save;
+	return at;
+}
+
+int px_region_read(const char *path, int rank, int size,
+		   struct px_world_settings *settings, struct px_body **bodies,
+		   size_t *n_bodies, struct px_region *r, struct px_error *err)
+{
+	double lo[3] = {-INFINITY, -INFINITY, -INFINITY};
+	double hi[3] = {INFINITY, INFINITY, INFINITY};
+	int rc;
+
+	*r = (struct px_region){.rank = rank, .size = size, .pass = 1};
+	rc = px_scene_read_region(path, settings, keep, r, bodies, n_bodies, err);
+	if (rc)
+		return rc;
+	r->pass = 2;
+	r->stride = r->n_dynamic / (4096 * (size_t)size) + 1;
+	r->n_dynamic = 0;
+	rc = px_scene_read_region(path, settings, keep, r, bodies, n_bodies, err);
+	if (rc)
+		return rc;
+	r->node = calloc(2 * (size_t)size, sizeof *r->node);
+	if (!r->node || r->nomem)
+		return px_error_set(err, PX_ERR_NOMEM, "%s: out of memory", path);
+	build(r, r->sample, r->n_sample, 0, size, lo, hi);
+	/* a contact between an own body and another needs their centres
+	 * within both bounding radii and the collision margin */
+	r->ghost = 2 * r->rmax + settings->margin + 1e-9;
+	r->pass = 3;
+	rc = px_scene_read_region(path, settings, keep, r, bodies, n_bodies, err);
+	if (!rc && r->nomem) {
+		free(*bodies);
+		*bodies = NULL;
+		rc = px_error_set(err, PX_ERR_NOMEM, "%s: out of memory", path);
+	}
+	return rc;
+}
+
+void px_region_free(struct px_region *r)
+{
+	free(r->node);
+	free(r->gid);
+	free(r->owner);
+	free(r->sample);
+	*r = (struct px_region){0};
+}

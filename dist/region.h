@@ -1,0 +1,55 @@
+/* A rank's region of a generated scene (issue 21): recursive coordinate
+ * bisection of the bodies' centres into as many boxes as ranks, computed
+ * identically on every rank from the scene file alone, and the filters
+ * that let each rank generate only its region and a ghost layer around it
+ * (px_scene_read_region). */
+#ifndef PX_DIST_REGION_H
+#define PX_DIST_REGION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <proxima/error.h>
+
+#include "body.h"
+#include "world.h"
+
+struct px_rcb_node {
+	int axis;       /* -1: a leaf */
+	double cut;     /* centres below go left */
+	int left, right; /* node indices */
+	int rank;       /* of a leaf */
+};
+
+struct px_region {
+	int rank, size;
+	struct px_rcb_node *node; /* 2 size - 1 nodes, root 0 */
+	int n_node;
+	double lo[3], hi[3];      /* this rank's box */
+	double ghost;             /* ghost layer width */
+	/* what the last read kept (pass 3) */
+	uint64_t *gid;            /* generation index per kept body */
+	int32_t *owner;           /* rank per kept body, -1 for static */
+	size_t n, cap;
+	/* passes 1 and 2 */
+	int pass;
+	size_t n_dynamic, stride;
+	double rmax;
+	double *sample;
+	size_t n_sample, cap_sample;
+	int nomem;
+};
+
+/* Read the scene three times (count, sample, keep): on return *bodies
+ * holds this rank's bodies and its ghost layer, r->gid and r->owner
+ * describe them. margin: the collision margin of the scene's world. */
+int px_region_read(const char *path, int rank, int size,
+		   struct px_world_settings *settings, struct px_body **bodies,
+		   size_t *n_bodies, struct px_region *r, struct px_error *err);
+
+/* The rank whose box holds centre x. */
+int px_region_owner(const struct px_region *r, const double x[3]);
+
+void px_region_free(struct px_region *r);
+
+#endif

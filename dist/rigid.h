@@ -1,0 +1,18 @@
+/* Rigid parts of a generated scene (issue 21, rigid.c). */
+#ifndef PX_DIST_RIGID_H
+#define PX_DIST_RIGID_H
+
+#include "dist.h"
+#include "region.h"
+#include "world.h"
+
+/* Inside the world's solve hook of the first step: take this rank's
+ * contacts from the problem p the local world w built (no message). */
+int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
+			  const struct px_region *reg, enum px_dist_combine combine,
+			  struct px_dist_part *d, struct px_error *err);
+
+/* After px_dist_share_copies: the part's problem (masses split or not). */
+int px_dist_rigid_build(struct px_dist_part *d, struct px_error *err);
+
+#endif

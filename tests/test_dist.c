@@ -1,0 +1,276 @@
+/* The distributed solve (issue 21) through mpirun: one rank is the serial
+ * solve bit for bit, 2 and 3 ranks reach the sequential fc3d tolerance on
+ * the shared problems, runs repeat bit for bit, the ghost exchange loses
+ * no impulse, ranks without contacts and bodies on three ranks work, and
+ * bad input gives one line from rank 0 and exit status 2 on every rank
+ * (under `timeout`: a hang fails the test). */
+#include <sys/wait.h>
+
+#include "helpers.h"
+
+static char out[65536], err[65536];
+static char dir[64];
+
+static void setup(void)
+{
+	setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+	setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+	setenv("PROXIMA_MPI", PX_PROXIMA_MPI, 1);
+	snprintf(dir, sizeof dir, "/tmp/px_dist_XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+TestSuite(dist, .init = setup, .timeout = 300);
+
+/* Run cmd (a shell command) with stdout and stderr captured. */
+static int sh(const char *cmd)
+{
+	char full[8192], o[128], e[128];
+	int st;
+
+	snprintf(o, sizeof o, "%s/stdout", dir);
+	snprintf(e, sizeof e, "%s/stderr", dir);
+	snprintf(full, sizeof full, "%s >%s 2>%s", cmd, o, e);
+	st = system(full);
+	read_text(o, out, sizeof out);
+	read_text(e, err, sizeof err);
+	cr_assert(WIFEXITED(st), "%s did not exit normally", cmd);
+	return WEXITSTATUS(st);
+}
+
+/* `mpirun -np np proxima ARGS` (proxima hands over to proxima-mpi); 124
+ * when it hangs for a minute. Not bound to cores: the OpenMP threads of a
+ * rank need more than one. */
+static int mpi(int np, const char *args)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof cmd, "timeout 60 %s -q --oversubscribe --bind-to none -np %d %s %s",
+		 PX_MPIRUN, np, PX_CLI, args);
+	return sh(cmd);
+}
+
+static void write_file(const char *name, const char *text, char *path,
+		       size_t len)
+{
+	write_file_in(dir, name, text, path, len);
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* The number after `key` in out, or NAN. */
+static double number_after(const char *key)
+{
+	const char *at = strstr(out, key);
+
+	return at ? strtod(at + strlen(key), NULL) : NAN;
+}
+
+static void same_file(const char *a, const char *b)
+{
+	static char x[1 << 16], y[1 << 16];
+
+	read_text(a, x, sizeof x);
+	read_text(b, y, sizeof y);
+	cr_assert(*x, "%s is empty", a);
+	cr_assert_str_eq(x, y, "%s and %s differ", a, b);
+}
+
+Test(dist, one_rank_is_the_serial_solve_bit_for_bit)
+{
+	char p[512], a[128], b[128], cmd[2048], serial[4096];
+	char *cut;
+
+	shared_problem("OneObject-i1028-138.hdf5.dat", p, sizeof p);
+	snprintf(a, sizeof a, "%s/serial.txt", dir);
+	snprintf(b, sizeof b, "%s/mpi.txt", dir);
+	snprintf(cmd, sizeof cmd, "%s solve %s --out %s", PX_CLI, p, a);
+	cr_assert_eq(sh(cmd), 0, "%s", err);
+	/* "converged after N sweeps (R rejected" */
+	snprintf(serial, sizeof serial, "%s", strstr(out, "converged after"));
+	cut = strstr(serial, " rejected");
+	cr_assert_not_null(cut, "%s", out);
+	*cut = '\0';
+	snprintf(cmd, sizeof cmd, "solve %s --out %s", p, b);
+	cr_assert_eq(mpi(1, cmd), 0, "%s", err);
+	same_file(a, b);
+	/* the same sweeps and rejections as the serial report */
+	cr_assert_not_null(strstr(out, serial), "%s\nvs %s", out, serial);
+}
+
+/* Every shared problem the sequential solve brings to fc3d <= 1e-6 within
+ * 5000 sweeps, solved on np ranks (up to 20000 sweeps). */
+static void reach_sequential_tolerance(int np)
+{
+	static const char *const names[] = {
+		"Capsules-i122-1617.dat", "Confeti-ex13-4contact-Fc3D-SBM.dat",
+		"FC3D_Example1.dat", "GFC3D_TwoRods1-condensed.dat",
+		"KaplasTower-i1061-4.hdf5.dat", "NESpheres_10_1.dat",
+		"OneObject-i1028-138.hdf5.dat", "Rover1040.dat", "Rover4516.dat",
+	};
+	char p[512], seq[128], dist[128], cmd[2048];
+
+	write_file("seq.ini", "[solver]\nmerit = fc3d\nabs_tol = 1e-6\nmax_sweeps = 5000\n",
+		   seq, sizeof seq);
+	write_file("dist.ini", "[solver]\nmerit = fc3d\nabs_tol = 1e-6\nmax_sweeps = 20000\n",
+		   dist, sizeof dist);
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		shared_problem(names[i], p, sizeof p);
+		snprintf(cmd, sizeof cmd, "%s solve -c %s %s", PX_CLI, seq, p);
+		cr_assert_eq(sh(cmd), 0, "sequential %s: %s", names[i], out);
+		snprintf(cmd, sizeof cmd, "solve -c %s %s --check-every 10", dist, p);
+		cr_assert_eq(mpi(np, cmd), 0, "%d ranks, %s: %s%s", np, names[i], out, err);
+		/* the gathered solution's error, recomputed on the whole problem */
+		cr_assert_leq(number_after("fc3d error  "), 1e-6, "%s: %s", names[i], out);
+	}
+}
+
+Test(dist, two_ranks_reach_the_sequential_tolerance)
+{
+	reach_sequential_tolerance(2);
+}
+
+Test(dist, three_ranks_reach_the_sequential_tolerance)
+{
+	reach_sequential_tolerance(3);
+}
+
+Test(dist, runs_repeat_bit_for_bit)
+{
+	char p[512], a[128], b[128], cmd[2048];
+
+	shared_problem("KaplasTower-i1061-4.hdf5.dat", p, sizeof p);
+	snprintf(a, sizeof a, "%s/a.txt", dir);
+	snprintf(b, sizeof b, "%s/b.txt", dir);
+	snprintf(cmd, sizeof cmd, "solve %s --combine sum --out %s", p, a);
+	cr_assert_leq(mpi(3, cmd), 1, "%s", err);
+	cr_assert(strstr(out, "exchanges"), "%s", out);
+	snprintf(cmd, sizeof cmd, "solve %s --combine sum --out %s", p, b);
+	cr_assert_leq(mpi(3, cmd), 1, "%s", err);
+	same_file(a, b);
+}
+
+Test(dist, a_rank_without_contacts_an_empty_part)
+{
+	char p[512], parts[128], text[256], cmd[2048];
+	size_t n = 0;
+
+	/* OneObject's 23 contacts on ranks 0 and 2; rank 1's part is empty */
+	shared_problem("OneObject-i1028-138.hdf5.dat", p, sizeof p);
+	for (int k = 0; k < 23; k++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "%d\n", k < 12 ? 0 : 2);
+	write_file("parts.txt", text, parts, sizeof parts);
+	snprintf(cmd, sizeof cmd, "solve %s --partition %s", p, parts);
+	cr_assert_eq(mpi(3, cmd), 0, "%s%s", out, err);
+	cr_assert(strstr(out, "contacts per rank 12 0 11 "), "%s", out);
+	cr_assert_leq(number_after("fc3d error  "), 1e-8, "%s", out);
+}
+
+/* A grid of balls on the ground, cut into three regions. */
+static const char grid_scene[] =
+	"[world]\ngravity = 0, 0, -9.81\ndt = 0.01\nmu = 0.5\nrestitution = 0\n"
+	"[body ground]\nshape = box\nhalf = 20, 20, 1\nposition = 5, 5, -1\nstatic = true\n"
+	"[grid balls]\nshape = sphere\nradius = 1\ncount = 6, 6, 3\n"
+	"origin = 0, 0, 1\nspacing = 2, 2, 2\nmass = 1\n";
+
+Test(dist, ghost_exchange_loses_no_impulse)
+{
+	char scene[128], cmd[512];
+
+	write_file("grid.ini", grid_scene, scene, sizeof scene);
+	for (int c = 0; c < 2; c++) {
+		const char *rule = c ? "split" : "sum";
+		double rel, pz;
+
+		snprintf(cmd, sizeof cmd, "run %s --combine %s --check-every 10", scene, rule);
+		cr_assert_eq(mpi(3, cmd), 0, "%s: %s%s", rule, out, err);
+		/* some body is touched by contacts of all three ranks */
+		cr_assert_gt(number_after(", 3: "), 0, "%s", out);
+		/* the bodies' momentum change is what the ground pushed */
+		pz = number_after("static contacts' impulse (0, 0, ");
+		rel = number_after("(relative ");
+		cr_assert_gt(pz, 0.1 * 108 * 9.81 * 0.01, "%s", out);
+		cr_assert_leq(rel, 1e-12, "%s", out);
+		cr_assert_leq(number_after("fc3d error  "), 1e-9, "%s", out);
+	}
+}
+
+/* Two groups: near (on the ground, touching) and far (spread, or touching
+ * with torsional friction), cut into two regions along x. */
+static void two_groups(char *scene, size_t len, const char *far)
+{
+	char text[2048];
+
+	snprintf(text, sizeof text,
+		 "[world]\ngravity = 0, 0, -9.81\ndt = 0.01\nmu = 0.5\nrestitution = 0\n"
+		 "[body ground]\nshape = box\nhalf = 40, 10, 1\nposition = 20, 0, -1\nstatic = true\n"
+		 "[grid near]\nshape = sphere\nradius = 1\ncount = 3, 3, 2\n"
+		 "origin = 0, 0, 1\nspacing = 2, 2, 2\nmass = 1\n"
+		 "[grid far]\nshape = sphere\nradius = 1\ncount = 3, 3, 2\nmass = 1\n%s",
+		 far);
+	write_file("groups.ini", text, scene, len);
+}
+
+Test(dist, a_scene_rank_without_contacts)
+{
+	char scene[128], cmd[512];
+
+	two_groups(scene, sizeof scene, "origin = 30, 0, 10\nspacing = 3, 3, 3\n");
+	snprintf(cmd, sizeof cmd, "run %s", scene);
+	cr_assert_eq(mpi(2, cmd), 0, "%s%s", out, err);
+	cr_assert(strstr(out, "contacts per rank 42 0 "), "%s", out);
+	cr_assert_leq(number_after("(relative "), 1e-12, "%s", out);
+}
+
+Test(dist, bad_input_one_line_from_rank_0_and_exit_2)
+{
+	char p[512], scene[128], parts[128], cmd[2048], want[1024];
+
+	shared_problem("Rover4516.dat", p, sizeof p);
+	snprintf(cmd, sizeof cmd, "solve %s", p);
+	cr_assert_eq(mpi(5, cmd), 2, "%s", err);
+	snprintf(want, sizeof want, "proxima: %s: -np 5 is more ranks than its 4 contacts\n", p);
+	cr_assert_str_eq(err, want);
+
+	write_file("parts.txt", "0\n1\n7\n0\n", parts, sizeof parts);
+	snprintf(cmd, sizeof cmd, "solve %s --partition %s", p, parts);
+	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
+	snprintf(want, sizeof want, "proxima: %s: line 3: rank 7 is out of range [0, 2)\n", parts);
+	cr_assert_str_eq(err, want);
+
+	/* only rank 1's region has torsional friction: its part fails */
+	two_groups(scene, sizeof scene,
+		   "origin = 30, 0, 1\nspacing = 2, 2, 2\nmu_tau = 0.01\n");
+	snprintf(cmd, sizeof cmd, "run %s", scene);
+	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
+	cr_assert_eq(count_lines(err), 1, "%s", err);
+	cr_assert(strstr(err, "rank 1: the distributed solve of a scene needs 3-row contacts"),
+		  "%s", err);
+
+	snprintf(cmd, sizeof cmd, "solve %s --combine mean", p);
+	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
+	cr_assert_str_eq(err, "proxima: --combine 'mean': expected sum or split\n");
+}
+
+/* Hybrid MPI + OpenMP: `colored' on 2 threads inside each of 2 ranks. */
+Test(dist, colored_threads_inside_each_rank)
+{
+	char p[512], conf[128], cmd[2048];
+
+	shared_problem("OneObject-i1028-138.hdf5.dat", p, sizeof p);
+	write_file("colored.ini",
+		   "[solver]\nmerit = fc3d\nabs_tol = 1e-6\nmax_sweeps = 20000\n"
+		   "[scheduler]\nplugin = colored\nthreads = 2\nserial_below = 0\n",
+		   conf, sizeof conf);
+	snprintf(cmd, sizeof cmd, "solve -c %s %s --check-every 10", conf, p);
+	cr_assert_eq(mpi(2, cmd), 0, "%s%s", out, err);
+	cr_assert(strstr(out, "scheduler colored"), "%s", out);
+	cr_assert_leq(number_after("fc3d error  "), 1e-6, "%s", out);
+}
