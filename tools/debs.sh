@@ -3,9 +3,11 @@
 # Debian maintainer would, each stage in a fresh minimal Debian 12 root
 # (tools/cleanroot.sh):
 #
-#   build       the tracked files of this checkout, `apt-get build-dep ./`
-#               (Build-Depends alone, so they are proven complete), then
-#               `dpkg-buildpackage -us -uc -b`, which runs `make check`
+#   root        a fresh root (tools/cleanroot.sh) with the tracked files of
+#               this checkout
+#   build-deps  `apt-get build-dep ./`: Build-Depends alone, so that the
+#               build proves them complete
+#   build       `dpkg-buildpackage -us -uc -b`, which runs `make check`
 #   lintian     lintian on the built packages; any error or warning fails
 #   autopkgtest debian/tests on the *installed* packages, in a second fresh
 #               root (autopkgtest's null virtualization server inside it)
@@ -50,17 +52,24 @@ stage() {
 	fi
 }
 
-build_in_root() {
+root_with_source() {
 	tools/cleanroot.sh new "$build_root" &&
 	mkdir -p "$build_root/build/proxima" &&
 	git ls-files -z | tar --null -T - -cf - |
-		tar -C "$build_root/build/proxima" -xf - &&
+		tar -C "$build_root/build/proxima" -xf -
+}
+
+build_deps_in_root() {
 	tools/cleanroot.sh exec "$build_root" '
 		set -e
 		apt-get update -q
 		cd /build/proxima
-		apt-get build-dep -y -q --no-install-recommends ./
-		dpkg-buildpackage -us -uc -b -j"$(nproc)"' &&
+		apt-get build-dep -y -q --no-install-recommends ./'
+}
+
+build_in_root() {
+	tools/cleanroot.sh exec "$build_root" '
+		cd /build/proxima && dpkg-buildpackage -us -uc -b -j"$(nproc)"' &&
 	cp "$build_root"/build/*.deb "$build_root"/build/*.changes \
 		"$build_root"/build/*.buildinfo "$out/"
 }
@@ -87,6 +96,8 @@ autopkgtest_in_root() {
 		autopkgtest --no-built-binaries /debs/*.deb /src/ -- null'
 }
 
+stage root root_with_source
+stage build-deps build_deps_in_root
 stage build build_in_root
 stage lintian lintian_in_root
 cp "$out/logs/lintian.log" "$out/lintian.txt"
