@@ -160,7 +160,9 @@ static int label_taken(const struct px_cmp *c, size_t upto, const char *l)
 	return 0;
 }
 
-/* The second of two equal labels gets -2, the third -3, ... */
+/* The second of two equal labels gets -2, the third -3, ... (the base
+ * cut to leave room for the suffix: a label of the full length would
+ * otherwise stay itself and be taken forever) */
 static void unique_labels(struct px_cmp *c)
 {
 	for (size_t i = 1; i < c->n; i++) {
@@ -170,8 +172,8 @@ static void unique_labels(struct px_cmp *c)
 			continue;
 		strcpy(base, c->c[i].label);
 		for (unsigned k = 2;; k++) {
-			snprintf(c->c[i].label, sizeof c->c[i].label, "%s-%u",
-				 base, k);
+			snprintf(c->c[i].label, sizeof c->c[i].label, "%.*s-%u",
+				 (int)sizeof c->c[i].label - 12, base, k);
 			if (!label_taken(c, i, c->c[i].label))
 				break;
 		}

@@ -4,7 +4,8 @@
  *
  * - Structure checks before fclib_read_local / fclib_read_global. Those
  *   wrap every HDF5 call in an assertion that prints and calls exit(1) (a
- *   missing dataset ends the process), allocate each array from the sizes
+ *   missing dataset, or one whose data cannot be read, ends the process:
+ *   so each dataset is read here once, into scratch), allocate each array from the sizes
  *   m, n, nz, nzmax they read and then read the whole dataset into it (a
  *   longer dataset overruns the heap), and divide by spacedim unchecked. So
  *   every group and dataset they read is checked here first: present, of
@@ -14,6 +15,7 @@
  *   one) and reads every guess; we read one dataset, read-only. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -61,9 +63,32 @@ static int fail(const struct chk *c, const char *fmt, ...)
 	return px_error_set(c->err, PX_ERR_FORMAT, "%s: %s", c->path, what);
 }
 
+/* An error counts as present: libfclib, which tests links the same way,
+ * would then go on and exit, and opening it here fails with a message. */
 static int exists(const struct chk *c, const char *name)
 {
-	return H5Lexists(c->file, name, H5P_DEFAULT) > 0;
+	return H5Lexists(c->file, name, H5P_DEFAULT) != 0;
+}
+
+static herr_t no_op(hid_t g, const char *name, const H5L_info_t *i, void *d)
+{
+	(void)g;
+	(void)name;
+	(void)i;
+	(void)d;
+	return 0;
+}
+
+/* libfclib finds the info strings by listing their group (H5LTfind_dataset),
+ * and exits when that fails: list it here first. */
+static int listable(const struct chk *c, const char *grp)
+{
+	hsize_t idx = 0;
+
+	if (H5Literate_by_name(c->file, grp, H5_INDEX_NAME, H5_ITER_NATIVE,
+				&idx, no_op, NULL, H5P_DEFAULT) < 0)
+		return fail(c, "%s: cannot list its members", grp);
+	return PX_OK;
 }
 
 /* Open name, which must be an object of type want (a group or a dataset);
@@ -105,6 +130,31 @@ static int class_ok(hid_t type, enum kind k)
 	}
 }
 
+/* Read the count values of dataset id (of file type type) as libfclib
+ * will, into a scratch buffer (the one integer into *ival when not NULL):
+ * its header may be sound and its data still cut off or corrupt, and
+ * libfclib exits on a read that fails. Returns 0 or -1. */
+static int read_all(hid_t id, hid_t type, enum kind k, long long count,
+		    int *ival)
+{
+	const hid_t mem = k == K_INT ? H5T_NATIVE_INT
+			: k == K_REAL ? H5T_NATIVE_DOUBLE : type;
+	const size_t size = k == K_STRING ? H5Tget_size(type) : 8;
+	void *buf;
+	int rc;
+
+	if (size == 0 || (size_t)count > SIZE_MAX / size / 2)
+		return -1;
+	buf = malloc(count ? (size_t)count * size : 1);
+	if (!buf)
+		return -1;
+	rc = H5Dread(id, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0 ? -1 : 0;
+	if (!rc && ival)
+		*ival = *(const int *)buf;
+	free(buf);
+	return rc;
+}
+
 /* Dataset name holds `count` values of kind k (why says where count comes
  * from); with ival not NULL, its one integer goes into *ival. */
 static int dataset(const struct chk *c, const char *name, enum kind k,
@@ -126,9 +176,8 @@ static int dataset(const struct chk *c, const char *name, enum kind k,
 	else if (got != count)
 		rc = fail(c, "%s: %lld values, expected %lld (%s)", name,
 			  (long long)got, count, why);
-	else if (ival && H5Dread(id, H5T_NATIVE_INT, H5S_ALL, H5S_ALL,
-				 H5P_DEFAULT, ival) < 0)
-		rc = fail(c, "%s: cannot read", name);
+	else if (read_all(id, type, k, count, ival) < 0)
+		rc = fail(c, "%s: cannot read its values", name);
 	if (type >= 0)
 		H5Tclose(type);
 	if (space >= 0)
@@ -232,7 +281,7 @@ static int info(const struct chk *c, const char *grp)
 
 	if (!exists(c, grp))
 		return PX_OK;
-	if ((rc = group(c, grp)))
+	if ((rc = group(c, grp)) || (rc = listable(c, grp)))
 		return rc;
 	for (int k = 0; k < 3; k++)
 		if (exists(c, member(name, sizeof name, grp, fields[k])) &&
@@ -260,6 +309,7 @@ int fc_check_local(hid_t file, const char *path, size_t *nc,
 	int rc;
 
 	if ((rc = group(&c, "/fclib_local")) ||
+	    (rc = listable(&c, "/fclib_local")) ||
 	    (rc = spacedim(&c, "/fclib_local/spacedim")) ||
 	    (rc = matrix(&c, "/fclib_local/W", &w)))
 		return rc;
@@ -287,6 +337,7 @@ int fc_check_global(hid_t file, const char *path, size_t *nc,
 	int rc;
 
 	if ((rc = group(&c, "/fclib_global")) ||
+	    (rc = listable(&c, "/fclib_global")) ||
 	    (rc = spacedim(&c, "/fclib_global/spacedim")) ||
 	    (rc = matrix(&c, "/fclib_global/M", &m)) ||
 	    (rc = matrix(&c, "/fclib_global/H", &h)))

@@ -753,6 +753,15 @@ Test(fclib, write_into_a_missing_directory)
 	px_problem_destroy(p);
 }
 
+/* Found by tests/fuzz/fclib (issue 22): an FCLib file whose info group's
+ * local heap is corrupt passed the structure checks, and libfclib's
+ * H5LTfind_dataset then failed and exit(1)ed the process. */
+Test(fclib, unlistable_info_group_is_refused)
+{
+	expect_error(PX_TEST_SRCDIR "/tests/fuzz/regress/fclib-info-heap.hdf5",
+		     "/fclib_local/info: cannot list its members");
+}
+
 #else /* !HAVE_FCLIB */
 
 Test(fclib, built_without_fclib_says_so)
