@@ -15,6 +15,7 @@
 #include "grow.h"
 #include "kernel.h"
 #include "merit.h"
+#include "check.h"
 #include "problem_impl.h"
 
 struct work {
@@ -154,6 +155,20 @@ static int plugin_error(struct px_error *err, const struct px_plugin *pl,
 	return px_error_set(err, PX_ERR_PLUGIN, "%s plugin '%s': %s: %s",
 			    px_kind_name(h->kind), h->name, what,
 			    *msg ? msg : "(no message)");
+}
+
+/* The first r-factor that is not finite, or on R's diagonal not > 0 (an r
+ * that underflowed to 0 leaves its rows where they are: sweeps that change
+ * nothing would pass any stop test); nr when there is none. */
+static size_t bad_r(const double *r, size_t nr, uint32_t bs, int block)
+{
+	for (size_t i = 0; i < nr; i++) {
+		const int diag = !block || (i % ((size_t)bs * bs)) % (bs + 1) == 0;
+
+		if (!isfinite(r[i]) || (diag && !(r[i] > 0)))
+			return i;
+	}
+	return nr;
 }
 
 /* The merit of the stop test, other than delta, at lambda. */
@@ -334,7 +349,8 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	struct accel ac = {0};
 	struct px_problem_info info;
 	struct px_kernel kern;
-	size_t cap = 0;
+	struct px_check chk;
+	size_t cap = 0, bad;
 	char msg[512] = "";
 	double t0 = now(), tp;
 
@@ -343,6 +359,8 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	rep->merit = NAN;
 	rep->check = NAN;
 	rc = px_problem_validate(p, err);
+	if (!rc)
+		rc = px_problem_check_diagonal(p, err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < m; i++) {
@@ -372,8 +390,11 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 				  h->name, fr->h.name);
 		goto out;
 	}
+	if (set->check)
+		px_check_init(&chk, fr, px_plugin_state(pf), p->friction);
 	if (px_kernel_init(&wk.kctx, &kern, p, lambda, wk.w, wk.diag, wk.r,
-			   rf->shape, fr, px_plugin_state(pf),
+			   rf->shape, set->check ? &chk.ops : fr,
+			   set->check ? (const void *)&chk : px_plugin_state(pf),
 			   set->kernel == PX_KERNEL_GENERIC)) {
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
@@ -409,6 +430,12 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	if (rf->init(px_plugin_state(pr), &info,
 		     (fr->flags & PX_FRICTION_SEPARABLE) != 0, wk.r, msg,
 		     sizeof msg)) {
+		rc = plugin_error(err, pr, "init", msg);
+		goto out;
+	}
+	if ((bad = bad_r(wk.r, nr, bs, rf->shape == PX_R_BLOCK)) < nr) {
+		snprintf(msg, sizeof msg, "r[%zu] = %g, expected finite and > 0",
+			 bad, wk.r[bad]);
 		rc = plugin_error(err, pr, "init", msg);
 		goto out;
 	}
@@ -458,6 +485,9 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		ts = now();
 		sch->sweep(px_plugin_state(ps), &kern, wk.perm, changed, part);
 		rep->sweep_seconds += now() - ts;
+		if (set->check &&
+		    (rc = px_check_report(&chk, rep->sweeps + 1, err)))
+			goto out;
 		if (!tally_read(&tally, n, &dn, &df, &lmax))
 			change(lambda, wk.prev, n, bs, &dn, &df, &lmax);
 		delta = part == PX_PART_NORMAL	 ? dn
@@ -480,6 +510,14 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 			kern.refresh(kern.ctx, 0, nb);
 			rep->rejected++;
 			rec.accepted = 0;
+			/* the same sweep again would give the same; an R
+			 * shrunk to 0 would change nothing */
+			if (verdict == PX_SWEEP_ACCEPT)
+				rep->diverged = PX_DIVERGED_NONFINITE;
+			else if (bad_r(wk.r, nr, bs, rf->shape == PX_R_BLOCK) < nr)
+				rep->diverged = PX_DIVERGED_R;
+			if (rep->diverged)
+				rep->diverged_sweep = rep->sweeps;
 		} else {
 			last[part] = delta;
 			rep->residual = delta;
@@ -522,7 +560,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 					  "out of memory for the history");
 			goto out;
 		}
-		if (rep->converged)
+		if (rep->converged || rep->diverged)
 			break;
 		/* 002 sec. 4.3: k_pgs sweeps, then the subspace steps. Only
 		 * after a sweep that projected the friction rows. */
