@@ -39,6 +39,16 @@ static inline const char *shared_problem(const char *name, char *buf,
 	return buf;
 }
 
+/* What the tests that run the proxima command put before it:
+ * $PX_TEST_WRAPPER (`make check-valgrind' sets it to valgrind through
+ * libtool), else nothing. */
+static inline const char *cli_wrapper(void)
+{
+	const char *w = getenv("PX_TEST_WRAPPER");
+
+	return w ? w : "";
+}
+
 /* Write text to a fresh temporary file whose name goes into path (at least
  * 24 bytes); the caller unlinks it. */
 static inline void write_temp_ini(const char *text, char *path, size_t len)

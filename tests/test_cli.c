@@ -29,7 +29,8 @@ static int run(const char *args)
 	}
 	snprintf(o, sizeof o, "%s/stdout", dir);
 	snprintf(e, sizeof e, "%s/stderr", dir);
-	snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", PX_CLI, args, o, e);
+	snprintf(cmd, sizeof cmd, "%s %s %s >%s 2>%s", cli_wrapper(), PX_CLI,
+		 args, o, e);
 	st = system(cmd);
 	read_text(o, out, sizeof out);
 	read_text(e, err, sizeof err);

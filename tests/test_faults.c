@@ -48,8 +48,9 @@ static int run(const char *args)
 	snprintf(o, sizeof o, "%s/stdout", dir);
 	snprintf(e, sizeof e, "%s/stderr", dir);
 	snprintf(cmd, sizeof cmd,
-		 "PROXIMA_PLUGIN_PATH=%s:%s %s %s >%s 2>%s", PX_TEST_PLUGIN_DIR,
-		 PX_PLUGIN_BUILD_DIR, PX_CLI, args, o, e);
+		 "PROXIMA_PLUGIN_PATH=%s:%s %s %s %s >%s 2>%s",
+		 PX_TEST_PLUGIN_DIR, PX_PLUGIN_BUILD_DIR, cli_wrapper(), PX_CLI,
+		 args, o, e);
 	st = system(cmd);
 	read_text(o, out, sizeof out);
 	read_text(e, err, sizeof err);
