@@ -1,5 +1,6 @@
-/* [solver] check = on: the friction plugin's projections, guarded (see
- * check.h). */
+/* Checks of what plugins hand the core: an ordering's permutation, and
+ * under [solver] check = on the friction plugin's projections, guarded
+ * (see check.h). */
 #include <math.h>
 #include <string.h>
 
@@ -88,4 +89,15 @@ int px_check_report(struct px_check *c, uint64_t sweep, struct px_error *err)
 			    "friction plugin '%s': project %s (contact %zu, sweep %llu; [solver] check = on)",
 			    c->fr->h.name, what[fault], atomic_load(&c->contact),
 			    (unsigned long long)sweep);
+}
+
+size_t px_check_perm(const uint32_t *perm, size_t n, unsigned char *seen)
+{
+	memset(seen, 0, n);
+	for (size_t i = 0; i < n; i++) {
+		if (perm[i] >= n || seen[perm[i]])
+			return i;
+		seen[perm[i]] = 1;
+	}
+	return n;
 }

@@ -1,4 +1,8 @@
-/* [solver] check = on (issue 22): the friction plugin's projections run
+/* Checks of what plugins hand the core (issue 22). px_check_perm: an
+ * ordering's permutation, checked after prepare always and after every
+ * rewrite under check = on.
+ *
+ * [solver] check = on: the friction plugin's projections run
  * through a wrapper that hands the plugin a copy of z between two guard
  * values and checks, after each call, that the guards are intact (the
  * plugin wrote only its nf rows) and the impulse is finite. The hot path
@@ -10,6 +14,7 @@
 #define PX_CHECK_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <proxima/error.h>
@@ -36,6 +41,11 @@ struct px_check {
 void px_check_init(struct px_check *c, const struct px_friction_ops *fr,
 		   const void *fstate,
 		   const struct px_friction_params *friction);
+
+/* The first position of perm (n entries) that is not a contact left
+ * unvisited by the positions before it, or n when perm is a permutation of
+ * 0 .. n-1; seen: n bytes of scratch. */
+size_t px_check_perm(const uint32_t *perm, size_t n, unsigned char *seen);
 
 /* PX_OK, or PX_ERR_PLUGIN naming the plugin, the fault, its contact and
  * sweep (1-based) when one was recorded. */

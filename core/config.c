@@ -51,7 +51,7 @@ static const struct px_param_decl solver_decl[] = {
 	 "relax kernel: auto = the one of rigid 3-row contacts (fixed sizes) for full sweeps when the problem is rigid with 3 rows, R diagonal and the friction set not separable; generic = always the general one",
 	 0, -1, "auto|generic"},
 	{"check", PX_PARAM_BOOL, "off",
-	 "check the friction plugin's every projection (a finite impulse, written only into its rows) and name the plugin when one fails; costs a copy per projection",
+	 "check the friction plugin's every projection (a finite impulse, written only into its rows) and the ordering's every rewritten permutation, and name the plugin when one fails; costs a copy per projection",
 	 0, -1, NULL},
 };
 

@@ -171,6 +171,23 @@ static size_t bad_r(const double *r, size_t nr, uint32_t bs, int block)
 	return nr;
 }
 
+/* PX_OK when the ordering po's perm (n entries) is a permutation of the
+ * contacts, else its error naming op and the first bad entry. */
+static int perm_error(struct px_error *err, const struct px_plugin *po,
+		      const char *op, const uint32_t *perm, size_t n,
+		      unsigned char *seen)
+{
+	const size_t bad = px_check_perm(perm, n, seen);
+	char msg[160];
+
+	if (bad == n)
+		return PX_OK;
+	snprintf(msg, sizeof msg,
+		 "perm[%zu] = %u is not a contact left unvisited (%zu contacts): the permutation is broken",
+		 bad, perm[bad], n);
+	return plugin_error(err, po, op, msg);
+}
+
 /* The merit of the stop test, other than delta, at lambda. */
 static double merit(const struct px_problem *p,
 		    const struct px_solver_settings *set, const double *lambda,
@@ -350,6 +367,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	struct px_problem_info info;
 	struct px_kernel kern;
 	struct px_check chk;
+	unsigned char *seen = NULL;
 	size_t cap = 0, bad;
 	char msg[512] = "";
 	double t0 = now(), tp;
@@ -427,6 +445,13 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		rc = plugin_error(err, po, "prepare", msg);
 		goto out;
 	}
+	seen = malloc(n + 1);
+	if (!seen) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = perm_error(err, po, "prepare", wk.perm, n, seen)))
+		goto out;
 	if (rf->init(px_plugin_state(pr), &info,
 		     (fr->flags & PX_FRICTION_SEPARABLE) != 0, wk.r, msg,
 		     sizeof msg)) {
@@ -479,6 +504,15 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		double dn, df, lmax, delta, ts;
 
 		part = ord->next(px_plugin_state(po), &ss, wk.perm, &changed);
+		if (part < PX_PART_FULL || part > PX_PART_FRICTION) {
+			snprintf(msg, sizeof msg, "returned part %d, expected 0 (full), 1 (normal) or 2 (friction)",
+				 part);
+			rc = plugin_error(err, po, "next", msg);
+			goto out;
+		}
+		if (set->check && changed &&
+		    (rc = perm_error(err, po, "next", wk.perm, n, seen)))
+			goto out;
 		/* the kernel saves each contact's old impulse into wk.prev
 		 * as the sweep overwrites it: no copy of lambda before it */
 		tally_reset(&tally);
@@ -599,6 +633,7 @@ out:
 	rep->seconds = now() - t0;
 	work_free(&wk);
 	free(ac.save);
+	free(seen);
 	if (rc)
 		px_report_free(rep);
 	return rc;

@@ -3,8 +3,9 @@
  * solve or a run that turns non-finite is reported as diverged with the
  * sweep or step where it happened (exit 1), and nothing non-finite is
  * written; under [solver] check = on a friction plugin that returns NaN or
- * writes outside its rows is named. The broken plugins are test-only
- * (tests/plugins/friction_faulty.c, rfactor_shrink.c). */
+ * writes outside its rows is named, and an ordering's broken permutation
+ * always. The broken plugins are test-only (tests/plugins/friction_faulty.c,
+ * rfactor_shrink.c, ordering_faulty.c). */
 #include "config.h"
 
 #include <criterion/criterion.h>
@@ -217,4 +218,19 @@ Test(faults, a_scene_that_turns_non_finite_stops_diverged)
 	cr_assert_eq(access(frame, R_OK), 0);
 	snprintf(frame, sizeof frame, "%s/frames/frame_000006.vtp", dir);
 	cr_assert_neq(access(frame, R_OK), 0);
+}
+
+/* An ordering's permutation is checked after prepare always, after every
+ * rewrite under check = on; the part it returns always. */
+Test(faults, a_broken_ordering_is_named)
+{
+	const char *two = PX_TEST_SRCDIR "/scenes/two-boxes.dat";
+	char c[256];
+
+	put("badperm.ini", "[ordering]\nplugin = badperm\n", c, sizeof c);
+	refused(c, two, "ordering plugin 'badperm': prepare: perm[0] = 8 is not a contact left unvisited (8 contacts): the permutation is broken");
+	put("badpart.ini", "[ordering]\nplugin = badpart\n", c, sizeof c);
+	refused(c, two, "ordering plugin 'badpart': next: returned part 7, expected 0 (full), 1 (normal) or 2 (friction)");
+	put("badnext.ini", "[solver]\ncheck = on\n[ordering]\nplugin = badnext\n", c, sizeof c);
+	refused(c, two, "ordering plugin 'badnext': next: perm[1] = 0 is not a contact left unvisited (8 contacts): the permutation is broken");
 }
