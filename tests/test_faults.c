@@ -18,7 +18,7 @@
 
 #include "helpers.h"
 
-static char out[65536], err[65536];
+static char out[PX_CLI_OUT_MAX], err[PX_CLI_OUT_MAX];
 static char dir[64];
 
 /* dir/name holding text; its path into path. */
@@ -43,20 +43,11 @@ static const char *put(const char *name, const char *text, char *path,
  * captured; the exit status. */
 static int run(const char *args)
 {
-	char cmd[8192], o[128], e[128];
-	int st;
+	char env[512];
 
-	snprintf(o, sizeof o, "%s/stdout", dir);
-	snprintf(e, sizeof e, "%s/stderr", dir);
-	snprintf(cmd, sizeof cmd,
-		 "PROXIMA_PLUGIN_PATH=%s:%s %s %s %s >%s 2>%s",
-		 PX_TEST_PLUGIN_DIR, PX_PLUGIN_BUILD_DIR, cli_wrapper(), PX_CLI,
-		 args, o, e);
-	st = system(cmd);
-	read_text(o, out, sizeof out);
-	read_text(e, err, sizeof err);
-	cr_assert(WIFEXITED(st), "%s did not exit normally", cmd);
-	return WEXITSTATUS(st);
+	snprintf(env, sizeof env, "PROXIMA_PLUGIN_PATH=%s:%s",
+		 PX_TEST_PLUGIN_DIR, PX_PLUGIN_BUILD_DIR);
+	return run_cli(dir, env, args, out, err);
 }
 
 /* A one-contact .dat problem: W's rows, q = (-1, 2, 3), mu. */
