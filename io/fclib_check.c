@@ -155,6 +155,29 @@ static int read_all(hid_t id, hid_t type, enum kind k, long long count,
 	return rc;
 }
 
+/* The values of dataset id are elements of a sane size, and the file holds
+ * them (their bytes at most STORED_RATIO times what the file stores for the
+ * dataset, plus a mebibyte: compressed data may be smaller): a file of a
+ * few kilobytes that declares gigabytes would have HDF5 and libfclib
+ * allocate them, and libfclib exits when that fails. */
+#define STORED_RATIO 1024
+#define MAX_STRING 65536
+static int stored(const struct chk *c, const char *name, hid_t id,
+		  hid_t type, enum kind k, long long count)
+{
+	const size_t size = H5Tget_size(type);
+	const hsize_t have = H5Dget_storage_size(id);
+
+	if (size == 0 || size > (k == K_STRING ? MAX_STRING : 16))
+		return fail(c, "%s: elements of %zu bytes, expected at most %d",
+			    name, size, k == K_STRING ? MAX_STRING : 16);
+	if ((double)count * (double)size >
+	    (double)have * STORED_RATIO + 1048576.0)
+		return fail(c, "%s: %lld values of %zu bytes, but the file stores %llu bytes of them",
+			    name, count, size, (unsigned long long)have);
+	return PX_OK;
+}
+
 /* Dataset name holds `count` values of kind k (why says where count comes
  * from); with ival not NULL, its one integer goes into *ival. */
 static int dataset(const struct chk *c, const char *name, enum kind k,
@@ -176,6 +199,8 @@ static int dataset(const struct chk *c, const char *name, enum kind k,
 	else if (got != count)
 		rc = fail(c, "%s: %lld values, expected %lld (%s)", name,
 			  (long long)got, count, why);
+	else if ((rc = stored(c, name, id, type, k, count)))
+		;
 	else if (read_all(id, type, k, count, ival) < 0)
 		rc = fail(c, "%s: cannot read its values", name);
 	if (type >= 0)

@@ -762,6 +762,15 @@ Test(fclib, unlistable_info_group_is_refused)
 		     "/fclib_local/info: cannot list its members");
 }
 
+/* Found by tests/fuzz/solve (issue 22): mu's file type declares elements
+ * of 4 GiB; reading it had HDF5 allocate that much (libfclib exits when
+ * such an allocation fails). */
+Test(fclib, elements_of_absurd_size_are_refused)
+{
+	expect_error(PX_TEST_SRCDIR "/tests/fuzz/regress/fclib-huge-element.hdf5",
+		     "/fclib_local/vectors/mu: elements of 4294967295 bytes, expected at most 16");
+}
+
 #else /* !HAVE_FCLIB */
 
 Test(fclib, built_without_fclib_says_so)
