@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fclib_io.h"
 
@@ -70,25 +71,65 @@ static int exists(const struct chk *c, const char *name)
 	return H5Lexists(c->file, name, H5P_DEFAULT) != 0;
 }
 
-static herr_t no_op(hid_t g, const char *name, const H5L_info_t *i, void *d)
+/* Listing a group: is `want` among its links? */
+struct listing {
+	const char *want;
+	int found;
+};
+
+static herr_t note(hid_t g, const char *name, const H5L_info_t *i, void *d)
 {
+	struct listing *l = d;
+
 	(void)g;
-	(void)name;
 	(void)i;
-	(void)d;
+	if (l->want && strcmp(name, l->want) == 0)
+		l->found = 1;
 	return 0;
 }
 
-/* libfclib finds the info strings by listing their group (H5LTfind_dataset),
- * and exits when that fails: list it here first. */
-static int listable(const struct chk *c, const char *grp)
+/* List grp (want: a member to look for, or NULL); -1 when that fails. */
+static int list(const struct chk *c, const char *grp, struct listing *l)
 {
 	hsize_t idx = 0;
 
-	if (H5Literate_by_name(c->file, grp, H5_INDEX_NAME, H5_ITER_NATIVE,
-				&idx, no_op, NULL, H5P_DEFAULT) < 0)
+	return H5Literate_by_name(c->file, grp, H5_INDEX_NAME, H5_ITER_NATIVE,
+				  &idx, note, l, H5P_DEFAULT) < 0 ? -1 : 0;
+}
+
+/* libfclib finds optional members by listing their group
+ * (H5LTfind_dataset), and exits when that fails: list it here first. */
+static int listable(const struct chk *c, const char *grp)
+{
+	struct listing l = {NULL, 0};
+
+	if (list(c, grp, &l))
 		return fail(c, "%s: cannot list its members", grp);
 	return PX_OK;
+}
+
+/* Whether the optional member grp/field is there, as libfclib decides it
+ * (listed in grp) or as HDF5 finds it by name; *rc an error when the two
+ * disagree (a corrupt group: libfclib would fail to open what it listed,
+ * and exit). name gets "grp/field". */
+static int present(const struct chk *c, const char *grp, const char *field,
+		   char *name, size_t len, int *rc)
+{
+	struct listing l = {field, 0};
+
+	snprintf(name, len, "%s/%s", grp, field);
+	*rc = PX_OK;
+	if (list(c, grp, &l)) {
+		*rc = fail(c, "%s: cannot list its members", grp);
+		return 0;
+	}
+	if (l.found != exists(c, name)) {
+		*rc = fail(c, "%s: %s", name,
+			   l.found ? "listed in its group but not found by name (a corrupt group)"
+				   : "found by name but not listed in its group (a corrupt group)");
+		return 0;
+	}
+	return l.found;
 }
 
 /* Open name, which must be an object of type want (a group or a dataset);
@@ -267,8 +308,8 @@ static int matrix(const struct chk *c, const char *grp, struct dims *d)
 		return rc;
 	/* Optional matrix info: libfclib reads all of it once conditioning
 	 * is there. */
-	if (!exists(c, member(name, sizeof name, grp, "conditioning")))
-		return PX_OK;
+	if (!present(c, grp, "conditioning", name, sizeof name, &rc))
+		return rc;
 	for (int k = 0; k < 2; k++)
 		if ((rc = dataset(c, member(name, sizeof name, grp, info_real[k]),
 				  K_REAL, 1, "a scalar", NULL)))
@@ -276,8 +317,10 @@ static int matrix(const struct chk *c, const char *grp, struct dims *d)
 	if ((rc = dataset(c, member(name, sizeof name, grp, "rank"), K_INT, 1,
 			  "a scalar", NULL)))
 		return rc;
-	if (exists(c, member(name, sizeof name, grp, "comment")))
+	if (present(c, grp, "comment", name, sizeof name, &rc))
 		return dataset(c, name, K_STRING, 1, "one string", NULL);
+	if (rc)
+		return rc;
 	return PX_OK;
 }
 
@@ -306,11 +349,12 @@ static int info(const struct chk *c, const char *grp)
 
 	if (!exists(c, grp))
 		return PX_OK;
-	if ((rc = group(c, grp)) || (rc = listable(c, grp)))
+	if ((rc = group(c, grp)))
 		return rc;
 	for (int k = 0; k < 3; k++)
-		if (exists(c, member(name, sizeof name, grp, fields[k])) &&
-		    (rc = dataset(c, name, K_STRING, 1, "one string", NULL)))
+		if ((present(c, grp, fields[k], name, sizeof name, &rc) &&
+		     (rc = dataset(c, name, K_STRING, 1, "one string", NULL))) ||
+		    rc)
 			return rc;
 	return PX_OK;
 }
