@@ -71,66 +71,6 @@ static int exists(const struct chk *c, const char *name)
 	return H5Lexists(c->file, name, H5P_DEFAULT) != 0;
 }
 
-/* Listing a group: is `want` among its links? */
-struct listing {
-	const char *want;
-	int found;
-};
-
-static herr_t note(hid_t g, const char *name, const H5L_info_t *i, void *d)
-{
-	struct listing *l = d;
-
-	(void)g;
-	(void)i;
-	if (l->want && strcmp(name, l->want) == 0)
-		l->found = 1;
-	return 0;
-}
-
-/* List grp (want: a member to look for, or NULL); -1 when that fails. */
-static int list(const struct chk *c, const char *grp, struct listing *l)
-{
-	hsize_t idx = 0;
-
-	return H5Literate_by_name(c->file, grp, H5_INDEX_NAME, H5_ITER_NATIVE,
-				  &idx, note, l, H5P_DEFAULT) < 0 ? -1 : 0;
-}
-
-/* libfclib finds optional members by listing their group
- * (H5LTfind_dataset), and exits when that fails: list it here first. */
-static int listable(const struct chk *c, const char *grp)
-{
-	struct listing l = {NULL, 0};
-
-	if (list(c, grp, &l))
-		return fail(c, "%s: cannot list its members", grp);
-	return PX_OK;
-}
-
-/* Whether the optional member grp/field is there, as libfclib decides it
- * (listed in grp) or as HDF5 finds it by name; *rc an error when the two
- * disagree (a corrupt group: libfclib would fail to open what it listed,
- * and exit). name gets "grp/field". */
-static int present(const struct chk *c, const char *grp, const char *field,
-		   char *name, size_t len, int *rc)
-{
-	struct listing l = {field, 0};
-
-	snprintf(name, len, "%s/%s", grp, field);
-	*rc = PX_OK;
-	if (list(c, grp, &l)) {
-		*rc = fail(c, "%s: cannot list its members", grp);
-		return 0;
-	}
-	if (l.found != exists(c, name)) {
-		*rc = fail(c, "%s: %s", name,
-			   l.found ? "listed in its group but not found by name (a corrupt group)"
-				   : "found by name but not listed in its group (a corrupt group)");
-		return 0;
-	}
-	return l.found;
-}
 
 /* Open name, which must be an object of type want (a group or a dataset);
  * callers check parents first, so "missing" names the first one absent. */
@@ -217,6 +157,94 @@ static int stored(const struct chk *c, const char *name, hid_t id,
 		return fail(c, "%s: %lld values of %zu bytes, but the file stores %llu bytes of them",
 			    name, count, size, (unsigned long long)have);
 	return PX_OK;
+}
+
+/* Listing a group: is `want` among its links, as H5LTfind_dataset (HDF5
+ * 1.10) decides it: some link's name starts with it ("titleX" is "title")? */
+struct listing {
+	const char *want;
+	int found;
+};
+
+static herr_t note(hid_t g, const char *name, const H5L_info_t *i, void *d)
+{
+	struct listing *l = d;
+
+	(void)g;
+	(void)i;
+	/* as H5LTfind_dataset compares: a name that starts with want */
+	if (l->want && strncmp(name, l->want, strlen(l->want)) == 0)
+		l->found = 1;
+	return 0;
+}
+
+/* List grp (want: a member to look for, or NULL); -1 when that fails. */
+static int list(const struct chk *c, const char *grp, struct listing *l)
+{
+	hsize_t idx = 0;
+
+	return H5Literate_by_name(c->file, grp, H5_INDEX_NAME, H5_ITER_NATIVE,
+				  &idx, note, l, H5P_DEFAULT) < 0 ? -1 : 0;
+}
+
+/* libfclib finds optional members by listing their group
+ * (H5LTfind_dataset), and exits when that fails: list it here first. */
+static int listable(const struct chk *c, const char *grp)
+{
+	struct listing l = {NULL, 0};
+
+	if (list(c, grp, &l))
+		return fail(c, "%s: cannot list its members", grp);
+	return PX_OK;
+}
+
+/* Open grp/field relative to grp and read its one value of kind k, as
+ * libfclib does after listing it (H5LTget_dataset_info and H5LTread_*
+ * open it so): 0, or -1 when any of that fails. */
+static int open_relative(const struct chk *c, const char *grp,
+			 const char *field, enum kind k)
+{
+	const hid_t g = H5Gopen2(c->file, grp, H5P_DEFAULT);
+	const hid_t d = g < 0 ? -1 : H5Dopen2(g, field, H5P_DEFAULT);
+	const hid_t t = d < 0 ? -1 : H5Dget_type(d);
+	int rc = t >= 0 && class_ok(t, k) &&
+			 H5Tget_size(t) <= (k == K_STRING ? MAX_STRING : 16)
+		 ? read_all(d, t, k, 1, NULL)
+		 : -1;
+
+	if (t >= 0)
+		H5Tclose(t);
+	if (d >= 0)
+		H5Dclose(d);
+	if (g >= 0)
+		H5Gclose(g);
+	return rc;
+}
+
+/* Whether the optional member grp/field (one value of kind k) is there, as
+ * libfclib decides it (listed in grp); *rc an error when it is listed but
+ * HDF5 then cannot find it by name or read it (a corrupt group: libfclib
+ * would fail there and exit), or found by name but not listed. name gets
+ * "grp/field". */
+static int present(const struct chk *c, const char *grp, const char *field,
+		   enum kind k, char *name, size_t len, int *rc)
+{
+	struct listing l = {field, 0};
+
+	snprintf(name, len, "%s/%s", grp, field);
+	*rc = PX_OK;
+	if (list(c, grp, &l)) {
+		*rc = fail(c, "%s: cannot list its members", grp);
+		return 0;
+	}
+	if (l.found != exists(c, name) ||
+	    (l.found && open_relative(c, grp, field, k))) {
+		*rc = fail(c, "%s: %s", name,
+			   l.found ? "listed in its group but cannot be found by name or read (a corrupt group)"
+				   : "found by name but not listed in its group (a corrupt group)");
+		return 0;
+	}
+	return l.found;
 }
 
 /* Dataset name holds `count` values of kind k (why says where count comes
@@ -308,7 +336,7 @@ static int matrix(const struct chk *c, const char *grp, struct dims *d)
 		return rc;
 	/* Optional matrix info: libfclib reads all of it once conditioning
 	 * is there. */
-	if (!present(c, grp, "conditioning", name, sizeof name, &rc))
+	if (!present(c, grp, "conditioning", K_REAL, name, sizeof name, &rc))
 		return rc;
 	for (int k = 0; k < 2; k++)
 		if ((rc = dataset(c, member(name, sizeof name, grp, info_real[k]),
@@ -317,7 +345,7 @@ static int matrix(const struct chk *c, const char *grp, struct dims *d)
 	if ((rc = dataset(c, member(name, sizeof name, grp, "rank"), K_INT, 1,
 			  "a scalar", NULL)))
 		return rc;
-	if (present(c, grp, "comment", name, sizeof name, &rc))
+	if (present(c, grp, "comment", K_STRING, name, sizeof name, &rc))
 		return dataset(c, name, K_STRING, 1, "one string", NULL);
 	if (rc)
 		return rc;
@@ -352,7 +380,7 @@ static int info(const struct chk *c, const char *grp)
 	if ((rc = group(c, grp)))
 		return rc;
 	for (int k = 0; k < 3; k++)
-		if ((present(c, grp, fields[k], name, sizeof name, &rc) &&
+		if ((present(c, grp, fields[k], K_STRING, name, sizeof name, &rc) &&
 		     (rc = dataset(c, name, K_STRING, 1, "one string", NULL))) ||
 		    rc)
 			return rc;

@@ -778,7 +778,17 @@ Test(fclib, elements_of_absurd_size_are_refused)
 Test(fclib, member_listed_but_not_found_is_refused)
 {
 	expect_error(PX_TEST_SRCDIR "/tests/fuzz/regress/fclib-info-unfindable.hdf5",
-		     "/fclib_local/info/description: listed in its group but not found by name (a corrupt group)");
+		     "/fclib_local/info/description: listed in its group but cannot be found by name or read (a corrupt group)");
+}
+
+/* Found by tests/fuzz/solve (issue 22): the info group has a link whose
+ * name begins with "title" but is not "title"; H5LTfind_dataset compares
+ * prefixes, so libfclib took it for title, failed to open "title" and
+ * exit(1)ed. */
+Test(fclib, member_found_by_prefix_only_is_refused)
+{
+	expect_error(PX_TEST_SRCDIR "/tests/fuzz/regress/fclib-info-prefix.hdf5",
+		     "/fclib_local/info/title: listed in its group but cannot be found by name or read (a corrupt group)");
 }
 
 #else /* !HAVE_FCLIB */
