@@ -34,6 +34,7 @@ part() {
 	make -j"$j" >make.log
 	make -j"$j" "$@"
 	cd "$top"
+	echo "hardening: $name took $(($(date +%s) - t0)) s"
 	times="$times $name $(($(date +%s) - t0)) s;"
 }
 
