@@ -1,8 +1,9 @@
 /* Fuzz target: `proxima solve`'s path from bytes to a finished solve. The
  * first byte picks one of the configs below (each a bounded number of
- * sweeps), the rest is a problem file (.dat or FCLib, told apart by content
- * as the command does); a problem read is solved from zero, and the
- * solve either succeeds or fails with one error line. */
+ * sweeps), the rest is a problem file read as the command reads it (an
+ * FCLib file, told apart by its signature, is skipped: see below); a
+ * problem read is solved from zero, and the solve either succeeds or fails
+ * with one error line. */
 #include <proxima/proxima.h>
 
 #include "fuzz.h"
@@ -50,7 +51,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	double *lambda;
 	size_t m;
 
-	if (size < 1)
+	/* FCLib files are the fclib target's: here they would mostly find
+	 * libhdf5's own crashes (tests/fuzz/regress/hdf5-chunk-sigfpe.hdf5),
+	 * and past the readers the solve is the same for both formats */
+	if (size < 1 || (size > 8 && memcmp(data + 1, "\x89HDF\r\n\x1a\n", 8) == 0))
 		return 0;
 	fuzz_file(path, ".dat", data + 1, size - 1);
 	if (px_problem_read(path, &p, PX_FCLIB_R_NONE, NULL, &err)) {
