@@ -25,7 +25,7 @@ packages="build-essential autoconf automake libtool pkg-config libinih-dev libcr
 [ "$mode" != bench ] && packages="$packages gnuplot-nox"
 # bench: the peers; bench/bullet_world (Bullet) is C++
 [ "$mode" = bench ] && packages="$packages libsiconos-numerics-dev g++ libbullet-dev"
-packages="$packages clang libclang-rt-14-dev libomp-dev valgrind"  # issue 22: libFuzzer targets (configure --enable-fuzz, make fuzz), make check-tsan (clang OpenMP and Archer) and make check-valgrind: tests/hardening.sh
+[ "$mode" = check ] && packages="$packages clang libclang-rt-14-dev libomp-dev valgrind"  # issue 22: libFuzzer targets (configure --enable-fuzz, make fuzz), make check-tsan (clang OpenMP and Archer) and make check-valgrind: tests/hardening.sh
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
