@@ -11,6 +11,12 @@
 #                          (the peers of `make bench'), build, run
 #                          bench/siconos.sh ARG... (every problem in
 #                          ../shared/problems, proxima against Siconos NSGS)
+#   ./bootstrap.sh harden  install packages, clang's libFuzzer, libomp and
+#                          valgrind, run tests/hardening.sh: make check
+#                          under ASan and UBSan, the command's tests under
+#                          valgrind, every fuzz target for $FUZZ_SECONDS
+#                          (default 60) and the OpenMP schedulers under
+#                          ThreadSanitizer
 #   ./bootstrap.sh deb     build the Debian packages in a fresh minimal
 #                          Debian 12 root holding only their Build-Depends,
 #                          run lintian on them and autopkgtest on them in a
@@ -22,8 +28,8 @@ set -eu
 
 mode=${1:-}
 case "$mode" in
-run|check|bench|deb) shift ;;
-*) echo "usage: $0 run|check|bench|deb [ARG...]" >&2; exit 2 ;;
+run|check|bench|harden|deb) shift ;;
+*) echo "usage: $0 run|check|bench|harden|deb [ARG...]" >&2; exit 2 ;;
 esac
 
 cd "$(dirname "$0")"
@@ -47,9 +53,13 @@ if ! command -v dpkg-checkbuilddeps > /dev/null ||
 	apt_updated=yes
 	apt-get build-dep -y -q --no-install-recommends ./
 fi
-# bench: the peers (Siconos numerics; bench/bullet_world is C++ on Bullet)
-if [ "$mode" = bench ]; then
-	extra="libsiconos-numerics-dev g++ libbullet-dev"
+# bench: the peers (Siconos numerics; bench/bullet_world is C++ on Bullet);
+# harden: clang with libFuzzer and the sanitizers' runtimes, clang's OpenMP
+# (libomp, with Archer for ThreadSanitizer) and valgrind
+extra=""
+[ "$mode" = bench ] && extra="libsiconos-numerics-dev g++ libbullet-dev"
+[ "$mode" = harden ] && extra="clang libclang-rt-14-dev libomp-dev valgrind"
+if [ -n "$extra" ]; then
 	missing=""
 	for p in $extra; do
 		dpkg-query -W -f='${Status}' "$p" 2> /dev/null |
@@ -59,6 +69,9 @@ if [ "$mode" = bench ]; then
 fi
 
 autoreconf -fi
+if [ "$mode" = harden ]; then
+	exec tests/hardening.sh asan valgrind fuzz tsan
+fi
 # Out of tree: configure's link tests run "rm -f core", which complains when
 # the current directory holds our core/ source directory.
 mkdir -p build

@@ -160,7 +160,8 @@ static int label_taken(const struct px_cmp *c, size_t upto, const char *l)
 	return 0;
 }
 
-/* The second of two equal labels gets -2, the third -3, ... */
+/* The second of two equal labels gets -2, the third -3, ... (labels are at
+ * most PX_CMP_LABEL_MAX - 9 characters: the suffix always fits) */
 static void unique_labels(struct px_cmp *c)
 {
 	for (size_t i = 1; i < c->n; i++) {
@@ -170,9 +171,11 @@ static void unique_labels(struct px_cmp *c)
 			continue;
 		strcpy(base, c->c[i].label);
 		for (unsigned k = 2;; k++) {
-			snprintf(c->c[i].label, sizeof c->c[i].label, "%s-%u",
-				 base, k);
-			if (!label_taken(c, i, c->c[i].label))
+			int len = snprintf(c->c[i].label, sizeof c->c[i].label,
+					   "%s-%u", base, k);
+
+			if (len < (int)sizeof c->c[i].label &&
+			    !label_taken(c, i, c->c[i].label))
 				break;
 		}
 	}

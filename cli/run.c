@@ -142,6 +142,8 @@ static int simulate(const struct run_opts *o)
 		if (px_world_step(w, cfg, &st, &err)) {
 			fprintf(stderr, "%sproxima: %s: step %llu: %s\n",
 				tty ? "\n" : "", o->scene, i, err.msg);
+			if (err.code == PX_ERR_DIVERGED)
+				status = EXIT_NOT_CONVERGED;
 			goto done;
 		}
 		sweeps += st.sweeps;

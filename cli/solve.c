@@ -4,6 +4,7 @@
  * time) and optionally write the per-sweep history (CSV), the solution
  * lambda, and the problem with its solution as an FCLib file. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,14 @@
 
 #include "cli.h"
 #include "solution.h"
+
+static int all_finite(const double *x, size_t m)
+{
+	for (size_t i = 0; i < m; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
 
 static void describe(const char *problem_path, const struct px_problem *p,
 		     const char *config_path, const struct px_config *cfg)
@@ -105,6 +114,12 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 	       rep.converged ? "converged" : "NOT converged",
 	       (unsigned long long)rep.sweeps,
 	       (unsigned long long)rep.rejected, rep.residual);
+	if (rep.diverged)
+		printf("diverged    at sweep %llu: %s (the sweep was rolled back: the solution is the last finite iterate)\n",
+		       (unsigned long long)rep.diverged_sweep,
+		       rep.diverged == PX_DIVERGED_R
+			       ? "the rfactor plugin shrank an r-factor to 0 or made it non-finite"
+			       : "the iterate turned non-finite and the rfactor plugin kept R; [solver] check = on names a friction plugin at fault");
 	if (rep.check_failed && !rep.converged)
 		printf("check       the stop test was met, but the residual %.3e > check_tol %g: not a solution\n",
 		       rep.check, px_config_settings(cfg)->check_tol);
@@ -126,6 +141,14 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 		px_error_set(&err, PX_ERR_IO, "%s: cannot write the history",
 			     opts->history);
 		goto fail;
+	}
+	if ((opts->out || opts->save_fclib) && !all_finite(lambda, m)) {
+		px_error_set(&err, PX_ERR_INVALID,
+			     "%s: the solution is not finite: not written",
+			     problem_path);
+		status = EXIT_NOT_CONVERGED;
+		fprintf(stderr, "proxima: %s\n", err.msg);
+		goto done;
 	}
 	if (opts->out && px_cli_write_solution(opts->out, lambda, m)) {
 		px_error_set(&err, PX_ERR_IO, "%s: cannot write the solution",

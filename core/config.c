@@ -50,6 +50,9 @@ static const struct px_param_decl solver_decl[] = {
 	{"kernel", PX_PARAM_CHOICE, "auto",
 	 "relax kernel: auto = the one of rigid 3-row contacts (fixed sizes) for full sweeps when the problem is rigid with 3 rows, R diagonal and the friction set not separable; generic = always the general one",
 	 0, -1, "auto|generic"},
+	{"check", PX_PARAM_BOOL, "off",
+	 "check the friction plugin's every projection (a finite impulse, written only into its rows) and the ordering's every rewritten permutation, and name the plugin when one fails; costs a copy per projection",
+	 0, -1, NULL},
 };
 
 enum {
@@ -61,6 +64,7 @@ enum {
 	SOLVER_MAX_BACKTRACKS,
 	SOLVER_CHECK_TOL,
 	SOLVER_KERNEL,
+	SOLVER_CHECK,
 };
 
 struct entry {
@@ -267,6 +271,7 @@ static int apply_solver(struct px_config *cfg, const struct reader *r,
 	cfg->settings.max_backtracks = (uint64_t)v[SOLVER_MAX_BACKTRACKS].i;
 	cfg->settings.check_tol = v[SOLVER_CHECK_TOL].r;
 	cfg->settings.kernel = v[SOLVER_KERNEL].choice;
+	cfg->settings.check = v[SOLVER_CHECK].b;
 	return PX_OK;
 }
 

@@ -28,6 +28,7 @@ const char *px_status_string(int code)
 	case PX_ERR_PLUGIN: return "plugin refused";
 	case PX_ERR_INVALID: return "invalid argument";
 	case PX_ERR_UNSUPPORTED: return "not supported by this build";
+	case PX_ERR_DIVERGED: return "diverged";
 	}
 	return "unknown status";
 }

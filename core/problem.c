@@ -626,3 +626,28 @@ int px_problem_validate(const struct px_problem *p, struct px_error *err)
 				    bad / (12 * bs));
 	return PX_OK;
 }
+
+int px_problem_check_diagonal(const struct px_problem *p, struct px_error *err)
+{
+	const size_t bs = p->bs;
+
+	if (p->form != PX_FORM_ASSEMBLED)
+		return PX_OK;
+	for (size_t k = 0; k < p->n; k++) {
+		const double *d = p->blocks + p->diag_at[k] * bs * bs;
+
+		for (size_t i = 0; i < bs; i++) {
+			const double a = d[i * (bs + 1)];
+
+			if (i == 0 && !(a > 0))
+				return px_error_set(err, PX_ERR_INVALID,
+						    "A: contact %zu: diagonal entry A[%zu][%zu] = %g, expected > 0 on a normal row",
+						    k, k * bs, k * bs, a);
+			if (!(a >= 0))
+				return px_error_set(err, PX_ERR_INVALID,
+						    "A: contact %zu: diagonal entry A[%zu][%zu] = %g, expected >= 0 (A is positive semi-definite)",
+						    k, k * bs + i, k * bs + i, a);
+		}
+	}
+	return PX_OK;
+}

@@ -33,6 +33,12 @@ struct px_problem {
 	double *lever;       /* 6 per contact: r_a, r_b */
 };
 
+/* An assembled A whose diagonal has an entry that is negative, or zero on a
+ * normal row (no impulse pushes that contact apart), is no Delassus
+ * operator W = H^T M^-1 H: refused by px_solve (the readers keep such files
+ * readable). PX_OK for a factorized A. */
+int px_problem_check_diagonal(const struct px_problem *p, struct px_error *err);
+
 /* w += (M^-1 J^T)_blk[:, c0..c1) d[c0..c1), blk is 6 x bs row-major: the
  * body velocity change of the impulse rows [c0, c1) of one contact. */
 static inline void px_body_add(double *w, const double *blk, const double *d,

@@ -15,6 +15,7 @@
 #include "grow.h"
 #include "kernel.h"
 #include "merit.h"
+#include "check.h"
 #include "problem_impl.h"
 
 struct work {
@@ -154,6 +155,37 @@ static int plugin_error(struct px_error *err, const struct px_plugin *pl,
 	return px_error_set(err, PX_ERR_PLUGIN, "%s plugin '%s': %s: %s",
 			    px_kind_name(h->kind), h->name, what,
 			    *msg ? msg : "(no message)");
+}
+
+/* The first r-factor that is not finite, or on R's diagonal not > 0 (an r
+ * that underflowed to 0 leaves its rows where they are: sweeps that change
+ * nothing would pass any stop test); nr when there is none. */
+static size_t bad_r(const double *r, size_t nr, uint32_t bs, int block)
+{
+	for (size_t i = 0; i < nr; i++) {
+		const int diag = !block || (i % ((size_t)bs * bs)) % (bs + 1) == 0;
+
+		if (!isfinite(r[i]) || (diag && !(r[i] > 0)))
+			return i;
+	}
+	return nr;
+}
+
+/* PX_OK when the ordering po's perm (n entries) is a permutation of the
+ * contacts, else its error naming op and the first bad entry. */
+static int perm_error(struct px_error *err, const struct px_plugin *po,
+		      const char *op, const uint32_t *perm, size_t n,
+		      unsigned char *seen)
+{
+	const size_t bad = px_check_perm(perm, n, seen);
+	char msg[160];
+
+	if (bad == n)
+		return PX_OK;
+	snprintf(msg, sizeof msg,
+		 "perm[%zu] = %u is not a contact left unvisited (%zu contacts): the permutation is broken",
+		 bad, perm[bad], n);
+	return plugin_error(err, po, op, msg);
 }
 
 /* The merit of the stop test, other than delta, at lambda. */
@@ -334,7 +366,9 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	struct accel ac = {0};
 	struct px_problem_info info;
 	struct px_kernel kern;
-	size_t cap = 0;
+	struct px_check chk;
+	unsigned char *seen = NULL;
+	size_t cap = 0, bad;
 	char msg[512] = "";
 	double t0 = now(), tp;
 
@@ -343,6 +377,8 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	rep->merit = NAN;
 	rep->check = NAN;
 	rc = px_problem_validate(p, err);
+	if (!rc)
+		rc = px_problem_check_diagonal(p, err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < m; i++) {
@@ -372,8 +408,11 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 				  h->name, fr->h.name);
 		goto out;
 	}
+	if (set->check)
+		px_check_init(&chk, fr, px_plugin_state(pf), p->friction);
 	if (px_kernel_init(&wk.kctx, &kern, p, lambda, wk.w, wk.diag, wk.r,
-			   rf->shape, fr, px_plugin_state(pf),
+			   rf->shape, set->check ? &chk.ops : fr,
+			   set->check ? (const void *)&chk : px_plugin_state(pf),
 			   set->kernel == PX_KERNEL_GENERIC)) {
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
@@ -406,9 +445,22 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		rc = plugin_error(err, po, "prepare", msg);
 		goto out;
 	}
+	seen = malloc(n + 1);
+	if (!seen) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = perm_error(err, po, "prepare", wk.perm, n, seen)))
+		goto out;
 	if (rf->init(px_plugin_state(pr), &info,
 		     (fr->flags & PX_FRICTION_SEPARABLE) != 0, wk.r, msg,
 		     sizeof msg)) {
+		rc = plugin_error(err, pr, "init", msg);
+		goto out;
+	}
+	if ((bad = bad_r(wk.r, nr, bs, rf->shape == PX_R_BLOCK)) < nr) {
+		snprintf(msg, sizeof msg, "r[%zu] = %g, expected finite and > 0",
+			 bad, wk.r[bad]);
 		rc = plugin_error(err, pr, "init", msg);
 		goto out;
 	}
@@ -452,12 +504,24 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		double dn, df, lmax, delta, ts;
 
 		part = ord->next(px_plugin_state(po), &ss, wk.perm, &changed);
+		if (part < PX_PART_FULL || part > PX_PART_FRICTION) {
+			snprintf(msg, sizeof msg, "returned part %d, expected 0 (full), 1 (normal) or 2 (friction)",
+				 part);
+			rc = plugin_error(err, po, "next", msg);
+			goto out;
+		}
+		if (set->check && changed &&
+		    (rc = perm_error(err, po, "next", wk.perm, n, seen)))
+			goto out;
 		/* the kernel saves each contact's old impulse into wk.prev
 		 * as the sweep overwrites it: no copy of lambda before it */
 		tally_reset(&tally);
 		ts = now();
 		sch->sweep(px_plugin_state(ps), &kern, wk.perm, changed, part);
 		rep->sweep_seconds += now() - ts;
+		if (set->check &&
+		    (rc = px_check_report(&chk, rep->sweeps + 1, err)))
+			goto out;
 		if (!tally_read(&tally, n, &dn, &df, &lmax))
 			change(lambda, wk.prev, n, bs, &dn, &df, &lmax);
 		delta = part == PX_PART_NORMAL	 ? dn
@@ -480,6 +544,14 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 			kern.refresh(kern.ctx, 0, nb);
 			rep->rejected++;
 			rec.accepted = 0;
+			/* the same sweep again would give the same; an R
+			 * shrunk to 0 would change nothing */
+			if (verdict == PX_SWEEP_ACCEPT)
+				rep->diverged = PX_DIVERGED_NONFINITE;
+			else if (bad_r(wk.r, nr, bs, rf->shape == PX_R_BLOCK) < nr)
+				rep->diverged = PX_DIVERGED_R;
+			if (rep->diverged)
+				rep->diverged_sweep = rep->sweeps;
 		} else {
 			last[part] = delta;
 			rep->residual = delta;
@@ -522,7 +594,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 					  "out of memory for the history");
 			goto out;
 		}
-		if (rep->converged)
+		if (rep->converged || rep->diverged)
 			break;
 		/* 002 sec. 4.3: k_pgs sweeps, then the subspace steps. Only
 		 * after a sweep that projected the friction rows. */
@@ -561,6 +633,7 @@ out:
 	rep->seconds = now() - t0;
 	work_free(&wk);
 	free(ac.save);
+	free(seen);
 	if (rc)
 		px_report_free(rep);
 	return rc;

@@ -4,7 +4,8 @@
  *
  * - Structure checks before fclib_read_local / fclib_read_global. Those
  *   wrap every HDF5 call in an assertion that prints and calls exit(1) (a
- *   missing dataset ends the process), allocate each array from the sizes
+ *   missing dataset, or one whose data cannot be read, ends the process:
+ *   so each dataset is read here once, into scratch), allocate each array from the sizes
  *   m, n, nz, nzmax they read and then read the whole dataset into it (a
  *   longer dataset overruns the heap), and divide by spacedim unchecked. So
  *   every group and dataset they read is checked here first: present, of
@@ -14,8 +15,10 @@
  *   one) and reads every guess; we read one dataset, read-only. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fclib_io.h"
 
@@ -61,10 +64,13 @@ static int fail(const struct chk *c, const char *fmt, ...)
 	return px_error_set(c->err, PX_ERR_FORMAT, "%s: %s", c->path, what);
 }
 
+/* An error counts as present: libfclib, which tests links the same way,
+ * would then go on and exit, and opening it here fails with a message. */
 static int exists(const struct chk *c, const char *name)
 {
-	return H5Lexists(c->file, name, H5P_DEFAULT) > 0;
+	return H5Lexists(c->file, name, H5P_DEFAULT) != 0;
 }
+
 
 /* Open name, which must be an object of type want (a group or a dataset);
  * callers check parents first, so "missing" names the first one absent. */
@@ -105,6 +111,142 @@ static int class_ok(hid_t type, enum kind k)
 	}
 }
 
+/* Read the count values of dataset id (of file type type) as libfclib
+ * will, into a scratch buffer (the one integer into *ival when not NULL):
+ * its header may be sound and its data still cut off or corrupt, and
+ * libfclib exits on a read that fails. Returns 0 or -1. */
+static int read_all(hid_t id, hid_t type, enum kind k, long long count,
+		    int *ival)
+{
+	const hid_t mem = k == K_INT ? H5T_NATIVE_INT
+			: k == K_REAL ? H5T_NATIVE_DOUBLE : type;
+	const size_t size = k == K_STRING ? H5Tget_size(type) : 8;
+	void *buf;
+	int rc;
+
+	if (size == 0 || (size_t)count > SIZE_MAX / size / 2)
+		return -1;
+	buf = malloc(count ? (size_t)count * size : 1);
+	if (!buf)
+		return -1;
+	rc = H5Dread(id, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0 ? -1 : 0;
+	if (!rc && ival)
+		*ival = *(const int *)buf;
+	free(buf);
+	return rc;
+}
+
+/* The values of dataset id are elements of a sane size, and the file holds
+ * them (their bytes at most STORED_RATIO times what the file stores for the
+ * dataset, plus a mebibyte: compressed data may be smaller): a file of a
+ * few kilobytes that declares gigabytes would have HDF5 and libfclib
+ * allocate them, and libfclib exits when that fails. */
+#define STORED_RATIO 1024
+#define MAX_STRING 65536
+static int stored(const struct chk *c, const char *name, hid_t id,
+		  hid_t type, enum kind k, long long count)
+{
+	const size_t size = H5Tget_size(type);
+	const hsize_t have = H5Dget_storage_size(id);
+
+	if (size == 0 || size > (k == K_STRING ? MAX_STRING : 16))
+		return fail(c, "%s: elements of %zu bytes, expected at most %d",
+			    name, size, k == K_STRING ? MAX_STRING : 16);
+	if ((double)count * (double)size >
+	    (double)have * STORED_RATIO + 1048576.0)
+		return fail(c, "%s: %lld values of %zu bytes, but the file stores %llu bytes of them",
+			    name, count, size, (unsigned long long)have);
+	return PX_OK;
+}
+
+/* Listing a group: is `want` among its links, as H5LTfind_dataset (HDF5
+ * 1.10) decides it: some link's name starts with it ("titleX" is "title")? */
+struct listing {
+	const char *want;
+	int found;
+};
+
+static herr_t note(hid_t g, const char *name, const H5L_info_t *i, void *d)
+{
+	struct listing *l = d;
+
+	(void)g;
+	(void)i;
+	/* as H5LTfind_dataset compares: a name that starts with want */
+	if (l->want && strncmp(name, l->want, strlen(l->want)) == 0)
+		l->found = 1;
+	return 0;
+}
+
+/* List grp (want: a member to look for, or NULL); -1 when that fails. */
+static int list(const struct chk *c, const char *grp, struct listing *l)
+{
+	hsize_t idx = 0;
+
+	return H5Literate_by_name(c->file, grp, H5_INDEX_NAME, H5_ITER_NATIVE,
+				  &idx, note, l, H5P_DEFAULT) < 0 ? -1 : 0;
+}
+
+/* libfclib finds optional members by listing their group
+ * (H5LTfind_dataset), and exits when that fails: list it here first. */
+static int listable(const struct chk *c, const char *grp)
+{
+	struct listing l = {NULL, 0};
+
+	if (list(c, grp, &l))
+		return fail(c, "%s: cannot list its members", grp);
+	return PX_OK;
+}
+
+/* Open grp/field relative to grp and read its one value of kind k, as
+ * libfclib does after listing it (H5LTget_dataset_info and H5LTread_*
+ * open it so): 0, or -1 when any of that fails. */
+static int open_relative(const struct chk *c, const char *grp,
+			 const char *field, enum kind k)
+{
+	const hid_t g = H5Gopen2(c->file, grp, H5P_DEFAULT);
+	const hid_t d = g < 0 ? -1 : H5Dopen2(g, field, H5P_DEFAULT);
+	const hid_t t = d < 0 ? -1 : H5Dget_type(d);
+	int rc = t >= 0 && class_ok(t, k) &&
+			 H5Tget_size(t) <= (k == K_STRING ? MAX_STRING : 16)
+		 ? read_all(d, t, k, 1, NULL)
+		 : -1;
+
+	if (t >= 0)
+		H5Tclose(t);
+	if (d >= 0)
+		H5Dclose(d);
+	if (g >= 0)
+		H5Gclose(g);
+	return rc;
+}
+
+/* Whether the optional member grp/field (one value of kind k) is there, as
+ * libfclib decides it (listed in grp); *rc an error when it is listed but
+ * HDF5 then cannot find it by name or read it (a corrupt group: libfclib
+ * would fail there and exit), or found by name but not listed. name gets
+ * "grp/field". */
+static int present(const struct chk *c, const char *grp, const char *field,
+		   enum kind k, char *name, size_t len, int *rc)
+{
+	struct listing l = {field, 0};
+
+	snprintf(name, len, "%s/%s", grp, field);
+	*rc = PX_OK;
+	if (list(c, grp, &l)) {
+		*rc = fail(c, "%s: cannot list its members", grp);
+		return 0;
+	}
+	if (l.found != exists(c, name) ||
+	    (l.found && open_relative(c, grp, field, k))) {
+		*rc = fail(c, "%s: %s", name,
+			   l.found ? "listed in its group but cannot be found by name or read (a corrupt group)"
+				   : "found by name but not listed in its group (a corrupt group)");
+		return 0;
+	}
+	return l.found;
+}
+
 /* Dataset name holds `count` values of kind k (why says where count comes
  * from); with ival not NULL, its one integer goes into *ival. */
 static int dataset(const struct chk *c, const char *name, enum kind k,
@@ -126,9 +268,10 @@ static int dataset(const struct chk *c, const char *name, enum kind k,
 	else if (got != count)
 		rc = fail(c, "%s: %lld values, expected %lld (%s)", name,
 			  (long long)got, count, why);
-	else if (ival && H5Dread(id, H5T_NATIVE_INT, H5S_ALL, H5S_ALL,
-				 H5P_DEFAULT, ival) < 0)
-		rc = fail(c, "%s: cannot read", name);
+	else if ((rc = stored(c, name, id, type, k, count)))
+		;
+	else if (read_all(id, type, k, count, ival) < 0)
+		rc = fail(c, "%s: cannot read its values", name);
 	if (type >= 0)
 		H5Tclose(type);
 	if (space >= 0)
@@ -193,8 +336,8 @@ static int matrix(const struct chk *c, const char *grp, struct dims *d)
 		return rc;
 	/* Optional matrix info: libfclib reads all of it once conditioning
 	 * is there. */
-	if (!exists(c, member(name, sizeof name, grp, "conditioning")))
-		return PX_OK;
+	if (!present(c, grp, "conditioning", K_REAL, name, sizeof name, &rc))
+		return rc;
 	for (int k = 0; k < 2; k++)
 		if ((rc = dataset(c, member(name, sizeof name, grp, info_real[k]),
 				  K_REAL, 1, "a scalar", NULL)))
@@ -202,8 +345,10 @@ static int matrix(const struct chk *c, const char *grp, struct dims *d)
 	if ((rc = dataset(c, member(name, sizeof name, grp, "rank"), K_INT, 1,
 			  "a scalar", NULL)))
 		return rc;
-	if (exists(c, member(name, sizeof name, grp, "comment")))
+	if (present(c, grp, "comment", K_STRING, name, sizeof name, &rc))
 		return dataset(c, name, K_STRING, 1, "one string", NULL);
+	if (rc)
+		return rc;
 	return PX_OK;
 }
 
@@ -235,8 +380,9 @@ static int info(const struct chk *c, const char *grp)
 	if ((rc = group(c, grp)))
 		return rc;
 	for (int k = 0; k < 3; k++)
-		if (exists(c, member(name, sizeof name, grp, fields[k])) &&
-		    (rc = dataset(c, name, K_STRING, 1, "one string", NULL)))
+		if ((present(c, grp, fields[k], K_STRING, name, sizeof name, &rc) &&
+		     (rc = dataset(c, name, K_STRING, 1, "one string", NULL))) ||
+		    rc)
 			return rc;
 	return PX_OK;
 }
@@ -260,6 +406,7 @@ int fc_check_local(hid_t file, const char *path, size_t *nc,
 	int rc;
 
 	if ((rc = group(&c, "/fclib_local")) ||
+	    (rc = listable(&c, "/fclib_local")) ||
 	    (rc = spacedim(&c, "/fclib_local/spacedim")) ||
 	    (rc = matrix(&c, "/fclib_local/W", &w)))
 		return rc;
@@ -287,6 +434,7 @@ int fc_check_global(hid_t file, const char *path, size_t *nc,
 	int rc;
 
 	if ((rc = group(&c, "/fclib_global")) ||
+	    (rc = listable(&c, "/fclib_global")) ||
 	    (rc = spacedim(&c, "/fclib_global/spacedim")) ||
 	    (rc = matrix(&c, "/fclib_global/M", &m)) ||
 	    (rc = matrix(&c, "/fclib_global/H", &h)))

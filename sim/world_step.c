@@ -488,6 +488,35 @@ static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
 	return PX_OK;
 }
 
+static int finite_n(const double *x, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
+/* Every body's state finite after the step, or PX_ERR_DIVERGED naming the
+ * first body that is not (the run must stop: the next collision and solve
+ * would only spread it). */
+static int check_finite(const struct px_world *w, struct px_error *err)
+{
+	for (size_t i = 0; i < w->n_bodies; i++) {
+		const struct px_body *b = w->bodies + i;
+		const char *what = !finite_n(b->v, 3)	? "velocity"
+				   : !finite_n(b->w, 3) ? "angular velocity"
+				   : !finite_n(b->x, 3) ? "position"
+				   : !finite_n(b->q, 4) ? "orientation"
+							: NULL;
+
+		if (what)
+			return px_error_set(err, PX_ERR_DIVERGED,
+					    "body %zu: its %s is not finite (diverged)", i,
+					    what);
+	}
+	return PX_OK;
+}
+
 /* The problems of a step: the rigid one, and for soft contact A + Gamma. */
 static int problems(struct px_world *w, struct step *t, double h,
 		    struct px_error *err)
@@ -556,6 +585,9 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 		if (rc)
 			goto out;
 	}
+	rc = check_finite(w, err);
+	if (rc)
+		goto out;
 	t4 = now();
 
 	w->step++;

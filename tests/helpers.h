@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <proxima/proxima.h>
@@ -50,6 +51,29 @@ static inline void write_file_in(const char *dir, const char *name,
 	cr_assert_not_null(f);
 	fputs(text, f);
 	fclose(f);
+}
+
+/* Run `ENV proxima ARGS` (env: assignments or "") with its stdout and
+ * stderr captured through files in dir into out and err (PX_CLI_OUT_MAX
+ * bytes each); returns its exit status. $PX_TEST_WRAPPER goes before the
+ * command (`make check-valgrind' sets it to valgrind through libtool). */
+#define PX_CLI_OUT_MAX 65536
+static inline int run_cli(const char *dir, const char *env, const char *args,
+			  char *out, char *err)
+{
+	const char *w = getenv("PX_TEST_WRAPPER");
+	char cmd[8192], o[128], e[128];
+	int st;
+
+	snprintf(o, sizeof o, "%s/stdout", dir);
+	snprintf(e, sizeof e, "%s/stderr", dir);
+	snprintf(cmd, sizeof cmd, "%s %s %s %s >%s 2>%s", env, w ? w : "",
+		 PX_CLI, args, o, e);
+	st = system(cmd);
+	read_text(o, out, PX_CLI_OUT_MAX);
+	read_text(e, err, PX_CLI_OUT_MAX);
+	cr_assert(WIFEXITED(st), "%s did not exit normally", cmd);
+	return WEXITSTATUS(st);
 }
 
 /* Write text to a fresh temporary file whose name goes into path (at least

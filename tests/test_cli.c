@@ -14,27 +14,17 @@
 #define TWO_BOXES PX_TEST_SRCDIR "/scenes/two-boxes.dat"
 #define DEFAULT_INI PX_TEST_SRCDIR "/conf/default.ini"
 
-static char out[65536], err[65536];
+static char out[PX_CLI_OUT_MAX], err[PX_CLI_OUT_MAX];
 static char dir[64];
 
 /* Run `proxima ARGS` with stdout and stderr captured; return exit status. */
 static int run(const char *args)
 {
-	char cmd[8192], o[128], e[128];
-	int st;
-
 	if (!*dir) {
 		snprintf(dir, sizeof dir, "/tmp/px_cli_XXXXXX");
 		cr_assert_not_null(mkdtemp(dir));
 	}
-	snprintf(o, sizeof o, "%s/stdout", dir);
-	snprintf(e, sizeof e, "%s/stderr", dir);
-	snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", PX_CLI, args, o, e);
-	st = system(cmd);
-	read_text(o, out, sizeof out);
-	read_text(e, err, sizeof err);
-	cr_assert(WIFEXITED(st), "%s did not exit normally", cmd);
-	return WEXITSTATUS(st);
+	return run_cli(dir, "", args, out, err);
 }
 
 static int count_lines(const char *s)

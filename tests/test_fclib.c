@@ -753,6 +753,44 @@ Test(fclib, write_into_a_missing_directory)
 	px_problem_destroy(p);
 }
 
+/* Found by tests/fuzz/fclib (issue 22): an FCLib file whose info group's
+ * local heap is corrupt passed the structure checks, and libfclib's
+ * H5LTfind_dataset then failed and exit(1)ed the process. */
+Test(fclib, unlistable_info_group_is_refused)
+{
+	expect_error(PX_TEST_SRCDIR "/tests/fuzz/regress/fclib-info-heap.hdf5",
+		     "/fclib_local/info: cannot list its members");
+}
+
+/* Found by tests/fuzz/solve (issue 22): mu's file type declares elements
+ * of 4 GiB; reading it had HDF5 allocate that much (libfclib exits when
+ * such an allocation fails). */
+Test(fclib, elements_of_absurd_size_are_refused)
+{
+	expect_error(PX_TEST_SRCDIR "/tests/fuzz/regress/fclib-huge-element.hdf5",
+		     "/fclib_local/vectors/mu: elements of 4294967295 bytes, expected at most 16");
+}
+
+/* Found by tests/fuzz/solve (issue 22): the info group lists
+ * "description", which HDF5 then cannot find by that name; our check asked
+ * by name (absent: fine), libfclib lists the group, found it, failed to
+ * open it and exit(1)ed. */
+Test(fclib, member_listed_but_not_found_is_refused)
+{
+	expect_error(PX_TEST_SRCDIR "/tests/fuzz/regress/fclib-info-unfindable.hdf5",
+		     "/fclib_local/info/description: listed in its group but cannot be found by name or read (a corrupt group)");
+}
+
+/* Found by tests/fuzz/solve (issue 22): the info group has a link whose
+ * name begins with "title" but is not "title"; H5LTfind_dataset compares
+ * prefixes, so libfclib took it for title, failed to open "title" and
+ * exit(1)ed. */
+Test(fclib, member_found_by_prefix_only_is_refused)
+{
+	expect_error(PX_TEST_SRCDIR "/tests/fuzz/regress/fclib-info-prefix.hdf5",
+		     "/fclib_local/info/title: listed in its group but cannot be found by name or read (a corrupt group)");
+}
+
 #else /* !HAVE_FCLIB */
 
 Test(fclib, built_without_fclib_says_so)

@@ -1,7 +1,7 @@
 /* Solver configuration from an INI file (DESIGN.md section 6), read with inih.
  *
  *   [solver]     max_sweeps, abs_tol, rel_tol, merit, natural_r,
- *                max_backtracks, check_tol
+ *                max_backtracks, check_tol, kernel, check
  *   [friction]   plugin = NAME and that plugin's declared keys
  *   [ordering]   ditto
  *   [rfactor]    ditto
@@ -66,6 +66,8 @@ struct px_solver_settings {
 				if the relative natural residual (unit r) is
 				at most check_tol, see px_solve */
 	int kernel;          /* enum px_kernel_choice */
+	int check;           /* check the friction plugin's projections
+				(core/check.h): a fault is an error naming it */
 };
 
 struct px_config;

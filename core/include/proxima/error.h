@@ -20,6 +20,8 @@ enum px_status {
 	PX_ERR_PLUGIN = 5,  /* a plugin was not found or was refused */
 	PX_ERR_INVALID = 6, /* an argument or a problem is not valid */
 	PX_ERR_UNSUPPORTED = 7, /* this build lacks the feature (FCLib) */
+	PX_ERR_DIVERGED = 8, /* a computation turned non-finite (a world's
+				bodies): it stopped, nothing was written */
 };
 
 #define PX_ERROR_MSG_MAX 1024

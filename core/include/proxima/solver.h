@@ -76,6 +76,14 @@ struct px_accel_record {
 	double seconds;       /* its wall time */
 };
 
+enum px_divergence {
+	PX_DIVERGED_NONE = 0,
+	PX_DIVERGED_NONFINITE = 1, /* the sweep's iterate was not finite and
+				      the rfactor plugin kept R */
+	PX_DIVERGED_R = 2,         /* the rfactor plugin shrank an r-factor
+				      to 0 (underflow) or made it non-finite */
+};
+
 struct px_report {
 	uint64_t sweeps;   /* all sweeps run, rejected ones included */
 	uint64_t rejected; /* sweeps rolled back by the rfactor plugin */
@@ -110,6 +118,11 @@ struct px_report {
 	double accel_seconds;    /* wall time in step and finish */
 	struct px_accel_record *accel; /* one per call, free with px_report_free */
 	size_t n_accel;
+	/* A solve that could not go on (then converged is 0): why (enum
+	 * px_divergence) and the sweep that ended it; lambda holds the last
+	 * finite iterate (the sweep was rolled back). */
+	int diverged;
+	uint64_t diverged_sweep;
 };
 
 /* Solve p with cfg's settings and plugins. lambda (n_contacts * bs) holds
