@@ -62,6 +62,12 @@
  *        runs its set-up of a solve. Hosts read it only from plugins of
  *        minor >= 6 whose ops_size covers it. Plugins built against
  *        1.0-1.5 load as before.
+ *   1.7  struct px_accel_host (host to plugin) gains a_rowptr, a_cols and
+ *        a_blocks, which every 1.7 host fills: an assembled problem's A
+ *        in block CSR (NULL for factorized and rigid problems), from
+ *        which an accelerator may build a sparse Jacobian (ssn, issue
+ *        20). Accelerators that need them declare minor 7; plugins built
+ *        against 1.0-1.6 load as before.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -76,7 +82,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 6u
+#define PX_ABI_MINOR 7u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -431,6 +437,15 @@ struct px_accel_host {
 	const void *fstate;
 	uint32_t friction_flags;
 	const char *friction_name;
+	/* ABI 1.7. An assembled problem's A (block CSR: contact k's blocks
+	 * are a_blocks[q * bs * bs ..], bs x bs row-major, of the columns
+	 * a_cols[q] for q in [a_rowptr[k], a_rowptr[k + 1])), which every
+	 * 1.7 host gives, so that an accelerator may factorize a matrix of
+	 * A's pattern; NULL for factorized and rigid problems (their pattern
+	 * is that of body_a, body_b: contacts sharing a dynamic body). */
+	const size_t *a_rowptr;
+	const uint32_t *a_cols;
+	const double *a_blocks;
 };
 
 /* Flags of a step's result. */
