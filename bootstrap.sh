@@ -23,6 +23,7 @@ cd "$(dirname "$0")"
 packages="build-essential autoconf automake libtool pkg-config libinih-dev libcriterion-dev libfclib-dev libhdf5-dev"
 # run, check: gnuplot draws proxima compare's plots (and test_compare's)
 [ "$mode" != bench ] && packages="$packages gnuplot-nox"
+packages="$packages libsuitesparse-dev"  # issue 20: UMFPACK for the Newton accelerator ssn
 # bench: the peers; bench/bullet_world (Bullet) is C++
 [ "$mode" = bench ] && packages="$packages libsiconos-numerics-dev g++ libbullet-dev"
 missing=""
