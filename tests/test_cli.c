@@ -219,9 +219,10 @@ Test(cli, describe_prints_header_doc_and_parameters)
 	cr_assert(table > doc, "%s", out);
 	cr_assert_str_eq(table,
 			 "\n\nparameters\n"
-			 "  key    type  default  range         help\n"
-			 "  nu     real  0.9      [1e-06, 1]    back-tracking: r <- nu r when a sweep's residual grew (1: never reject)\n"
-			 "  gamma  real  1        [0.01, 1.99]  relaxation: r_i = gamma / A_ii (1: PGS, > 1: PSOR over-relaxation)\n");
+			 "  key     type  default  range         help\n"
+			 "  nu      real  0.9      [1e-06, 1]    back-tracking: r <- nu r when a sweep's residual grew (1: never reject)\n"
+			 "  gamma   real  1        [0.01, 1.99]  relaxation: r_i = gamma / A_ii (1: PGS, > 1: PSOR over-relaxation)\n"
+			 "  growth  real  1.1      [1, 1e+06]    back-tracking rejects a sweep only when its delta exceeds growth times the last accepted one (1: any growth, as 001)\n");
 	/* KIND/NAME and KIND_NAME name the same plugin */
 	cr_assert_eq(run("plugins --describe rfactor/local"), 0, "%s", err);
 	cr_assert(strncmp(out, "name        local\nkind        rfactor\n", 36) == 0, "%s", out);

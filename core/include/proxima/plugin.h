@@ -67,7 +67,8 @@
  *        in block CSR (NULL for factorized and rigid problems), from
  *        which an accelerator may build a sparse Jacobian (ssn, issue
  *        20). Accelerators that need them declare minor 7; plugins built
- *        against 1.0-1.6 load as before.
+ *        against 1.0-1.6 load as before. The helper px_backtrack_growth:
+ *        back-tracking that rejects only a growth by more than a factor.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -582,16 +583,33 @@ static inline int px_spd_inverse(const double *a, uint32_t n, double *inv)
 	return 1;
 }
 
-/* The back-tracking rule of 001 sec. 4.2 for rfactor adapt: a sweep whose
- * residual grew is rejected and every r scaled by nu (nu >= 1: never). */
-static inline int px_backtrack(double nu, double residual_prev,
-			       double residual_new, double *r, size_t n_r)
+/* The back-tracking rule of 001 sec. 4.2 for rfactor adapt, with a
+ * tolerance (ABI 1.7): a sweep whose residual grew to more than growth
+ * times the last accepted one is rejected and every r scaled by nu (nu >=
+ * 1: never). growth = 1 is 001's rule. A growth above 1 keeps the sweeps
+ * of a slow linear convergence, whose delta wobbles around a plateau by
+ * far less than that (issue 20: on Capsules-i122 growth = 1 rejected
+ * sweeps whose delta grew by a few parts in 1e3, 100 times, and shrank r
+ * to 0.9^100 of its start), while a divergent r still grows delta past
+ * it within a few sweeps. */
+static inline int px_backtrack_growth(double nu, double growth,
+				      double residual_prev,
+				      double residual_new, double *r,
+				      size_t n_r)
 {
-	if (nu >= 1.0 || !(residual_new > residual_prev))
+	if (nu >= 1.0 || !(residual_new > growth * residual_prev))
 		return PX_SWEEP_ACCEPT;
 	for (size_t i = 0; i < n_r; i++)
 		r[i] *= nu;
 	return PX_SWEEP_REJECT;
+}
+
+/* 001's rule: px_backtrack_growth with growth = 1. */
+static inline int px_backtrack(double nu, double residual_prev,
+			       double residual_new, double *r, size_t n_r)
+{
+	return px_backtrack_growth(nu, 1.0, residual_prev, residual_new, r,
+				   n_r);
 }
 
 #ifdef __cplusplus
