@@ -23,7 +23,7 @@
  * tolerance (a singular Jacobian, a local minimum of ||phi||^2, no
  * descent), projected fixed-point steps with a short step move it on and
  * Newton starts again from there (Siconos's hybrid local solvers do the
- * same), a few rounds at most. Disc friction on 3-row contacts only: the
+ * same), three rounds at most. Disc friction on 3-row contacts only: the
  * host refuses other sets. */
 #include <math.h>
 #include <string.h>
@@ -152,12 +152,18 @@ static int solve3(const double *J, const double *phi, double *d)
 	return isfinite(d[0]) && isfinite(d[1]) && isfinite(d[2]);
 }
 
-/* The square of the scale tol is relative to. */
-static double scale_of(const double *x, const double *lam0)
+/* The square of the scale tol is relative to: the impulses x and lam0,
+ * and the impulse rho v0 the velocity at lam0 stands for (a contact
+ * whose impulses are all near 0 still has a scale). */
+static double scale_of(const struct local *L, const double *x)
 {
-	const double s = fmax(fmax(fabs(x[0]), hypot(x[1], x[2])),
-			      fmax(fabs(lam0[0]), hypot(lam0[1], lam0[2])));
+	const double *lam0 = L->lam0, *v0 = L->v0;
+	double s = fmax(fmax(fabs(x[0]), hypot(x[1], x[2])),
+			fmax(fabs(lam0[0]), hypot(lam0[1], lam0[2])));
 
+	s = fmax(s, L->rho_t * hypot(v0[1], v0[2]));
+	if (!L->friction_only)
+		s = fmax(s, L->rho_n * fabs(v0[0]));
 	return s * s;
 }
 
@@ -169,7 +175,7 @@ static double newton(const struct local *L, double *x, double *phi, double *J,
 	for (unsigned it = 0; it < max_iter; it++) {
 		double d[3], xn[3], pn[3], t = 1.0, psin = HUGE_VAL;
 
-		if (!(psi > tol * tol * scale_of(x, L->lam0)) ||
+		if (!(psi > tol * tol * scale_of(L, x)) ||
 		    !solve3(J, phi, d))
 			break;
 		for (int ls = 0; ls < 30; ls++, t *= 0.5) {
@@ -234,18 +240,18 @@ void px_local_newton(const double *D, const double *v0, const double *lam0,
 	memcpy(x, out, sizeof x);
 	best_psi = psi = ac_phi(&L, x, phi, J);
 	memcpy(best, x, sizeof x);
-	for (unsigned round = 0; round < 4; round++) {
+	for (unsigned round = 0; round < 3; round++) {
 		psi = newton(&L, x, phi, J, psi, tol, max_iter);
 		if (psi < best_psi) {
 			best_psi = psi;
 			memcpy(best, x, sizeof x);
 		}
-		if (!(psi > tol * tol * scale_of(x, lam0)))
+		if (!(psi > tol * tol * scale_of(&L, x)))
 			break;
 		/* Newton stalled (a local minimum of ||phi||^2, a singular
 		 * Jacobian): projected fixed-point steps with a step no
 		 * longer than 1/||D||, then Newton again from there */
-		psi = fixed_point(&L, x, phi, J, 25 * max_iter);
+		psi = fixed_point(&L, x, phi, J, 5 * max_iter);
 	}
 	/* the best point is a zero of phi up to tol: its normal impulse is
 	 * max(0, y_n) >= 0 and the friction within the disc only at the

@@ -107,3 +107,48 @@ Test(ssn, refuses_friction_sets_other_than_the_disc)
 	px_problem_destroy(p);
 	px_config_free(cfg);
 }
+
+/* conf/robust.ini (local Newton solves and ssn) reaches an fc3d error
+ * below 5e-9 on every problem of ../shared/problems, from zero, and says
+ * converged only then. */
+Test(ssn, robust_config_solves_every_shared_problem)
+{
+	static const char *const files[] = {
+		"BoxesStack1-i100000-32.hdf5.dat", "Capsules-i122-1617.dat",
+		"Confeti-ex13-4contact-Fc3D-SBM.dat", "FC3D_Example1.dat",
+		"FC3D_Example1_SBM.dat", "FrictionContact3D_1c.dat",
+		"GFC3D_TwoRods1-condensed.dat", "KaplasTower-i1061-4.hdf5.dat",
+		"NESpheres_10_1.dat", "OneObject-i1028-138.hdf5.dat",
+		"Rover1040.dat", "Rover4516.dat",
+	};
+	struct px_config *cfg;
+	struct px_error err = {0};
+
+	cr_assert_eq(px_config_read(PX_TEST_SRCDIR "/conf/robust.ini", &cfg,
+				    &err),
+		     PX_OK, "%s", err.msg);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		char path[4096];
+		struct px_problem *p;
+		struct px_report rep;
+		double *x, e;
+
+		cr_assert_eq(px_dat_read(shared_problem(files[i], path,
+							sizeof path),
+					 &p, &err),
+			     PX_OK, "%s", err.msg);
+		x = calloc(px_problem_n_contacts(p) * 3, sizeof *x);
+		cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s",
+			     err.msg);
+		e = px_merit_fc3d(p, x, NULL);
+		cr_assert(rep.converged, "%s: fc3d %g after %llu sweeps",
+			  files[i], e, (unsigned long long)rep.sweeps);
+		cr_assert_leq(e, 5e-9, "%s", files[i]);
+		cr_log_info("%s: %llu sweeps, fc3d %.3g", files[i],
+			    (unsigned long long)rep.sweeps, e);
+		px_report_free(&rep);
+		free(x);
+		px_problem_destroy(p);
+	}
+	px_config_free(cfg);
+}

@@ -30,9 +30,9 @@
  * lambda_prev||_inf and runs Newton when, over the last `window` sweeps,
  * the change shrank by less than `rate` per sweep on average (Gauss-Seidel
  * converging linearly at a slow rate, or not at all). After a run that
- * reduced the merit by at least 10x, the next call runs Newton again
- * without waiting; after a run that failed, the test waits 2, 4, ... 64
- * windows. A call returns the best iterate it saw by its merit, the entry
+ * cut the merit 100x, the next call runs Newton again without waiting;
+ * after one that cut it less, the test waits a window of sweeps; after a
+ * run that failed, 2, 4, ... 64 windows. A call returns the best iterate it saw by its merit, the entry
  * iterate included: when a step fails (singular J, no descent) the
  * Gauss-Seidel iterate stays. Disc friction on 3-row contacts only. */
 #include <math.h>
@@ -442,6 +442,8 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 		res->merit_out = sqrt(psi);
 		s->hot = psi <= 0.01 * psi0;
 		s->fails = 0;
+		/* progress, but not Newton's: a window of sweeps first */
+		s->wait = s->hot ? 0 : s->window;
 	} else {
 		res->merit_out = res->merit_in;
 		s->hot = 0;
@@ -480,8 +482,8 @@ static const char ssn_doc[] =
 	"the change of lambda shrank by less than `rate` per sweep over the\n"
 	"last `window` sweeps, up to max_newton steps or ||phi||_inf <= tol\n"
 	"||lambda||_inf. A run that cut the merit 100x is followed by another\n"
-	"after the next sweep; after a failed run the test waits 2, 4, ... 64\n"
-	"windows. It returns the best iterate by its merit, the one it was\n"
+	"after the next sweep, one that cut it less after a window of sweeps;\n"
+	"after a failed run the test waits 2, 4, ... 64 windows. It returns the best iterate by its merit, the one it was\n"
 	"given included: a failed step leaves the Gauss-Seidel iterate.\n"
 	"\n"
 	"A is copied from an assembled problem (plugin ABI 1.7) or probed on\n"
