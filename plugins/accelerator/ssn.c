@@ -23,7 +23,8 @@
  * numeric factorization per step), then a back-tracking line search on
  * the merit ||phi||^2 (Armijo, halving; one product with A per trial).
  * A (ssn_matrix.c) is copied from an assembled problem or probed through
- * the host's product on a factorized or rigid one.
+ * the host's product on a factorized or rigid one, at the first Newton run
+ * of a solve (it allocates then, once).
  *
  * Stagnation test: the driver calls step after every accepted sweep
  * (every = 1); the plugin measures the sweep's change d = ||lambda -
@@ -58,7 +59,7 @@ struct ssn {
 	double *x, *u, *phi, *d, *xt, *ut, *phit, *prev, *hist;
 	size_t nh;       /* changes in hist (a ring of window + 1) */
 	long wait, fails;
-	int hot, have_prev;
+	int hot, have_prev, built;
 	/* statistics of the solve */
 	unsigned long long runs, steps, failed, factor_fail, regularized;
 	double last_merit;
@@ -146,33 +147,20 @@ static void jacobian_pattern(struct ssn *s)
 	s->jp[s->m] = (int)at;
 }
 
-static int ssn_prepare(void *state, const struct px_accel_host *h,
-		       uint64_t *every, char *err, size_t errlen)
+/* A, J's pattern and the work arrays, built at the first Newton run of a
+ * solve (a solve that never stagnates pays nothing for them). 0, or -1
+ * (out of memory, or more non-zeros than UMFPACK's int indices hold). */
+static int newton_ready(struct ssn *s, const struct px_accel_host *h)
 {
-	struct ssn *s = state;
-	const struct px_problem_info *p = h->p;
-	const size_t n = p->n_contacts, m = 3 * n;
+	const size_t n = s->n, m = s->m;
 
-	free_arrays(s);
-	if (p->bs != 3 || !(h->friction_flags & PX_FRICTION_IS_DISC)) {
-		snprintf(err, errlen,
-			 "supports the disc friction set on 3-row contacts only (friction plugin '%s', %u rows per contact)",
-			 h->friction_name, (unsigned)p->bs);
-		return 1;
-	}
-	if (ssn_matrix_build(&s->a, h)) {
-		snprintf(err, errlen,
-			 "cannot build A: out of memory, or the host gives neither its blocks nor the bodies of the contacts (plugin ABI 1.7)");
-		return 1;
-	}
-	s->n = n;
-	s->m = m;
+	if (s->built)
+		return 0;
+	if (ssn_matrix_build(&s->a, h))
+		return -1;
 	s->nnz = 9 * s->a.ptr[n];
-	if (s->nnz > (size_t)2147483647) {
-		snprintf(err, errlen, "A has %zu non-zeros, more than UMFPACK's int indices hold",
-			 s->nnz);
-		return 1;
-	}
+	if (s->nnz > (size_t)2147483647)
+		return -1;
 	s->jp = malloc((m + 1) * sizeof *s->jp);
 	s->ji = malloc((s->nnz + 1) * sizeof *s->ji);
 	s->jx = malloc((s->nnz + 1) * sizeof *s->jx);
@@ -185,14 +173,9 @@ static int ssn_prepare(void *state, const struct px_accel_host *h,
 	s->xt = malloc((m + 1) * sizeof *s->xt);
 	s->ut = malloc((m + 1) * sizeof *s->ut);
 	s->phit = malloc((m + 1) * sizeof *s->phit);
-	s->prev = malloc((m + 1) * sizeof *s->prev);
-	s->hist = malloc(((size_t)s->window + 1) * sizeof *s->hist);
 	if (!s->jp || !s->ji || !s->jx || !s->rho || !s->g || !s->x ||
-	    !s->u || !s->phi || !s->d || !s->xt || !s->ut || !s->phit ||
-	    !s->prev || !s->hist) {
-		snprintf(err, errlen, "out of memory for %zu contacts", n);
-		return 1;
-	}
+	    !s->u || !s->phi || !s->d || !s->xt || !s->ut || !s->phit)
+		return -1;
 	jacobian_pattern(s);
 	for (size_t k = 0; k < n; k++) {
 		const double *D = s->a.blk + 9 * s->a.diag[k];
@@ -200,6 +183,39 @@ static int ssn_prepare(void *state, const struct px_accel_host *h,
 
 		s->rho[2 * k] = D[0] > 0.0 ? 1.0 / D[0] : 1.0;
 		s->rho[2 * k + 1] = dt > 0.0 ? 1.0 / dt : 1.0;
+	}
+	s->built = 1;
+	return 0;
+}
+
+static int ssn_prepare(void *state, const struct px_accel_host *h,
+		       uint64_t *every, char *err, size_t errlen)
+{
+	struct ssn *s = state;
+	const struct px_problem_info *p = h->p;
+	const size_t n = p->n_contacts, m = 3 * n;
+
+	free_arrays(s);
+	s->built = 0;
+	if (p->bs != 3 || !(h->friction_flags & PX_FRICTION_IS_DISC)) {
+		snprintf(err, errlen,
+			 "supports the disc friction set on 3-row contacts only (friction plugin '%s', %u rows per contact)",
+			 h->friction_name, (unsigned)p->bs);
+		return 1;
+	}
+	if (!(h->a_rowptr && h->a_cols && h->a_blocks) &&
+	    !(p->body_a && p->body_b)) {
+		snprintf(err, errlen,
+			 "the host gives neither the blocks of A nor the bodies of the contacts (plugin ABI 1.7)");
+		return 1;
+	}
+	s->n = n;
+	s->m = m;
+	s->prev = malloc((m + 1) * sizeof *s->prev);
+	s->hist = malloc(((size_t)s->window + 1) * sizeof *s->hist);
+	if (!s->prev || !s->hist) {
+		snprintf(err, errlen, "out of memory for %zu contacts", n);
+		return 1;
 	}
 	s->nh = 0;
 	s->wait = s->fails = 0;
@@ -401,6 +417,12 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 
 	if (!stagnates(s, h->lambda))
 		return;
+	if (newton_ready(s, h)) {
+		/* out of memory: no Newton in this solve */
+		res->flags |= PX_ACCEL_SINGULAR;
+		s->wait = INT32_MAX;
+		return;
+	}
 	s->runs++;
 	memcpy(s->x, h->lambda, m * sizeof *s->x);
 	p->apply(p->ctx, s->x, s->u, 1);
