@@ -36,6 +36,8 @@
 
 #include <proxima/proxima.h>
 
+#include "common.h"
+
 #include <FrictionContactProblem.h>
 #include <Friction_cst.h>
 #include <NonSmoothDrivers.h>
@@ -73,21 +75,6 @@ struct options {
 	long max_sweeps;
 	const char *plot;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
 
 static int problem_read(const char *path, struct problem *p)
 {
@@ -170,12 +157,12 @@ static double solve_once(const struct solver *s, const struct problem *p,
 		set->merit = PX_MERIT_FC3D;
 		set->abs_tol = tol;
 		set->max_sweeps = (uint64_t)max_it;
-		t0 = now();
+		t0 = bench_now();
 		rc = px_solve(p->px, s->cfg, r, &rep, &err);
-		t0 = now() - t0;
+		t0 = bench_now() - t0;
 		if (rc) {
 			fprintf(stderr, "profiles: %s: %s: %s\n",
-				base_name(p->path), s->name, err.msg);
+				bench_base_name(p->path), s->name, err.msg);
 			return -1.0;
 		}
 		res->iterations = rep.sweeps;
@@ -202,9 +189,9 @@ static double solve_once(const struct solver *s, const struct problem *p,
 				0;
 		}
 		memset(u, 0, m * sizeof *u);
-		t0 = now();
+		t0 = bench_now();
 		info = fc3d_driver(p->sc, r, u, so);
-		t0 = now() - t0;
+		t0 = bench_now() - t0;
 		res->iterations = (uint64_t)so->iparam[SICONOS_IPARAM_ITER_DONE];
 		res->rejected = 0;
 		res->converged = info == 0;
@@ -286,7 +273,7 @@ static void print_tol(double tol, const struct problem *pr, size_t np,
 				snprintf(rej, sizeof rej, "%llu",
 					 (unsigned long long)x->rejected);
 			printf("| %s | %s | %s | %llu | %s | %.6f | %.3e |\n",
-			       base_name(pr[p].path), sv[s].name,
+			       bench_base_name(pr[p].path), sv[s].name,
 			       x->solved ? "yes" : "no",
 			       (unsigned long long)x->iterations, rej,
 			       x->seconds, x->error);
@@ -496,7 +483,7 @@ int main(int argc, char **argv)
 					break;
 				}
 				fprintf(stderr, "profiles: %g %s %s: %.4f s%s\n",
-					op.tol[i], base_name(pr[p].path),
+					op.tol[i], bench_base_name(pr[p].path),
 					sv[s].name, ri[p * ns + s].seconds,
 					ri[p * ns + s].solved ? "" : " (not solved)");
 			}
