@@ -20,7 +20,6 @@ set -eu
 	echo "$0: bench/profiles was not built: install libsiconos-numerics-dev and rerun configure" >&2
 	exit 2
 }
-set --  "$@"
 files=
 for f in "$problems"/*.dat "$problems"/*.hdf5 "$problems"/*.h5; do
 	[ -e "$f" ] && files="$files $f"
