@@ -14,4 +14,10 @@ int bench_solve(const char *who, const struct px_problem *p,
 		const struct px_config *cfg, double *lambda,
 		struct px_report *rep);
 
+/* CLOCK_MONOTONIC in seconds. */
+double bench_now(void);
+
+/* The file name of path, after its last '/'. */
+const char *bench_base_name(const char *path);
+
 #endif

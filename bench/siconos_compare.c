@@ -22,6 +22,8 @@
 
 #include <proxima/proxima.h>
 
+#include "common.h"
+
 #include <FrictionContactProblem.h>
 #include <Friction_cst.h>
 #include <NonSmoothDrivers.h>
@@ -73,21 +75,6 @@ struct solver {
 	double *u;                   /* Siconos: velocity, 3 nc */
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 static size_t n_rows(const struct problem *p)
 {
 	return 3 * px_problem_n_contacts(p->px);
@@ -114,9 +101,9 @@ static int siconos_solve(const struct solver *s, const struct problem *p,
 	so->iparam[SICONOS_FRICTION_3D_IPARAM_ERROR_EVALUATION_FREQUENCY] = 0;
 	memset(o->r, 0, m * sizeof *o->r);
 	memset(s->u, 0, m * sizeof *s->u);
-	t0 = now();
+	t0 = bench_now();
 	info = fc3d_driver(p->sc, o->r, s->u, so);
-	*seconds = now() - t0;
+	*seconds = bench_now() - t0;
 	o->sweeps = (uint64_t)so->iparam[SICONOS_IPARAM_ITER_DONE];
 	o->reported = so->dparam[SICONOS_DPARAM_RESIDU];
 	o->converged = info == 0;
@@ -133,9 +120,9 @@ static int proxima_solve(const struct solver *s, const struct problem *p,
 	int rc;
 
 	memset(o->r, 0, n_rows(p) * sizeof *o->r);
-	t0 = now();
+	t0 = bench_now();
 	rc = px_solve(p->px, s->cfg, o->r, &rep, &err);
-	*seconds = now() - t0;
+	*seconds = bench_now() - t0;
 	if (rc) {
 		fprintf(stderr, "siconos_compare: %s: %s\n", p->path, err.msg);
 		return -1;
@@ -194,11 +181,11 @@ static double final_error(const struct problem *p, const char *whose,
 	if (!agree(es, ep))
 		fprintf(stderr,
 			"siconos_compare: warning: %s: fc3d error of the %s solution: Siconos %.6e, px_merit_fc3d %.6e\n",
-			base_name(p->path), whose, es, ep);
+			bench_base_name(p->path), whose, es, ep);
 	if (!isnan(reported) && !agree(es, reported))
 		fprintf(stderr,
 			"siconos_compare: warning: %s: %s reported a final error of %.6e, recomputed %.6e\n",
-			base_name(p->path), whose, reported, es);
+			bench_base_name(p->path), whose, reported, es);
 	return es;
 }
 
@@ -300,7 +287,7 @@ static int compare(const struct problem *p, const struct options *op,
 	esc = final_error(p, ssc.name, sc.r, sc.reported, u, eso);
 	epx = final_error(p, spx.name, px.r, px.reported, u, eso);
 	printf("%-34s %5zu | %7llu %10.3e %10.3e %4s | %7llu %10.3e %10.3e %4s | %8.3g\n",
-	       base_name(p->path), m / 3, (unsigned long long)sc.sweeps,
+	       bench_base_name(p->path), m / 3, (unsigned long long)sc.sweeps,
 	       sc.seconds, esc, sc.converged ? "yes" : "NO",
 	       (unsigned long long)px.sweeps, px.seconds, epx,
 	       px.converged ? "yes" : "NO", sc.seconds / px.seconds);

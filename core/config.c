@@ -53,6 +53,15 @@ static const struct px_param_decl solver_decl[] = {
 	{"check", PX_PARAM_BOOL, "off",
 	 "check the friction plugin's every projection (a finite impulse, written only into its rows) and the ordering's every rewritten permutation, and name the plugin when one fails; costs a copy per projection",
 	 0, -1, NULL},
+	{"local_solve", PX_PARAM_CHOICE, "projection",
+	 "what a visit of a contact does: projection = one projection with the r-factors; newton = its one-contact problem solved exactly (Alart-Curnier Newton on its diagonal block, disc friction only)",
+	 0, -1, "projection|newton"},
+	{"local_tol", PX_PARAM_REAL, "1e-12",
+	 "local_solve = newton: relative Alart-Curnier residual a visit stops at",
+	 0, 1, NULL},
+	{"local_max_iter", PX_PARAM_INT, "20",
+	 "local_solve = newton: Newton steps per visit at most", 1, 1000,
+	 NULL},
 };
 
 enum {
@@ -65,6 +74,9 @@ enum {
 	SOLVER_CHECK_TOL,
 	SOLVER_KERNEL,
 	SOLVER_CHECK,
+	SOLVER_LOCAL_SOLVE,
+	SOLVER_LOCAL_TOL,
+	SOLVER_LOCAL_MAX_ITER,
 };
 
 struct entry {
@@ -127,7 +139,18 @@ static const char solver_doc[] =
 	"sweeps). max_backtracks bounds the rejections per solve: after it,\n"
 	"R stays and every sweep is kept, so a solve whose residual only\n"
 	"wobbles does not shrink R to nothing. The solve's exit status is 0\n"
-	"converged, 1 not converged within max_sweeps.\n";
+	"converged, 1 not converged within max_sweeps.\n"
+	"\n"
+	"local_solve = newton makes every visit of a contact solve its\n"
+	"one-contact problem (the other contacts frozen) with its whole\n"
+	"diagonal block, to the relative residual local_tol in at most\n"
+	"local_max_iter damped Newton steps on the Alart-Curnier function,\n"
+	"starting from the projection's answer and never worse than it, as\n"
+	"Siconos's NSGS and Bogus do; a friction-only visit (staggered\n"
+	"orderings) solves the friction rows, a normal-only one the normal\n"
+	"row exactly. The r-factors then only give the starting point. It\n"
+	"supports the disc friction set on 3-row contacts; other sets are\n"
+	"refused. Every ordering and scheduler works with it.\n";
 
 const char *px_config_solver_doc(void)
 {
@@ -272,6 +295,9 @@ static int apply_solver(struct px_config *cfg, const struct reader *r,
 	cfg->settings.check_tol = v[SOLVER_CHECK_TOL].r;
 	cfg->settings.kernel = v[SOLVER_KERNEL].choice;
 	cfg->settings.check = v[SOLVER_CHECK].b;
+	cfg->settings.local_solve = v[SOLVER_LOCAL_SOLVE].choice;
+	cfg->settings.local_tol = v[SOLVER_LOCAL_TOL].r;
+	cfg->settings.local_max_iter = (uint64_t)v[SOLVER_LOCAL_MAX_ITER].i;
 	return PX_OK;
 }
 

@@ -149,11 +149,13 @@ static void solve_contact(const struct px_kernel_ctx *c, const double *lambda,
 	const uint32_t bs = c->p->bs;
 	const double *lam = lambda + (size_t)k * bs;
 	const double *D = c->diag + (size_t)k * bs * bs;
-	double v[4];
+	double v[4], v0[4];
 
 	memcpy(out, lam, bs * sizeof *out);
 	velocity(c, lambda, w, k, part == PX_PART_FRICTION ? 1 : 0,
 		 part == PX_PART_NORMAL ? 1 : bs, v);
+	if (c->local_newton)
+		memcpy(v0, v, sizeof v);
 	if (part != PX_PART_FRICTION) {
 		const double rn = c->r_shape == PX_R_BLOCK
 					  ? c->r[(size_t)k * bs * bs]
@@ -161,8 +163,12 @@ static void solve_contact(const struct px_kernel_ctx *c, const double *lambda,
 		const double zn = lam[0] - rn * v[0];
 
 		out[0] = zn > 0.0 ? zn : 0.0;
-		if (part == PX_PART_NORMAL)
+		if (part == PX_PART_NORMAL) {
+			if (c->local_newton)
+				px_local_newton(D, v0, lam, 0.0, part, 0.0, 0,
+						out);
 			return;
+		}
 		for (uint32_t i = 1; i < bs; i++)
 			v[i] += D[i * bs] * (out[0] - lam[0]);
 	}
@@ -170,6 +176,9 @@ static void solve_contact(const struct px_kernel_ctx *c, const double *lambda,
 		friction_block(c, k, v, out);
 	else
 		friction_diagonal(c, k, D, v, out);
+	if (c->local_newton)
+		px_local_newton(D, v0, lam, c->p->friction[k].mu, part,
+				c->local_tol, c->local_max_iter, out);
 }
 
 /* Contact k's block of lambda before this sweep's write, into prev. */
@@ -588,6 +597,15 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	kern->body_a = p->form == PX_FORM_ASSEMBLED ? NULL : p->body_a;
 	kern->body_b = p->form == PX_FORM_ASSEMBLED ? NULL : p->body_b;
 	return PX_OK;
+}
+
+void px_kernel_set_local(struct px_kernel_ctx *c, double tol,
+			 unsigned max_iter)
+{
+	c->local_newton = 1;
+	c->local_tol = tol;
+	c->local_max_iter = max_iter;
+	c->rigid3 = 0;
 }
 
 size_t px_kernel_bytes(const struct px_kernel_ctx *c)

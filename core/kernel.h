@@ -97,6 +97,12 @@ struct px_kernel_ctx {
 	 * diagonal block and the 4 of the parameters */
 	int rigid3;
 	double *coef;
+	/* [solver] local_solve = newton (local_newton.c): every visit solves
+	 * the contact's one-contact problem with its diagonal block to
+	 * local_tol instead of one projection with R */
+	int local_newton;
+	double local_tol;
+	unsigned local_max_iter;
 };
 
 /* diag holds the diagonal blocks already: the rigid kernel gathers from it
@@ -119,6 +125,20 @@ px_friction_project_metric(const struct px_friction_ops *f)
 							    : NULL;
 }
 void px_kernel_fini(struct px_kernel_ctx *c);
+
+/* Exact local solves instead of one projection per visit: every entry
+ * point then takes the general kernel (the rigid one projects once). */
+void px_kernel_set_local(struct px_kernel_ctx *c, double tol,
+			 unsigned max_iter);
+
+/* local_newton.c. Contact k's one-contact problem with diagonal block D
+ * (3x3), velocity v0 at its impulse lam0 (the rows of `part`), disc
+ * friction mu: out holds the projection's answer on entry and the exact
+ * solve's (to tol, relative to the impulse, in at most max_iter damped
+ * Newton steps; never worse by the Alart-Curnier residual) on return. */
+void px_local_newton(const double *D, const double *v0, const double *lam0,
+		     double mu, int part, double tol, unsigned max_iter,
+		     double *out);
 
 /* kernel_rigid3.c. Whether the rigid 3-row kernel applies: a rigid
  * problem with 3 rows, a diagonal R, a friction set that is not separable. */

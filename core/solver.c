@@ -342,96 +342,127 @@ static void refresh_range(void *ctx, size_t begin, size_t end)
 	kern->refresh(kern->ctx, begin, end);
 }
 
-int px_solve(const struct px_problem *p, const struct px_config *cfg,
-	     double *lambda, struct px_report *rep, struct px_error *err)
-{
-	const struct px_solver_settings *set = px_config_settings(cfg);
-	const struct px_plugin *pf = px_config_plugin(cfg, PX_KIND_FRICTION);
-	const struct px_plugin *po = px_config_plugin(cfg, PX_KIND_ORDERING);
-	const struct px_plugin *pr = px_config_plugin(cfg, PX_KIND_RFACTOR);
-	const struct px_plugin *ps = px_config_plugin(cfg, PX_KIND_SCHEDULER);
-	const struct px_plugin *pa = px_config_plugin(cfg, PX_KIND_ACCELERATOR);
-	const struct px_friction_ops *fr = (const void *)px_plugin_header(pf);
-	const struct px_ordering_ops *ord = (const void *)px_plugin_header(po);
-	const struct px_rfactor_ops *rf = (const void *)px_plugin_header(pr);
-	const struct px_scheduler_ops *sch = (const void *)px_plugin_header(ps);
-	const size_t n = p->n, nb = p->n_bodies;
-	const uint32_t bs = p->bs;
-	const size_t m = n * bs, nr = rf->shape == PX_R_BLOCK ? m * bs : m;
-	struct px_sweep_state ss = {0, HUGE_VAL, HUGE_VAL};
-	double last[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}; /* per part */
-	int quiet_n = 0, quiet_f = 0, cold = 1, rc;
-	struct work wk = {0};
+/* A solve runs in these stages, one function each:
+ *
+ *   solve_start      validate the problem and the warm start, allocate
+ *   solve_kernel     the diagonal blocks, the kernel (local solves), w
+ *   solve_prepare    ordering.prepare, rfactor.init, scheduler.prepare,
+ *                    each checked (a permutation, finite r > 0)
+ *   accel_prepare    the accelerator's host and prepare (if any)
+ *   loop:
+ *     solve_sweep    ordering.next (its part checked), one sweep, its
+ *                    change; under check = on the projections' faults
+ *     solve_verdict  rfactor.adapt: roll back, or accept and stop test
+ *     solve_accel    the accelerator between sweeps
+ *   solve_end        the accelerator's finish, the memory figures
+ */
+struct solve {
+	const struct px_problem *p;
+	const struct px_solver_settings *set;
+	const struct px_plugin *pf, *po, *pr, *ps, *pa;
+	const struct px_friction_ops *fr;
+	const struct px_ordering_ops *ord;
+	const struct px_rfactor_ops *rf;
+	const struct px_scheduler_ops *sch;
+	double *lambda;
+	struct px_report *rep;
+	struct px_error *err;
+	size_t m, nr;
+	struct px_sweep_state ss;
+	double last[3]; /* per part */
+	int quiet_n, quiet_f, cold;
+	struct work wk;
 	struct px_tally tally;
-	struct accel ac = {0};
+	struct accel ac;
 	struct px_problem_info info;
 	struct px_kernel kern;
-	struct px_check chk;
-	unsigned char *seen = NULL;
-	size_t cap = 0, bad;
-	char msg[512] = "";
-	double t0 = now(), tp;
+	struct px_check chk;   /* check = on: the wrapped friction plugin */
+	unsigned char *seen;   /* n bytes: scratch of the permutation check */
+	size_t cap;
+	char msg[512];
+	double t0;
+};
 
-	memset(rep, 0, sizeof *rep);
-	rep->residual = HUGE_VAL;
-	rep->merit = NAN;
-	rep->check = NAN;
-	rc = px_problem_validate(p, err);
+static int solve_start(struct solve *S)
+{
+	const struct px_problem *p = S->p;
+	const size_t n = p->n, nb = p->n_bodies;
+	const uint32_t bs = p->bs;
+	struct work *wk = &S->wk;
+	int rc = px_problem_validate(p, S->err);
+
 	if (!rc)
-		rc = px_problem_check_diagonal(p, err);
+		rc = px_problem_check_diagonal(p, S->err);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < m; i++) {
-		if (!isfinite(lambda[i]))
-			return px_error_set(err, PX_ERR_INVALID,
+	S->cold = 1;
+	for (size_t i = 0; i < S->m; i++) {
+		if (!isfinite(S->lambda[i]))
+			return px_error_set(S->err, PX_ERR_INVALID,
 					    "warm start lambda[%zu] is not finite",
 					    i);
-		cold &= lambda[i] == 0.0;
+		S->cold &= S->lambda[i] == 0.0;
 	}
-	wk.perm = malloc(n * sizeof *wk.perm);
-	wk.r = malloc(nr * sizeof *wk.r);
-	wk.prev = malloc(m * sizeof *wk.prev);
-	wk.w = calloc(nb * 6 + 1, sizeof *wk.w);
-	wk.diag = malloc(n * bs * bs * sizeof *wk.diag);
-	wk.u = wk.prev;
-	if (!wk.perm || !wk.r || !wk.prev || !wk.w || !wk.diag) {
-		rc = px_error_set(err, PX_ERR_NOMEM,
-				  "out of memory for solving %zu contacts", n);
-		goto out;
-	}
-	set_up(ps, n, diag_range, &(struct diag_job){p, wk.diag});
-	if (rf->shape == PX_R_BLOCK && !px_friction_project_metric(fr)) {
-		const struct px_plugin_header *h = px_plugin_header(pr);
+	wk->perm = malloc(n * sizeof *wk->perm);
+	wk->r = malloc(S->nr * sizeof *wk->r);
+	wk->prev = malloc(S->m * sizeof *wk->prev);
+	wk->w = calloc(nb * 6 + 1, sizeof *wk->w);
+	wk->diag = malloc(n * bs * bs * sizeof *wk->diag);
+	wk->u = wk->prev;
+	S->seen = malloc(n + 1);
+	if (!wk->perm || !wk->r || !wk->prev || !wk->w || !wk->diag ||
+	    !S->seen)
+		return px_error_set(S->err, PX_ERR_NOMEM,
+				    "out of memory for solving %zu contacts", n);
+	return PX_OK;
+}
 
-		rc = px_error_set(err, PX_ERR_PLUGIN,
-				  "rfactor plugin '%s' gives a block R, which needs a projection in its metric: friction plugin '%s' has no project_metric (plugin ABI 1.1)",
-				  h->name, fr->h.name);
-		goto out;
+static int solve_kernel(struct solve *S)
+{
+	const struct px_problem *p = S->p;
+	const struct px_friction_ops *fr = S->fr;
+	struct work *wk = &S->wk;
+
+	set_up(S->ps, p->n, diag_range, &(struct diag_job){p, wk->diag});
+	if (S->rf->shape == PX_R_BLOCK && !px_friction_project_metric(fr)) {
+		const struct px_plugin_header *h = px_plugin_header(S->pr);
+
+		return px_error_set(S->err, PX_ERR_PLUGIN,
+				    "rfactor plugin '%s' gives a block R, which needs a projection in its metric: friction plugin '%s' has no project_metric (plugin ABI 1.1)",
+				    h->name, fr->h.name);
 	}
-	if (set->check)
-		px_check_init(&chk, fr, px_plugin_state(pf), p->friction);
-	if (px_kernel_init(&wk.kctx, &kern, p, lambda, wk.w, wk.diag, wk.r,
-			   rf->shape, set->check ? &chk.ops : fr,
-			   set->check ? (const void *)&chk : px_plugin_state(pf),
-			   set->kernel == PX_KERNEL_GENERIC)) {
-		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
-		goto out;
-	}
+	if (S->set->local_solve == PX_LOCAL_NEWTON &&
+	    (p->bs != 3 || !(fr->flags & PX_FRICTION_IS_DISC)))
+		return px_error_set(S->err, PX_ERR_CONFIG,
+				    "[solver] local_solve = newton supports the disc friction set on 3-row contacts only (friction plugin '%s', %u rows per contact)",
+				    fr->h.name, (unsigned)p->bs);
+	if (S->set->check)
+		px_check_init(&S->chk, fr, px_plugin_state(S->pf), p->friction);
+	if (px_kernel_init(&wk->kctx, &S->kern, p, S->lambda, wk->w,
+			   wk->diag, wk->r, S->rf->shape,
+			   S->set->check ? &S->chk.ops : fr,
+			   S->set->check ? (const void *)&S->chk
+					 : px_plugin_state(S->pf),
+			   S->set->kernel == PX_KERNEL_GENERIC))
+		return px_error_set(S->err, PX_ERR_NOMEM, "out of memory");
+	if (S->set->local_solve == PX_LOCAL_NEWTON)
+		px_kernel_set_local(&wk->kctx, S->set->local_tol,
+				    (unsigned)S->set->local_max_iter);
 	/* w = M^-1 J^T lambda; from lambda = 0 it is the zeros calloc gave
 	 * (a cold start: the refresh cost as much as the diagonal blocks) */
-	if (!cold)
-		set_up(ps, nb, refresh_range, &kern);
-	wk.kctx.prev = wk.prev;
-	wk.kctx.tally = &tally;
-	memcpy(wk.prev, lambda, m * sizeof *lambda); /* defined from the start */
-	rep->rigid_kernel = wk.kctx.rigid3;
-	info = (struct px_problem_info){
-		.n_contacts = n,
-		.bs = bs,
-		.n_bodies = nb,
+	if (!S->cold)
+		set_up(S->ps, p->n_bodies, refresh_range, &S->kern);
+	wk->kctx.prev = wk->prev;
+	wk->kctx.tally = &S->tally;
+	memcpy(wk->prev, S->lambda, S->m * sizeof *S->lambda);
+	S->rep->rigid_kernel = wk->kctx.rigid3;
+	S->info = (struct px_problem_info){
+		.n_contacts = p->n,
+		.bs = p->bs,
+		.n_bodies = p->n_bodies,
 		.b = p->b,
-		.lambda = lambda,
-		.diag = wk.diag,
+		.lambda = S->lambda,
+		.diag = wk->diag,
 		.friction = p->friction,
 		.body_a = p->body_a,
 		.body_b = p->body_b,
@@ -440,200 +471,298 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		.apply = apply_a,
 		.ctx = p,
 	};
+	return PX_OK;
+}
+
+static int solve_prepare(struct solve *S)
+{
+	const uint32_t bs = S->p->bs;
+	size_t bad;
+	int rc;
+
+	if (S->ord->prepare(px_plugin_state(S->po), &S->info, S->wk.perm,
+			    S->msg, sizeof S->msg))
+		return plugin_error(S->err, S->po, "prepare", S->msg);
+	rc = perm_error(S->err, S->po, "prepare", S->wk.perm, S->p->n,
+			S->seen);
+	if (rc)
+		return rc;
+	if (S->rf->init(px_plugin_state(S->pr), &S->info,
+			(S->fr->flags & PX_FRICTION_SEPARABLE) != 0, S->wk.r,
+			S->msg, sizeof S->msg))
+		return plugin_error(S->err, S->pr, "init", S->msg);
+	bad = bad_r(S->wk.r, S->nr, bs, S->rf->shape == PX_R_BLOCK);
+	if (bad < S->nr) {
+		snprintf(S->msg, sizeof S->msg,
+			 "r[%zu] = %g, expected finite and > 0", bad,
+			 S->wk.r[bad]);
+		return plugin_error(S->err, S->pr, "init", S->msg);
+	}
+	if (S->sch->prepare(px_plugin_state(S->ps), &S->kern, S->msg,
+			    sizeof S->msg))
+		return plugin_error(S->err, S->ps, "prepare", S->msg);
+	return PX_OK;
+}
+
+static int accel_prepare(struct solve *S)
+{
+	const struct px_problem *p = S->p;
+	struct accel *ac = &S->ac;
+	const int assembled = p->form == PX_FORM_ASSEMBLED;
+
+	if (!S->pa)
+		return PX_OK;
+	ac->pl = S->pa;
+	ac->ops = (const void *)px_plugin_header(S->pa);
+	ac->cnt.p = p;
+	ac->info = S->info;
+	ac->info.apply = apply_counted;
+	ac->info.ctx = &ac->cnt;
+	ac->host = (struct px_accel_host){
+		.p = &ac->info,
+		.lambda = S->lambda,
+		.project = S->fr->project,
+		.fstate = px_plugin_state(S->pf),
+		.friction_flags = S->fr->flags,
+		.friction_name = S->fr->h.name,
+		.a_rowptr = assembled ? p->rowptr : NULL,
+		.a_cols = assembled ? p->cols : NULL,
+		.a_blocks = assembled ? p->blocks : NULL,
+	};
+	ac->save = malloc(S->m * sizeof *ac->save);
+	if (!ac->save)
+		return px_error_set(S->err, PX_ERR_NOMEM, "out of memory");
+	if (ac->ops->prepare(px_plugin_state(S->pa), &ac->host, &ac->every,
+			     S->msg, sizeof S->msg))
+		return plugin_error(S->err, S->pa, "prepare", S->msg);
+	if (ac->every < 1)
+		ac->every = 1;
+	return PX_OK;
+}
+
+/* One sweep of the part the ordering picks, into *part; its change into
+ * *dn, *df, *lmax. Returns an error when the ordering's part or rewritten
+ * permutation (check = on) is broken, or a projection faulted (check =
+ * on). */
+static int solve_sweep(struct solve *S, int *part, double *dn, double *df,
+		       double *lmax)
+{
+	int changed = S->ss.sweep == 0, rc;
+	double ts;
+
+	*part = S->ord->next(px_plugin_state(S->po), &S->ss, S->wk.perm,
+			     &changed);
+	if (*part < PX_PART_FULL || *part > PX_PART_FRICTION) {
+		snprintf(S->msg, sizeof S->msg,
+			 "returned part %d, expected 0 (full), 1 (normal) or 2 (friction)",
+			 *part);
+		return plugin_error(S->err, S->po, "next", S->msg);
+	}
+	if (S->set->check && changed &&
+	    (rc = perm_error(S->err, S->po, "next", S->wk.perm, S->p->n,
+			     S->seen)))
+		return rc;
+	/* the kernel saves each contact's old impulse into wk.prev as the
+	 * sweep overwrites it: no copy of lambda before it */
+	tally_reset(&S->tally);
+	ts = now();
+	S->sch->sweep(px_plugin_state(S->ps), &S->kern, S->wk.perm, changed,
+		      *part);
+	S->rep->sweep_seconds += now() - ts;
+	if (S->set->check &&
+	    (rc = px_check_report(&S->chk, S->rep->sweeps + 1, S->err)))
+		return rc;
+	if (!tally_read(&S->tally, S->p->n, dn, df, lmax))
+		change(S->lambda, S->wk.prev, S->p->n, S->p->bs, dn, df, lmax);
+	return PX_OK;
+}
+
+/* The rfactor's verdict on the sweep just run: roll it back, or accept it
+ * and run the stop test. Fills rec. */
+static void solve_verdict(struct solve *S, int part, double dn, double df,
+			  double lmax, struct px_sweep_record *rec)
+{
+	const struct px_solver_settings *set = S->set;
+	const struct px_problem *p = S->p;
+	struct px_report *rep = S->rep;
+	const double delta = part == PX_PART_NORMAL     ? dn
+			     : part == PX_PART_FRICTION ? df
+							: px_max(dn, df);
+	/* After max_backtracks rejections R stays and sweeps are kept; a
+	 * non-finite sweep is always rolled back. */
+	const int verdict =
+		rep->rejected < set->max_backtracks
+			? S->rf->adapt(px_plugin_state(S->pr), S->last[part],
+				       delta, S->wk.r, S->nr)
+			: PX_SWEEP_ACCEPT;
+
+	rep->sweeps++;
+	*rec = (struct px_sweep_record){delta, NAN, now() - S->t0, part,
+					verdict == PX_SWEEP_ACCEPT};
+	if (verdict != PX_SWEEP_ACCEPT || !isfinite(delta)) {
+		/* w is recomputed from the restored lambda rather than
+		 * copied before every sweep: rejections are rare, the
+		 * copies were not */
+		memcpy(S->lambda, S->wk.prev, S->m * sizeof *S->lambda);
+		S->kern.refresh(S->kern.ctx, 0, p->n_bodies);
+		rep->rejected++;
+		rec->accepted = 0;
+		/* the same sweep again would give the same; an R shrunk to 0
+		 * would change nothing */
+		if (verdict == PX_SWEEP_ACCEPT)
+			rep->diverged = PX_DIVERGED_NONFINITE;
+		else if (bad_r(S->wk.r, S->nr, p->bs,
+			       S->rf->shape == PX_R_BLOCK) < S->nr)
+			rep->diverged = PX_DIVERGED_R;
+		if (rep->diverged)
+			rep->diverged_sweep = rep->sweeps;
+		return;
+	}
+	S->last[part] = delta;
+	rep->residual = delta;
+	S->ss.sweep++;
+	if (part != PX_PART_FRICTION)
+		S->ss.delta_normal = dn;
+	if (part != PX_PART_NORMAL)
+		S->ss.delta_friction = df;
+	if (set->merit == PX_MERIT_DELTA) {
+		const double tol = px_max(set->abs_tol, set->rel_tol * lmax);
+		const int quiet = delta <= tol;
+
+		rec->merit = delta;
+		if (part != PX_PART_FRICTION)
+			S->quiet_n = quiet;
+		if (part != PX_PART_NORMAL)
+			S->quiet_f = quiet;
+		rep->converged = S->quiet_n && S->quiet_f;
+	} else {
+		rec->merit = merit(p, set, S->lambda, S->wk.u, S->fr,
+				   px_plugin_state(S->pf));
+		rep->converged = rec->merit <= set->abs_tol;
+	}
+	/* A normal-only sweep leaves the friction impulses outside the set
+	 * of the new normal impulses: only a sweep that projected them may
+	 * end the solve. */
+	rep->converged &= part != PX_PART_NORMAL;
+	rep->merit = rec->merit;
+	if (rep->converged && set->merit != PX_MERIT_FC3D) {
+		rep->check = px_merit_check_ws(p, S->lambda, S->wk.u,
+					       S->fr->project,
+					       px_plugin_state(S->pf));
+		rep->converged = rep->check <= set->check_tol;
+		rep->check_failed |= !rep->converged;
+	}
+}
+
+/* 002 sec. 4.3: k_pgs sweeps, then the accelerator. Only after an
+ * accepted sweep that projected the friction rows. Returns -1 when its
+ * record could not be stored. */
+static int solve_accel(struct solve *S, int part,
+		       const struct px_sweep_record *rec)
+{
+	struct accel *ac = &S->ac;
+	int got;
+
+	if (!ac->ops || !rec->accepted || part == PX_PART_NORMAL ||
+	    ++ac->since < ac->every)
+		return 0;
+	got = accel_call(ac, 0, S->p, S->set, S->lambda, S->wk.u, &S->kern,
+			 S->fr, px_plugin_state(S->pf), S->rep);
+	ac->since = 0;
+	if (got > 0) /* a new iterate: back-tracking starts over */
+		S->last[0] = S->last[1] = S->last[2] = HUGE_VAL;
+	return got < 0 ? -1 : 0;
+}
+
+static int solve_end(struct solve *S)
+{
+	const struct px_problem *p = S->p;
+	const size_t n = p->n, bs = p->bs;
+	struct accel *ac = &S->ac;
+
+	if (ac->ops && ac->ops->finish && !S->rep->converged &&
+	    accel_call(ac, 1, p, S->set, S->lambda, S->wk.u, &S->kern, S->fr,
+		       px_plugin_state(S->pf), S->rep) < 0)
+		return -1;
+	/* perm, r, prev (u is prev), the diagonal blocks, w */
+	S->rep->work_bytes = n * sizeof *S->wk.perm +
+			     (S->nr + S->m + n * bs * bs) * sizeof(double) +
+			     (p->n_bodies * 6 + 1) * sizeof *S->wk.w +
+			     px_kernel_bytes(&S->wk.kctx) +
+			     (ac->ops ? S->m * sizeof *ac->save : 0);
+	return 0;
+}
+
+static const char accel_nomem[] =
+	"out of memory for the accelerator's records";
+
+int px_solve(const struct px_problem *p, const struct px_config *cfg,
+	     double *lambda, struct px_report *rep, struct px_error *err)
+{
+	struct solve S = {
+		.p = p,
+		.set = px_config_settings(cfg),
+		.pf = px_config_plugin(cfg, PX_KIND_FRICTION),
+		.po = px_config_plugin(cfg, PX_KIND_ORDERING),
+		.pr = px_config_plugin(cfg, PX_KIND_RFACTOR),
+		.ps = px_config_plugin(cfg, PX_KIND_SCHEDULER),
+		.pa = px_config_plugin(cfg, PX_KIND_ACCELERATOR),
+		.lambda = lambda,
+		.rep = rep,
+		.err = err,
+		.ss = {0, HUGE_VAL, HUGE_VAL},
+		.last = {HUGE_VAL, HUGE_VAL, HUGE_VAL},
+		.t0 = now(),
+	};
+	double tp;
+	int rc;
+
+	S.fr = (const void *)px_plugin_header(S.pf);
+	S.ord = (const void *)px_plugin_header(S.po);
+	S.rf = (const void *)px_plugin_header(S.pr);
+	S.sch = (const void *)px_plugin_header(S.ps);
+	S.m = p->n * p->bs;
+	S.nr = S.rf->shape == PX_R_BLOCK ? S.m * p->bs : S.m;
+	memset(rep, 0, sizeof *rep);
+	rep->residual = HUGE_VAL;
+	rep->merit = NAN;
+	rep->check = NAN;
+	rc = solve_start(&S);
+	if (!rc)
+		rc = solve_kernel(&S);
 	tp = now();
-	if (ord->prepare(px_plugin_state(po), &info, wk.perm, msg, sizeof msg)) {
-		rc = plugin_error(err, po, "prepare", msg);
-		goto out;
-	}
-	seen = malloc(n + 1);
-	if (!seen) {
-		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = perm_error(err, po, "prepare", wk.perm, n, seen)))
-		goto out;
-	if (rf->init(px_plugin_state(pr), &info,
-		     (fr->flags & PX_FRICTION_SEPARABLE) != 0, wk.r, msg,
-		     sizeof msg)) {
-		rc = plugin_error(err, pr, "init", msg);
-		goto out;
-	}
-	if ((bad = bad_r(wk.r, nr, bs, rf->shape == PX_R_BLOCK)) < nr) {
-		snprintf(msg, sizeof msg, "r[%zu] = %g, expected finite and > 0",
-			 bad, wk.r[bad]);
-		rc = plugin_error(err, pr, "init", msg);
-		goto out;
-	}
-	if (sch->prepare(px_plugin_state(ps), &kern, msg, sizeof msg)) {
-		rc = plugin_error(err, ps, "prepare", msg);
-		goto out;
-	}
-	if (pa) {
-		ac.pl = pa;
-		ac.ops = (const void *)px_plugin_header(pa);
-		ac.cnt.p = p;
-		ac.info = info;
-		ac.info.apply = apply_counted;
-		ac.info.ctx = &ac.cnt;
-		ac.host = (struct px_accel_host){
-			.p = &ac.info,
-			.lambda = lambda,
-			.project = fr->project,
-			.fstate = px_plugin_state(pf),
-			.friction_flags = fr->flags,
-			.friction_name = fr->h.name,
-		};
-		ac.save = malloc(m * sizeof *ac.save);
-		if (!ac.save) {
-			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		if (ac.ops->prepare(px_plugin_state(pa), &ac.host, &ac.every,
-				    msg, sizeof msg)) {
-			rc = plugin_error(err, pa, "prepare", msg);
-			goto out;
-		}
-		if (ac.every < 1)
-			ac.every = 1;
-	}
+	if (!rc)
+		rc = solve_prepare(&S);
+	if (!rc)
+		rc = accel_prepare(&S);
 	rep->prepare_seconds = now() - tp;
-
-	while (rep->sweeps < set->max_sweeps) {
+	while (!rc && rep->sweeps < S.set->max_sweeps) {
 		struct px_sweep_record rec;
-		int changed = ss.sweep == 0, part, verdict;
-		double dn, df, lmax, delta, ts;
+		double dn, df, lmax;
+		int part;
 
-		part = ord->next(px_plugin_state(po), &ss, wk.perm, &changed);
-		if (part < PX_PART_FULL || part > PX_PART_FRICTION) {
-			snprintf(msg, sizeof msg, "returned part %d, expected 0 (full), 1 (normal) or 2 (friction)",
-				 part);
-			rc = plugin_error(err, po, "next", msg);
-			goto out;
-		}
-		if (set->check && changed &&
-		    (rc = perm_error(err, po, "next", wk.perm, n, seen)))
-			goto out;
-		/* the kernel saves each contact's old impulse into wk.prev
-		 * as the sweep overwrites it: no copy of lambda before it */
-		tally_reset(&tally);
-		ts = now();
-		sch->sweep(px_plugin_state(ps), &kern, wk.perm, changed, part);
-		rep->sweep_seconds += now() - ts;
-		if (set->check &&
-		    (rc = px_check_report(&chk, rep->sweeps + 1, err)))
-			goto out;
-		if (!tally_read(&tally, n, &dn, &df, &lmax))
-			change(lambda, wk.prev, n, bs, &dn, &df, &lmax);
-		delta = part == PX_PART_NORMAL	 ? dn
-			: part == PX_PART_FRICTION ? df
-						   : px_max(dn, df);
-		/* After max_backtracks rejections R stays and sweeps are kept;
-		 * a non-finite sweep is always rolled back. */
-		verdict = rep->rejected < set->max_backtracks
-				  ? rf->adapt(px_plugin_state(pr), last[part],
-					      delta, wk.r, nr)
-				  : PX_SWEEP_ACCEPT;
-		rep->sweeps++;
-		rec = (struct px_sweep_record){delta, NAN, now() - t0, part,
-					       verdict == PX_SWEEP_ACCEPT};
-		if (verdict != PX_SWEEP_ACCEPT || !isfinite(delta)) {
-			/* w is recomputed from the restored lambda rather
-			 * than copied before every sweep: rejections are
-			 * rare, the copies were not */
-			memcpy(lambda, wk.prev, m * sizeof *lambda);
-			kern.refresh(kern.ctx, 0, nb);
-			rep->rejected++;
-			rec.accepted = 0;
-			/* the same sweep again would give the same; an R
-			 * shrunk to 0 would change nothing */
-			if (verdict == PX_SWEEP_ACCEPT)
-				rep->diverged = PX_DIVERGED_NONFINITE;
-			else if (bad_r(wk.r, nr, bs, rf->shape == PX_R_BLOCK) < nr)
-				rep->diverged = PX_DIVERGED_R;
-			if (rep->diverged)
-				rep->diverged_sweep = rep->sweeps;
-		} else {
-			last[part] = delta;
-			rep->residual = delta;
-			ss.sweep++;
-			if (part != PX_PART_FRICTION)
-				ss.delta_normal = dn;
-			if (part != PX_PART_NORMAL)
-				ss.delta_friction = df;
-			if (set->merit == PX_MERIT_DELTA) {
-				double tol = px_max(set->abs_tol,
-						    set->rel_tol * lmax);
-				int quiet = delta <= tol;
-
-				rec.merit = delta;
-				if (part != PX_PART_FRICTION)
-					quiet_n = quiet;
-				if (part != PX_PART_NORMAL)
-					quiet_f = quiet;
-				rep->converged = quiet_n && quiet_f;
-			} else {
-				rec.merit = merit(p, set, lambda, wk.u, fr,
-						  px_plugin_state(pf));
-				rep->converged = rec.merit <= set->abs_tol;
-			}
-			/* A normal-only sweep leaves the friction impulses
-			 * outside the set of the new normal impulses: only a
-			 * sweep that projected them may end the solve. */
-			rep->converged &= part != PX_PART_NORMAL;
-			rep->merit = rec.merit;
-			if (rep->converged && set->merit != PX_MERIT_FC3D) {
-				rep->check = px_merit_check_ws(
-					p, lambda, wk.u, fr->project,
-					px_plugin_state(pf));
-				rep->converged = rep->check <= set->check_tol;
-				rep->check_failed |= !rep->converged;
-			}
-		}
-		if (history_push(rep, &cap, &rec)) {
+		rc = solve_sweep(&S, &part, &dn, &df, &lmax);
+		if (rc)
+			break;
+		solve_verdict(&S, part, dn, df, lmax, &rec);
+		if (history_push(rep, &S.cap, &rec)) {
 			rc = px_error_set(err, PX_ERR_NOMEM,
 					  "out of memory for the history");
-			goto out;
+			break;
 		}
 		if (rep->converged || rep->diverged)
 			break;
-		/* 002 sec. 4.3: k_pgs sweeps, then the subspace steps. Only
-		 * after a sweep that projected the friction rows. */
-		if (ac.ops && rec.accepted && part != PX_PART_NORMAL &&
-		    ++ac.since >= ac.every) {
-			int got = accel_call(&ac, 0, p, set, lambda, wk.u, &kern,
-					     fr, px_plugin_state(pf), rep);
-
-			ac.since = 0;
-			if (got < 0)
-				goto nomem;
-			if (got) {
-				/* a new iterate: back-tracking starts over */
-				last[0] = last[1] = last[2] = HUGE_VAL;
-				if (rep->converged)
-					break;
-			}
-		}
+		if (solve_accel(&S, part, &rec) < 0)
+			rc = px_error_set(err, PX_ERR_NOMEM, "%s", accel_nomem);
+		else if (rep->converged)
+			break;
 	}
-	if (ac.ops && ac.ops->finish && !rep->converged &&
-	    accel_call(&ac, 1, p, set, lambda, wk.u, &kern, fr,
-		       px_plugin_state(pf), rep) < 0)
-		goto nomem;
-	/* perm, r, prev (u is prev), the diagonal blocks, w */
-	rep->work_bytes = n * sizeof *wk.perm +
-			  (nr + m + n * bs * bs) * sizeof(double) +
-			  (nb * 6 + 1) * sizeof *wk.w +
-			  px_kernel_bytes(&wk.kctx) +
-			  (ac.ops ? m * sizeof *ac.save : 0);
-	rc = PX_OK;
-	goto out;
-nomem:
-	rc = px_error_set(err, PX_ERR_NOMEM,
-			  "out of memory for the accelerator's records");
-out:
-	rep->seconds = now() - t0;
-	work_free(&wk);
-	free(ac.save);
-	free(seen);
+	if (!rc && solve_end(&S) < 0)
+		rc = px_error_set(err, PX_ERR_NOMEM, "%s", accel_nomem);
+	rep->seconds = now() - S.t0;
+	work_free(&S.wk);
+	free(S.ac.save);
+	free(S.seen);
 	if (rc)
 		px_report_free(rep);
 	return rc;

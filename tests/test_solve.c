@@ -311,12 +311,14 @@ Test(solve, sweep_limit_and_history)
 	px_config_free(cfg);
 }
 
-/* 4000 sweeps on Capsules with the defaults and max_backtracks; the caller
+/* 4000 sweeps on Capsules with the defaults but 001's back-tracking (any
+ * growth of delta rejects: growth = 1) and max_backtracks; the caller
  * frees rep. */
-static void solve_capsules(uint64_t max_backtracks, struct px_report *rep)
+static void solve_capsules_growth(uint64_t max_backtracks, double growth,
+				  struct px_report *rep)
 {
-	char path[4096];
-	struct px_config *cfg = defaults();
+	char path[4096], text[128];
+	struct px_config *cfg;
 	struct px_problem *p;
 	double *lambda;
 
@@ -324,6 +326,9 @@ static void solve_capsules(uint64_t max_backtracks, struct px_report *rep)
 						sizeof path),
 				 &p, NULL),
 		     PX_OK);
+	snprintf(text, sizeof text, "[rfactor]\nplugin = local\ngrowth = %g\n",
+		 growth);
+	cfg = config_from_text(text);
 	lambda = calloc(px_problem_n_contacts(p) * 3, sizeof *lambda);
 	px_config_settings_mut(cfg)->max_sweeps = 4000;
 	px_config_settings_mut(cfg)->max_backtracks = max_backtracks;
@@ -331,6 +336,28 @@ static void solve_capsules(uint64_t max_backtracks, struct px_report *rep)
 	free(lambda);
 	px_problem_destroy(p);
 	px_config_free(cfg);
+}
+
+static void solve_capsules(uint64_t max_backtracks, struct px_report *rep)
+{
+	solve_capsules_growth(max_backtracks, 1.0, rep);
+}
+
+/* Issue 20: with 001's rule (growth = 1) the local strategy rejects a
+ * sweep whenever delta wobbles up on its plateau, 100 times in 4000
+ * sweeps on Capsules, and r shrinks to 0.9^100 of its start; with the
+ * default growth = 1.1 a rejected sweep is the exception. */
+Test(solve, backtracking_growth_keeps_plateau_sweeps)
+{
+	struct px_report strict, tolerant;
+
+	solve_capsules_growth(100, 1.0, &strict);
+	solve_capsules_growth(100, 1.1, &tolerant);
+	cr_assert_eq(strict.rejected, 100);
+	cr_assert_leq(tolerant.rejected, 2, "%llu rejected",
+		      (unsigned long long)tolerant.rejected);
+	px_report_free(&strict);
+	px_report_free(&tolerant);
 }
 
 /* On Capsules the local strategy rejects sweeps: every rejected sweep had a

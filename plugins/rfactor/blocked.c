@@ -20,16 +20,19 @@
 
 #include <proxima/plugin.h>
 
-enum { P_NU };
+enum { P_NU, P_GROWTH };
 
 static const struct px_param_decl blocked_params[] = {
 	[P_NU] = {"nu", PX_PARAM_REAL, "0.5",
 		  "back-tracking: R <- nu R when a sweep's residual grew (1: never reject)",
 		  1e-6, 1.0, NULL},
+	[P_GROWTH] = {"growth", PX_PARAM_REAL, "1.1",
+		      "back-tracking rejects a sweep only when its delta exceeds growth times the last accepted one (1: any growth, as 001)",
+		      1.0, 1e6, NULL},
 };
 
 struct blocked {
-	double nu;
+	double nu, growth;
 };
 
 static int blocked_create(const union px_value *v, void **state, char *err,
@@ -42,6 +45,7 @@ static int blocked_create(const union px_value *v, void **state, char *err,
 		return -1;
 	}
 	s->nu = v[P_NU].r;
+	s->growth = v[P_GROWTH].r;
 	*state = s;
 	return 0;
 }
@@ -92,7 +96,8 @@ static int blocked_adapt(void *state, double residual_prev,
 {
 	const struct blocked *s = state;
 
-	return px_backtrack(s->nu, residual_prev, residual_new, r, n_r);
+	return px_backtrack_growth(s->nu, s->growth, residual_prev,
+				   residual_new, r, n_r);
 }
 
 /* What `proxima plugins --describe blocked` prints (ABI 1.4). */

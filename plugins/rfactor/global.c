@@ -15,7 +15,7 @@
 
 #include <proxima/plugin.h>
 
-enum { P_R, P_NU, P_STEPS };
+enum { P_R, P_NU, P_STEPS, P_GROWTH };
 
 static const struct px_param_decl global_params[] = {
 	[P_R] = {"r", PX_PARAM_STRING, "auto",
@@ -27,11 +27,14 @@ static const struct px_param_decl global_params[] = {
 	[P_STEPS] = {"lanczos_steps", PX_PARAM_INT, "20",
 		     "auto: Lanczos steps for the eigenvalue estimates", 2, 1000,
 		     NULL},
+	[P_GROWTH] = {"growth", PX_PARAM_REAL, "1.1",
+		      "back-tracking rejects a sweep only when its delta exceeds growth times the last accepted one (1: any growth, as 001)",
+		      1.0, 1e6, NULL},
 };
 
 struct global {
 	double r; /* 0: auto */
-	double nu;
+	double nu, growth;
 	long steps;
 };
 
@@ -61,6 +64,7 @@ static int global_create(const union px_value *v, void **state, char *err,
 	}
 	s->r = r;
 	s->nu = v[P_NU].r;
+	s->growth = v[P_GROWTH].r;
 	s->steps = v[P_STEPS].i;
 	*state = s;
 	return 0;
@@ -200,7 +204,8 @@ static int global_adapt(void *state, double residual_prev, double residual_new,
 {
 	const struct global *s = state;
 
-	return px_backtrack(s->nu, residual_prev, residual_new, r, n_r);
+	return px_backtrack_growth(s->nu, s->growth, residual_prev,
+				   residual_new, r, n_r);
 }
 
 /* What `proxima plugins --describe global` prints (ABI 1.4). */

@@ -1,7 +1,8 @@
 /* Solver configuration from an INI file (DESIGN.md section 6), read with inih.
  *
  *   [solver]     max_sweeps, abs_tol, rel_tol, merit, natural_r,
- *                max_backtracks, check_tol, kernel, check
+ *                max_backtracks, check_tol, kernel, check, local_solve,
+ *                local_tol, local_max_iter
  *   [friction]   plugin = NAME and that plugin's declared keys
  *   [ordering]   ditto
  *   [rfactor]    ditto
@@ -54,6 +55,14 @@ enum px_kernel_choice {
 	PX_KERNEL_GENERIC = 1, /* always the general kernel (for comparisons) */
 };
 
+/* [solver] local_solve: what one visit of a contact does. */
+enum px_local_solve {
+	PX_LOCAL_PROJECTION = 0, /* one projection with the r-factors */
+	PX_LOCAL_NEWTON = 1,     /* its one-contact problem solved to
+				    local_tol (Alart-Curnier Newton on the
+				    diagonal block; disc friction only) */
+};
+
 struct px_solver_settings {
 	uint64_t max_sweeps; /* sweeps, rejected ones included */
 	double abs_tol;      /* stop when the merit <= abs_tol ...          */
@@ -68,6 +77,10 @@ struct px_solver_settings {
 	int kernel;          /* enum px_kernel_choice */
 	int check;           /* check the friction plugin's projections
 				(core/check.h): a fault is an error naming it */
+	/* issue 20: how a visit solves its contact (enum px_local_solve) */
+	int local_solve;
+	double local_tol;        /* newton: relative residual of a visit */
+	uint64_t local_max_iter; /* newton: steps per visit */
 };
 
 struct px_config;

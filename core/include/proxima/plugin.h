@@ -62,6 +62,13 @@
  *        runs its set-up of a solve. Hosts read it only from plugins of
  *        minor >= 6 whose ops_size covers it. Plugins built against
  *        1.0-1.5 load as before.
+ *   1.7  struct px_accel_host (host to plugin) gains a_rowptr, a_cols and
+ *        a_blocks, which every 1.7 host fills: an assembled problem's A
+ *        in block CSR (NULL for factorized and rigid problems), from
+ *        which an accelerator may build a sparse Jacobian (ssn, issue
+ *        20). Accelerators that need them declare minor 7; plugins built
+ *        against 1.0-1.6 load as before. The helper px_backtrack_growth:
+ *        back-tracking that rejects only a growth by more than a factor.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -76,7 +83,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 6u
+#define PX_ABI_MINOR 7u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -431,6 +438,15 @@ struct px_accel_host {
 	const void *fstate;
 	uint32_t friction_flags;
 	const char *friction_name;
+	/* ABI 1.7. An assembled problem's A (block CSR: contact k's blocks
+	 * are a_blocks[q * bs * bs ..], bs x bs row-major, of the columns
+	 * a_cols[q] for q in [a_rowptr[k], a_rowptr[k + 1])), which every
+	 * 1.7 host gives, so that an accelerator may factorize a matrix of
+	 * A's pattern; NULL for factorized and rigid problems (their pattern
+	 * is that of body_a, body_b: contacts sharing a dynamic body). */
+	const size_t *a_rowptr;
+	const uint32_t *a_cols;
+	const double *a_blocks;
 };
 
 /* Flags of a step's result. */
@@ -567,16 +583,33 @@ static inline int px_spd_inverse(const double *a, uint32_t n, double *inv)
 	return 1;
 }
 
-/* The back-tracking rule of 001 sec. 4.2 for rfactor adapt: a sweep whose
- * residual grew is rejected and every r scaled by nu (nu >= 1: never). */
-static inline int px_backtrack(double nu, double residual_prev,
-			       double residual_new, double *r, size_t n_r)
+/* The back-tracking rule of 001 sec. 4.2 for rfactor adapt, with a
+ * tolerance (ABI 1.7): a sweep whose residual grew to more than growth
+ * times the last accepted one is rejected and every r scaled by nu (nu >=
+ * 1: never). growth = 1 is 001's rule. A growth above 1 keeps the sweeps
+ * of a slow linear convergence, whose delta wobbles around a plateau by
+ * far less than that (issue 20: on Capsules-i122 growth = 1 rejected
+ * sweeps whose delta grew by a few parts in 1e3, 100 times, and shrank r
+ * to 0.9^100 of its start), while a divergent r still grows delta past
+ * it within a few sweeps. */
+static inline int px_backtrack_growth(double nu, double growth,
+				      double residual_prev,
+				      double residual_new, double *r,
+				      size_t n_r)
 {
-	if (nu >= 1.0 || !(residual_new > residual_prev))
+	if (nu >= 1.0 || !(residual_new > growth * residual_prev))
 		return PX_SWEEP_ACCEPT;
 	for (size_t i = 0; i < n_r; i++)
 		r[i] *= nu;
 	return PX_SWEEP_REJECT;
+}
+
+/* 001's rule: px_backtrack_growth with growth = 1. */
+static inline int px_backtrack(double nu, double residual_prev,
+			       double residual_new, double *r, size_t n_r)
+{
+	return px_backtrack_growth(nu, 1.0, residual_prev, residual_new, r,
+				   n_r);
 }
 
 #ifdef __cplusplus

@@ -1,0 +1,540 @@
+/* Accelerator `ssn`: a semismooth Newton method on the whole problem
+ * (issue 20), switched on when Gauss-Seidel stagnates.
+ *
+ * The reformulation is Alart and Curnier's, contact by contact with
+ * u = A x + b:
+ *
+ *     y_n = x_n - rho_n u_n,            y_t = x_t - rho_t u_t
+ *     phi_n = x_n - max(0, y_n)
+ *     phi_t = x_t - proj_{disc(mu max(0, y_n))}(y_t)
+ *
+ * (rho_n = 1 / A_nn, rho_t = 2 / (A_ss + A_tt) per contact), whose zeros
+ * are the solutions of the Coulomb problem. With G_k the generalized
+ * derivative of contact k's projection at y_k, a Jacobian of phi is
+ *
+ *     J = (I - G) + G diag(rho) A,
+ *
+ * sparse with A's block pattern and not symmetric: each Newton step solves
+ * (J + r I) d = -phi, r = ||phi|| / ||x|| within [reg, 1e-2] (Levenberg
+ * and Marquardt's choice: A is rank-deficient wherever contacts outnumber
+ * the freedoms of the bodies, and r vanishes with phi), with UMFPACK (SuiteSparse's multifrontal sparse LU, Debian's
+ * libsuitesparse-dev: J is unsymmetric and changes its values, never its
+ * pattern, so the symbolic analysis is done once per solve and only the
+ * numeric factorization per step), then a back-tracking line search on
+ * the merit ||phi||^2 (Armijo, halving; one product with A per trial).
+ * A (ssn_matrix.c) is copied from an assembled problem or probed through
+ * the host's product on a factorized or rigid one, at the first Newton run
+ * of a solve (it allocates then, once).
+ *
+ * Stagnation test: the driver calls step after every accepted sweep
+ * (every = 1); the plugin measures the sweep's change d = ||lambda -
+ * lambda_prev||_inf and runs Newton when, over the last `window` sweeps,
+ * the change shrank by less than `rate` per sweep on average (Gauss-Seidel
+ * converging linearly at a slow rate, or not at all). After a run that
+ * cut the merit 100x, the next call runs Newton again without waiting;
+ * after one that cut it less, the test waits a window of sweeps; after a
+ * run that failed, 2, 4, ... 64 windows. A call returns the best iterate it saw by its merit, the entry
+ * iterate included: when a step fails (singular J, no descent) the
+ * Gauss-Seidel iterate stays. Disc friction on 3-row contacts only. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <suitesparse/umfpack.h>
+
+#include <proxima/plugin.h>
+
+#include "ssn_matrix.h"
+
+struct ssn {
+	long window, max_newton;
+	double rate, tol, reg;
+	struct ssn_matrix a;
+	size_t n, m, nnz;
+	int *jp, *ji;   /* J's rows as UMFPACK's columns: it sees J^T */
+	double *jx;
+	void *symbolic;
+	double *rho;                       /* rho_n, rho_t per contact */
+	double *g;                         /* G_k, 9 per contact */
+	double *x, *u, *phi, *d, *xt, *ut, *phit, *prev, *hist;
+	size_t nh;       /* changes in hist (a ring of window + 1) */
+	long wait, fails;
+	int hot, have_prev, built;
+	/* statistics of the solve */
+	unsigned long long runs, steps, failed, factor_fail, regularized;
+	double last_merit;
+};
+
+static const struct px_param_decl ssn_params[] = {
+	{"window", PX_PARAM_INT, "10",
+	 "stagnation test: sweeps over which the change of lambda is compared",
+	 1, 10000, NULL},
+	{"rate", PX_PARAM_REAL, "0.8",
+	 "stagnation test: run Newton when the change shrank by less than this factor per sweep on average",
+	 0, 1, NULL},
+	{"max_newton", PX_PARAM_INT, "30", "Newton steps per call at most", 1,
+	 10000, NULL},
+	{"tol", PX_PARAM_REAL, "1e-14",
+	 "a run stops when ||phi||_inf <= tol ||lambda||_inf", 0, 1, NULL},
+	{"reg", PX_PARAM_REAL, "1e-10",
+	 "the least regularization: J + r I is factorized with r = ||phi|| / ||lambda|| within [reg, 1e-2] (A is rank-deficient where contacts outnumber the freedoms of the bodies); a singular one is retried with 100 times more",
+	 0, 1e-2, NULL},
+};
+
+static int ssn_create(const union px_value *v, void **state, char *err,
+		      size_t errlen)
+{
+	struct ssn *s = calloc(1, sizeof *s);
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return 1;
+	}
+	s->window = v[0].i;
+	s->rate = v[1].r;
+	s->max_newton = v[2].i;
+	s->tol = v[3].r;
+	s->reg = v[4].r;
+	*state = s;
+	return 0;
+}
+
+static void free_arrays(struct ssn *s)
+{
+	ssn_matrix_free(&s->a);
+	if (s->symbolic)
+		umfpack_di_free_symbolic(&s->symbolic);
+	s->symbolic = NULL;
+	free(s->jp);
+	free(s->ji);
+	free(s->jx);
+	free(s->rho);
+	free(s->g);
+	free(s->x);
+	free(s->u);
+	free(s->phi);
+	free(s->d);
+	free(s->xt);
+	free(s->ut);
+	free(s->phit);
+	free(s->prev);
+	free(s->hist);
+	s->jp = s->ji = NULL;
+	s->jx = s->rho = s->g = s->x = s->u = s->phi = s->d = NULL;
+	s->xt = s->ut = s->phit = s->prev = s->hist = NULL;
+}
+
+static void ssn_destroy(void *state)
+{
+	free_arrays(state);
+	free(state);
+}
+
+/* J's pattern: scalar row 3i + r holds, for every block (i, j) of A, the
+ * columns 3j .. 3j + 2, in order. */
+static void jacobian_pattern(struct ssn *s)
+{
+	const struct ssn_matrix *a = &s->a;
+	size_t at = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		for (int r = 0; r < 3; r++) {
+			s->jp[3 * i + r] = (int)at;
+			for (size_t q = a->ptr[i]; q < a->ptr[i + 1]; q++)
+				for (int c = 0; c < 3; c++)
+					s->ji[at++] = (int)(3 * a->col[q] + c);
+		}
+	s->jp[s->m] = (int)at;
+}
+
+/* A, J's pattern and the work arrays, built at the first Newton run of a
+ * solve (a solve that never stagnates pays nothing for them). 0, or -1
+ * (out of memory, or more non-zeros than UMFPACK's int indices hold). */
+static int newton_ready(struct ssn *s, const struct px_accel_host *h)
+{
+	const size_t n = s->n, m = s->m;
+
+	if (s->built)
+		return 0;
+	if (ssn_matrix_build(&s->a, h))
+		return -1;
+	s->nnz = 9 * s->a.ptr[n];
+	if (s->nnz > (size_t)2147483647)
+		return -1;
+	s->jp = malloc((m + 1) * sizeof *s->jp);
+	s->ji = malloc((s->nnz + 1) * sizeof *s->ji);
+	s->jx = malloc((s->nnz + 1) * sizeof *s->jx);
+	s->rho = malloc((2 * n + 1) * sizeof *s->rho);
+	s->g = malloc((9 * n + 1) * sizeof *s->g);
+	s->x = malloc((m + 1) * sizeof *s->x);
+	s->u = malloc((m + 1) * sizeof *s->u);
+	s->phi = malloc((m + 1) * sizeof *s->phi);
+	s->d = malloc((m + 1) * sizeof *s->d);
+	s->xt = malloc((m + 1) * sizeof *s->xt);
+	s->ut = malloc((m + 1) * sizeof *s->ut);
+	s->phit = malloc((m + 1) * sizeof *s->phit);
+	if (!s->jp || !s->ji || !s->jx || !s->rho || !s->g || !s->x ||
+	    !s->u || !s->phi || !s->d || !s->xt || !s->ut || !s->phit)
+		return -1;
+	jacobian_pattern(s);
+	for (size_t k = 0; k < n; k++) {
+		const double *D = s->a.blk + 9 * s->a.diag[k];
+		const double dt = 0.5 * (D[4] + D[8]);
+
+		s->rho[2 * k] = D[0] > 0.0 ? 1.0 / D[0] : 1.0;
+		s->rho[2 * k + 1] = dt > 0.0 ? 1.0 / dt : 1.0;
+	}
+	s->built = 1;
+	return 0;
+}
+
+static int ssn_prepare(void *state, const struct px_accel_host *h,
+		       uint64_t *every, char *err, size_t errlen)
+{
+	struct ssn *s = state;
+	const struct px_problem_info *p = h->p;
+	const size_t n = p->n_contacts, m = 3 * n;
+
+	free_arrays(s);
+	s->built = 0;
+	if (p->bs != 3 || !(h->friction_flags & PX_FRICTION_IS_DISC)) {
+		snprintf(err, errlen,
+			 "supports the disc friction set on 3-row contacts only (friction plugin '%s', %u rows per contact)",
+			 h->friction_name, (unsigned)p->bs);
+		return 1;
+	}
+	if (!(h->a_rowptr && h->a_cols && h->a_blocks) &&
+	    !(p->body_a && p->body_b)) {
+		snprintf(err, errlen,
+			 "the host gives neither the blocks of A nor the bodies of the contacts (plugin ABI 1.7)");
+		return 1;
+	}
+	s->n = n;
+	s->m = m;
+	s->prev = malloc((m + 1) * sizeof *s->prev);
+	s->hist = malloc(((size_t)s->window + 1) * sizeof *s->hist);
+	if (!s->prev || !s->hist) {
+		snprintf(err, errlen, "out of memory for %zu contacts", n);
+		return 1;
+	}
+	s->nh = 0;
+	s->wait = s->fails = 0;
+	s->hot = s->have_prev = 0;
+	s->runs = s->steps = s->failed = s->factor_fail = 0;
+	s->regularized = 0;
+	s->last_merit = NAN;
+	*every = 1;
+	return 0;
+}
+
+/* phi at x from u = A x + b, and (g not NULL) each contact's G. Returns
+ * ||phi||^2. */
+static double ac_phi(const struct ssn *s, const struct px_problem_info *p,
+		     const double *x, const double *u, double *phi, double *g)
+{
+	double psi = 0.0;
+
+	for (size_t k = 0; k < s->n; k++) {
+		const double *xk = x + 3 * k, *uk = u + 3 * k;
+		const double rn = s->rho[2 * k], rt = s->rho[2 * k + 1];
+		const double mu = p->friction[k].mu;
+		const double yn = xk[0] - rn * uk[0];
+		const double yt[2] = {xk[1] - rt * uk[1], xk[2] - rt * uk[2]};
+		const double R = yn > 0.0 ? mu * yn : 0.0;
+		const double nrm = hypot(yt[0], yt[1]);
+		double *f = phi + 3 * k, *G = g ? g + 9 * k : NULL;
+
+		f[0] = xk[0] - (yn > 0.0 ? yn : 0.0);
+		if (G)
+			memset(G, 0, 9 * sizeof *G);
+		if (G && yn > 0.0)
+			G[0] = 1.0;
+		if (nrm <= R) {
+			f[1] = xk[1] - yt[0];
+			f[2] = xk[2] - yt[1];
+			if (G) {
+				G[4] = G[8] = 1.0;
+			}
+		} else {
+			const double h0 = yt[0] / nrm, h1 = yt[1] / nrm;
+			const double c = R / nrm;
+
+			f[1] = xk[1] - R * h0;
+			f[2] = xk[2] - R * h1;
+			if (G) {
+				if (yn > 0.0) {
+					G[3] = mu * h0;
+					G[6] = mu * h1;
+				}
+				G[4] = c * (1.0 - h0 * h0);
+				G[5] = G[7] = -c * h0 * h1;
+				G[8] = c * (1.0 - h1 * h1);
+			}
+		}
+		psi += f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
+	}
+	return psi;
+}
+
+/* J's values: row block i is (I - G_i) on the diagonal block plus
+ * G_i diag(rho_i) A_ij for every block j. */
+static void jacobian_values(struct ssn *s, double reg)
+{
+	const struct ssn_matrix *a = &s->a;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const double *G = s->g + 9 * i;
+		const double rho[3] = {s->rho[2 * i], s->rho[2 * i + 1],
+				       s->rho[2 * i + 1]};
+		const size_t nb = a->ptr[i + 1] - a->ptr[i];
+
+		for (size_t q = a->ptr[i]; q < a->ptr[i + 1]; q++) {
+			const double *B = a->blk + 9 * q;
+			const size_t off = q - a->ptr[i];
+
+			for (int r = 0; r < 3; r++)
+				for (int c = 0; c < 3; c++) {
+					double v = 0.0;
+
+					for (int l = 0; l < 3; l++)
+						v += G[3 * r + l] * rho[l] *
+						     B[3 * l + c];
+					if (q == a->diag[i])
+						v += (r == c) * (1.0 + reg) -
+						     G[3 * r + c];
+					/* scalar row 3i + r: nb blocks of 3 */
+					s->jx[a->ptr[i] * 9 + r * 3 * nb +
+					      3 * off + c] = v;
+				}
+		}
+	}
+}
+
+/* d = -(J + reg I)^-1 phi, reg from s->reg up 100x at a time while the
+ * factorization finds J singular. Returns 0, or -1 when UMFPACK fails
+ * (singular up to reg 1e-2, out of memory). */
+static int newton_direction(struct ssn *s, double reg)
+{
+	double info[UMFPACK_INFO];
+	void *numeric = NULL;
+	int st;
+
+	for (;;) {
+		jacobian_values(s, reg);
+		if (!s->symbolic &&
+		    umfpack_di_symbolic((int)s->m, (int)s->m, s->jp, s->ji,
+					s->jx, &s->symbolic, NULL,
+					info) != UMFPACK_OK) {
+			s->symbolic = NULL;
+			return -1;
+		}
+		st = umfpack_di_numeric(s->jp, s->ji, s->jx, s->symbolic,
+					&numeric, NULL, info);
+		if (st == UMFPACK_OK)
+			break;
+		if (numeric)
+			umfpack_di_free_numeric(&numeric);
+		numeric = NULL;
+		if (st != UMFPACK_WARNING_singular_matrix || reg >= 1e-2)
+			return -1;
+		reg = reg > 0.0 ? reg * 100.0 : 1e-12;
+		s->regularized++;
+	}
+	for (size_t i = 0; i < s->m; i++)
+		s->phit[i] = -s->phi[i];
+	/* UMFPACK holds J^T (J's rows as its columns): solve its
+	 * transpose */
+	st = umfpack_di_solve(UMFPACK_At, s->jp, s->ji, s->jx, s->d, s->phit,
+			      numeric, NULL, info);
+	umfpack_di_free_numeric(&numeric);
+	if (st != UMFPACK_OK)
+		return -1;
+	for (size_t i = 0; i < s->m; i++)
+		if (!isfinite(s->d[i]))
+			return -1;
+	return 0;
+}
+
+static double inf_norm(const double *v, size_t m)
+{
+	double r = 0.0;
+
+	for (size_t i = 0; i < m; i++)
+		r = fmax(r, fabs(v[i]));
+	return r;
+}
+
+/* The regularization of a step at merit psi: ||phi|| / ||x|| (Levenberg-
+ * Marquardt's choice, which keeps the local convergence superlinear: it
+ * vanishes with phi), within [reg, 1e-2]. */
+static double reg_of(const struct ssn *s, double psi)
+{
+	double xx = 0.0, r;
+
+	for (size_t i = 0; i < s->m; i++)
+		xx += s->x[i] * s->x[i];
+	r = xx > 0.0 ? sqrt(psi / xx) : s->reg;
+	return fmin(1e-2, fmax(s->reg, r));
+}
+
+/* Whether Gauss-Seidel stagnates: the change of this sweep against the
+ * one `window` sweeps before. */
+static int stagnates(struct ssn *s, const double *lambda)
+{
+	const size_t w = (size_t)s->window;
+	double dnow = 0.0;
+
+	if (!s->have_prev) {
+		memcpy(s->prev, lambda, s->m * sizeof *s->prev);
+		s->have_prev = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < s->m; i++)
+		dnow = fmax(dnow, fabs(lambda[i] - s->prev[i]));
+	memcpy(s->prev, lambda, s->m * sizeof *s->prev);
+	s->hist[s->nh % (w + 1)] = dnow;
+	s->nh++;
+	if (s->wait > 0) {
+		s->wait--;
+		return 0;
+	}
+	if (s->hot)
+		return 1;
+	if (s->nh < w + 1 || dnow == 0.0)
+		return 0;
+	/* hist[(nh - 1 - w) % (w + 1)] is the change w sweeps before */
+	return dnow > pow(s->rate, (double)w) * s->hist[s->nh % (w + 1)];
+}
+
+static void ssn_step(void *state, const struct px_accel_host *h,
+		     struct px_accel_result *res)
+{
+	struct ssn *s = state;
+	const struct px_problem_info *p = h->p;
+	const size_t m = s->m;
+	double psi, psi0;
+	uint32_t it;
+
+	if (!stagnates(s, h->lambda))
+		return;
+	if (newton_ready(s, h)) {
+		/* out of memory: no Newton in this solve */
+		res->flags |= PX_ACCEL_SINGULAR;
+		s->wait = INT32_MAX;
+		return;
+	}
+	s->runs++;
+	memcpy(s->x, h->lambda, m * sizeof *s->x);
+	p->apply(p->ctx, s->x, s->u, 1);
+	psi0 = psi = ac_phi(s, p, s->x, s->u, s->phi, s->g);
+	res->merit_in = sqrt(psi0);
+	for (it = 0; it < (uint32_t)s->max_newton; it++) {
+		double t = 1.0, psit = HUGE_VAL;
+		int ok = 0;
+
+		if (!(inf_norm(s->phi, m) > s->tol * inf_norm(s->x, m)))
+			break;
+		if (newton_direction(s, reg_of(s, psi))) {
+			res->flags |= PX_ACCEL_SINGULAR;
+			s->factor_fail++;
+			break;
+		}
+		for (int ls = 0; ls < 20 && !ok; ls++, t *= 0.5) {
+			for (size_t i = 0; i < m; i++)
+				s->xt[i] = s->x[i] + t * s->d[i];
+			p->apply(p->ctx, s->xt, s->ut, 1);
+			psit = ac_phi(s, p, s->xt, s->ut, s->phit, NULL);
+			ok = psit <= (1.0 - 1e-4 * t) * psi;
+		}
+		res->inner++;
+		res->merit_last = sqrt(psit);
+		if (!ok) {
+			res->flags |= PX_ACCEL_FALLBACK;
+			break;
+		}
+		memcpy(s->x, s->xt, m * sizeof *s->x);
+		memcpy(s->u, s->ut, m * sizeof *s->u);
+		psi = ac_phi(s, p, s->x, s->u, s->phi, s->g);
+	}
+	s->steps += it;
+	res->substeps = it;
+	if (psi < psi0) {
+		memcpy(h->lambda, s->x, m * sizeof *s->x);
+		res->replaced = 1;
+		res->merit_out = sqrt(psi);
+		s->hot = psi <= 0.01 * psi0;
+		s->fails = 0;
+		/* progress, but not Newton's: a window of sweeps first */
+		s->wait = s->hot ? 0 : s->window;
+	} else {
+		res->merit_out = res->merit_in;
+		s->hot = 0;
+		s->failed++;
+		s->fails += s->fails < 6;
+		s->wait = s->window << s->fails;
+	}
+	s->last_merit = res->merit_out;
+}
+
+static void ssn_describe(const void *state, char *buf, size_t len)
+{
+	const struct ssn *s = state;
+
+	snprintf(buf, len,
+		 "ssn: %llu Newton runs, %llu steps, %llu runs failed (%llu factorizations failed, %llu raised reg); last merit %.3g; A %zu blocks%s%u colors, %llu products)",
+		 s->runs, s->steps, s->failed, s->factor_fail,
+		 s->regularized, s->last_merit,
+		 s->a.ptr ? s->a.ptr[s->n] : 0,
+		 s->a.colors ? " (probed: " : " (copied, ",
+		 s->a.colors, (unsigned long long)s->a.products);
+}
+
+/* What `proxima plugins --describe ssn` prints (ABI 1.4). */
+static const char ssn_doc[] =
+	"Semismooth Newton on the whole problem (issue 20), switched on when\n"
+	"Gauss-Seidel stagnates. The reformulation is Alart and Curnier's:\n"
+	"phi(x) = x - P(x - diag(rho) (A x + b)), P the projection onto R+ x\n"
+	"disc(mu max(0, y_n)) per contact, rho_n = 1/A_nn, rho_t = 2/(A_ss +\n"
+	"A_tt). A Jacobian is J = (I - G) + G diag(rho) A (G the projection's\n"
+	"generalized derivative), sparse and unsymmetric: each step solves J d\n"
+	"= -phi with UMFPACK (SuiteSparse), the symbolic analysis once per\n"
+	"solve, then a back-tracking line search on ||phi||^2.\n"
+	"\n"
+	"The driver calls it after every accepted sweep; it runs Newton when\n"
+	"the change of lambda shrank by less than `rate` per sweep over the\n"
+	"last `window` sweeps, up to max_newton steps or ||phi||_inf <= tol\n"
+	"||lambda||_inf. A run that cut the merit 100x is followed by another\n"
+	"after the next sweep, one that cut it less after a window of sweeps;\n"
+	"after a failed run the test waits 2, 4, ... 64 windows. It returns the best iterate by its merit, the one it was\n"
+	"given included: a failed step leaves the Gauss-Seidel iterate.\n"
+	"\n"
+	"A is copied from an assembled problem (plugin ABI 1.7) or probed on\n"
+	"a factorized or rigid one through the product (one per color of a\n"
+	"distance-2 coloring of the contacts and per row). Disc friction on\n"
+	"3-row contacts only. UMFPACK allocates its factors inside each step.\n";
+
+static const struct px_accelerator_ops ssn_ops = {
+	.h = {
+		.abi_major = PX_ABI_MAJOR,
+		.abi_minor = PX_ABI_MINOR,
+		.kind = PX_KIND_ACCELERATOR,
+		.ops_size = sizeof(struct px_accelerator_ops),
+		.name = "ssn",
+		.summary = "semismooth Newton (Alart-Curnier, UMFPACK) on the whole problem when Gauss-Seidel stagnates; never returns a worse iterate",
+		.params = ssn_params,
+		.n_params = sizeof ssn_params / sizeof *ssn_params,
+		.create = ssn_create,
+		.destroy = ssn_destroy,
+	},
+	.prepare = ssn_prepare,
+	.step = ssn_step,
+	.describe = ssn_describe,
+	.doc = ssn_doc,
+};
+
+PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);
+
+const struct px_plugin_header *px_plugin_query(void)
+{
+	return &ssn_ops.h;
+}

@@ -1,0 +1,196 @@
+/* Exact local solves ([solver] local_solve = newton, issue 20): the
+ * one-contact Newton satisfies the contact law to tolerance on random
+ * blocks (separation, sticking, sliding), and the driver with it solves
+ * real problems with every ordering and the colored scheduler, and refuses
+ * friction sets it does not support. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "../core/kernel.h"
+
+/* Uniform in [lo, hi) from a fixed linear congruential sequence. */
+static double uniform(unsigned long *s, double lo, double hi)
+{
+	*s = *s * 6364136223846793005ul + 1442695040888963407ul;
+	return lo + (hi - lo) * (double)(*s >> 11) / 9007199254740992.0;
+}
+
+/* The Coulomb law of one contact at x, u = v0 + D (x - lam0), to tol
+ * relative to the scales of x and u: the number of violations. */
+static int law_violations(const double *D, const double *v0,
+			  const double *lam0, double mu, const double *x,
+			  double tol)
+{
+	double u[3], sl, su;
+	int bad = 0;
+
+	for (int i = 0; i < 3; i++)
+		u[i] = v0[i] + D[3 * i] * (x[0] - lam0[0]) +
+		       D[3 * i + 1] * (x[1] - lam0[1]) +
+		       D[3 * i + 2] * (x[2] - lam0[2]);
+	sl = fmax(1e-300, fmax(fabs(x[0]), hypot(x[1], x[2])));
+	su = fmax(fabs(u[0]), hypot(u[1], u[2])) +
+	     fmax(fabs(v0[0]), hypot(v0[1], v0[2]));
+	bad += x[0] < 0.0;
+	bad += u[0] < -tol * su;
+	bad += fabs(x[0] * u[0]) > tol * sl * su;
+	bad += hypot(x[1], x[2]) > mu * x[0] * (1 + tol) + tol * sl;
+	if (hypot(u[1], u[2]) > tol * su) { /* sliding: opposes u_f */
+		const double vf = hypot(u[1], u[2]);
+
+		bad += hypot(x[1] + mu * x[0] * u[1] / vf,
+			     x[2] + mu * x[0] * u[2] / vf) > tol * sl;
+	}
+	return bad;
+}
+
+Test(local, newton_meets_the_contact_law_on_random_blocks)
+{
+	unsigned long s = 20;
+	int sliding = 0, sticking = 0, open = 0;
+
+	for (int c = 0; c < 2000; c++) {
+		double J[9], D[9] = {0}, v0[3], lam0[3] = {0, 0, 0}, x[3];
+		const double mu = uniform(&s, 0.05, 1.5);
+		const double scale = uniform(&s, 0.2, 5.0);
+
+		/* D = J J^T + a little: SPD, coupled, badly scaled at times */
+		for (int i = 0; i < 9; i++)
+			J[i] = uniform(&s, -1, 1) * (i < 3 ? scale : 1.0);
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < 3; j++)
+				for (int k = 0; k < 3; k++)
+					D[3 * i + j] += J[3 * i + k] * J[3 * j + k];
+		for (int i = 0; i < 3; i++) {
+			D[4 * i] += 1e-3;
+			v0[i] = uniform(&s, -1, 1) * (i ? 0.3 : 1.0);
+		}
+		memcpy(x, lam0, sizeof x);
+		px_local_newton(D, v0, lam0, mu, PX_PART_FULL, 1e-13, 50, x);
+		cr_assert_eq(law_violations(D, v0, lam0, mu, x, 1e-8), 0,
+			     "case %d: x = (%g, %g, %g)", c, x[0], x[1], x[2]);
+		if (x[0] == 0.0)
+			open++;
+		else if (hypot(x[1], x[2]) < mu * x[0] * (1 - 1e-9))
+			sticking++;
+		else
+			sliding++;
+	}
+	/* the cases cover the three branches of the law */
+	cr_log_info("open %d, sticking %d, sliding %d", open, sticking,
+		    sliding);
+	cr_assert_gt(open, 100);
+	cr_assert_gt(sticking, 100);
+	cr_assert_gt(sliding, 100);
+}
+
+Test(local, newton_sticking_closed_form)
+{
+	/* D = I, v0 = (-1, 0.1, 0), mu = 1: lambda = (1, -0.1, 0), u = 0 */
+	const double D[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+	const double v0[3] = {-1, 0.1, 0}, lam0[3] = {0, 0, 0};
+	double x[3] = {0, 0, 0};
+
+	px_local_newton(D, v0, lam0, 1.0, PX_PART_FULL, 1e-14, 20, x);
+	cr_assert_float_eq(x[0], 1.0, 1e-14);
+	cr_assert_float_eq(x[1], -0.1, 1e-14);
+	cr_assert_float_eq(x[2], 0.0, 1e-14);
+}
+
+Test(local, newton_normal_part_is_the_exact_row)
+{
+	const double D[9] = {2, 0.5, 0, 0.5, 1, 0, 0, 0, 1};
+	const double v0[3] = {-3, 0, 0}, lam0[3] = {0.5, 0, 0};
+	double x[3] = {0.5, 0, 0};
+
+	px_local_newton(D, v0, lam0, 1.0, PX_PART_NORMAL, 0.0, 0, x);
+	cr_assert_float_eq(x[0], 2.0, 1e-15); /* 0.5 + 3 / 2 */
+}
+
+static double solve_with(const char *file, const char *ini, int *converged)
+{
+	char path[4096];
+	struct px_config *cfg = config_from_text(ini);
+	struct px_problem *p;
+	struct px_report rep;
+	struct px_error err = {0};
+	double *lambda, e;
+
+	cr_assert_eq(px_dat_read(shared_problem(file, path, sizeof path), &p,
+				 &err),
+		     PX_OK, "%s", err.msg);
+	lambda = calloc(px_problem_n_contacts(p) * 3, sizeof *lambda);
+	cr_assert_eq(px_solve(p, cfg, lambda, &rep, &err), PX_OK, "%s",
+		     err.msg);
+	e = px_merit_fc3d(p, lambda, NULL);
+	*converged = rep.converged;
+	px_report_free(&rep);
+	free(lambda);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+	return e;
+}
+
+Test(local, one_contact_in_one_sweep)
+{
+	int conv;
+	const double e = solve_with(
+		"FrictionContact3D_1c.dat",
+		"[solver]\nmerit = fc3d\nabs_tol = 1e-12\nmax_sweeps = 1\nlocal_solve = newton\n",
+		&conv);
+
+	cr_assert(conv);
+	cr_assert_lt(e, 1e-12);
+}
+
+/* NESpheres_10_1 with staggered sweeps stalls at 6.5e-8 with projections
+ * (issue 20); with exact local solves every ordering and the colored
+ * scheduler reach 1e-8. */
+Test(local, every_ordering_and_the_colored_scheduler)
+{
+	static const char *const variants[] = {
+		"[ordering]\nplugin = identity\n",
+		"[ordering]\nplugin = staggered\n",
+		"[ordering]\nplugin = random\n",
+		"[ordering]\nplugin = ipp\n",
+		"[scheduler]\nplugin = colored\nthreads = 2\n",
+	};
+
+	for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
+		char ini[512];
+		int conv;
+		double e;
+
+		snprintf(ini, sizeof ini,
+			 "[solver]\nmerit = fc3d\nabs_tol = 1e-8\nmax_sweeps = 20000\nlocal_solve = newton\n%s",
+			 variants[i]);
+		e = solve_with("NESpheres_10_1.dat", ini, &conv);
+		cr_assert(conv, "%s: fc3d %g", variants[i], e);
+		cr_assert_leq(e, 1e-8, "%s", variants[i]);
+	}
+}
+
+Test(local, refuses_friction_sets_other_than_the_disc)
+{
+	char path[4096];
+	struct px_config *cfg = config_from_text(
+		"[solver]\nlocal_solve = newton\n[friction]\nplugin = box\n");
+	struct px_problem *p;
+	struct px_report rep;
+	struct px_error err = {0};
+	double lambda[3] = {0, 0, 0};
+
+	cr_assert_eq(px_dat_read(shared_problem("FrictionContact3D_1c.dat",
+						path, sizeof path),
+				 &p, &err),
+		     PX_OK, "%s", err.msg);
+	cr_assert_eq(px_solve(p, cfg, lambda, &rep, &err), PX_ERR_CONFIG);
+	cr_assert(strstr(err.msg, "local_solve = newton") &&
+			  strstr(err.msg, "'box'"),
+		  "%s", err.msg);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}

@@ -1,0 +1,154 @@
+/* The semismooth Newton accelerator ssn (issue 20, built with UMFPACK):
+ * it solves to 1e-10 what Gauss-Seidel alone does not reach in the same
+ * sweeps, on an assembled file (BoxesStack1) and on factorized and rigid
+ * scenes (A probed through the product), never leaves a worse iterate than
+ * it was given, and refuses friction sets it does not support. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "../bench/scene.h"
+#include "helpers.h"
+
+#define SOLVER "[solver]\nmax_sweeps = %d\nmerit = fc3d\nabs_tol = %g\n" \
+	       "[rfactor]\nplugin = local\nnu = 1\n"
+
+static double solve_text(const struct px_problem *p, const char *text,
+			 struct px_report *rep)
+{
+	struct px_config *cfg = config_from_text(text);
+	struct px_error err = {0};
+	double *x = calloc(px_problem_n_contacts(p) * 3, sizeof *x), e;
+
+	cr_assert_eq(px_solve(p, cfg, x, rep, &err), PX_OK, "%s", err.msg);
+	e = px_merit_fc3d(p, x, NULL);
+	free(x);
+	px_config_free(cfg);
+	return e;
+}
+
+/* Solves p to 1e-10 within `sweeps` sweeps with ssn, where Gauss-Seidel
+ * alone stays above 1e-9 after as many sweeps plus ssn's products. */
+static void newton_beats_gs(const struct px_problem *p, int sweeps,
+			    const char *what)
+{
+	struct px_report rep;
+	char text[512];
+	double e;
+	uint64_t work;
+
+	snprintf(text, sizeof text, SOLVER "[accelerator]\nplugin = ssn\n",
+		 sweeps, 1e-10);
+	e = solve_text(p, text, &rep);
+	cr_assert(rep.converged, "%s: fc3d %g after %llu sweeps", what, e,
+		  (unsigned long long)rep.sweeps);
+	cr_assert_leq(e, 1e-10, "%s", what);
+	cr_assert_gt(rep.accel_replaced, 0, "%s", what);
+	/* every call that replaced lambda left a better merit */
+	for (size_t i = 0; i < rep.n_accel; i++)
+		if (rep.accel[i].replaced)
+			cr_assert_lt(rep.accel[i].merit_out,
+				     rep.accel[i].merit_in, "%s", what);
+	work = rep.sweeps + rep.accel_products;
+	px_report_free(&rep);
+	snprintf(text, sizeof text, SOLVER, (int)work, 1e-10);
+	e = solve_text(p, text, &rep);
+	cr_assert_not(rep.converged, "%s", what);
+	cr_assert_gt(e, 1e-9, "%s: GS reached %g in %llu sweeps", what, e,
+		     (unsigned long long)work);
+	px_report_free(&rep);
+}
+
+Test(ssn, solves_boxesstack1)
+{
+	char path[4096];
+	struct px_problem *p;
+	struct px_error err = {0};
+
+	cr_assert_eq(px_dat_read(shared_problem("BoxesStack1-i100000-32.hdf5.dat",
+						path, sizeof path),
+				 &p, &err),
+		     PX_OK, "%s", err.msg);
+	newton_beats_gs(p, 200, "BoxesStack1");
+	px_problem_destroy(p);
+}
+
+Test(ssn, solves_factorized_and_rigid_scenes)
+{
+	struct px_problem *p;
+
+	cr_assert_eq(scene_heavy_on_light(1000.0, 0.5, PX_FORM_FACTORIZED, &p,
+					  NULL),
+		     PX_OK);
+	newton_beats_gs(p, 200, "heavy-on-light, factorized");
+	px_problem_destroy(p);
+	cr_assert_eq(scene_heavy_on_light(1000.0, 0.5, PX_FORM_RIGID, &p,
+					  NULL),
+		     PX_OK);
+	newton_beats_gs(p, 200, "heavy-on-light, rigid");
+	px_problem_destroy(p);
+}
+
+Test(ssn, refuses_friction_sets_other_than_the_disc)
+{
+	struct px_problem *p;
+	struct px_config *cfg = config_from_text(
+		"[friction]\nplugin = box\n[accelerator]\nplugin = ssn\n");
+	struct px_report rep;
+	struct px_error err = {0};
+	double x[96] = {0};
+
+	cr_assert_eq(scene_heavy_on_light(10.0, 0.5, PX_FORM_RIGID, &p, NULL),
+		     PX_OK);
+	cr_assert_leq(px_problem_n_contacts(p) * 3, 96);
+	cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_ERR_PLUGIN);
+	cr_assert(strstr(err.msg, "'ssn'") && strstr(err.msg, "disc"), "%s",
+		  err.msg);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
+/* conf/robust.ini (local Newton solves and ssn) reaches an fc3d error
+ * below 5e-9 on every problem of ../shared/problems, from zero, and says
+ * converged only then. */
+Test(ssn, robust_config_solves_every_shared_problem)
+{
+	static const char *const files[] = {
+		"BoxesStack1-i100000-32.hdf5.dat", "Capsules-i122-1617.dat",
+		"Confeti-ex13-4contact-Fc3D-SBM.dat", "FC3D_Example1.dat",
+		"FC3D_Example1_SBM.dat", "FrictionContact3D_1c.dat",
+		"GFC3D_TwoRods1-condensed.dat", "KaplasTower-i1061-4.hdf5.dat",
+		"NESpheres_10_1.dat", "OneObject-i1028-138.hdf5.dat",
+		"Rover1040.dat", "Rover4516.dat",
+	};
+	struct px_config *cfg;
+	struct px_error err = {0};
+
+	cr_assert_eq(px_config_read(PX_TEST_SRCDIR "/conf/robust.ini", &cfg,
+				    &err),
+		     PX_OK, "%s", err.msg);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		char path[4096];
+		struct px_problem *p;
+		struct px_report rep;
+		double *x, e;
+
+		cr_assert_eq(px_dat_read(shared_problem(files[i], path,
+							sizeof path),
+					 &p, &err),
+			     PX_OK, "%s", err.msg);
+		x = calloc(px_problem_n_contacts(p) * 3, sizeof *x);
+		cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s",
+			     err.msg);
+		e = px_merit_fc3d(p, x, NULL);
+		cr_assert(rep.converged, "%s: fc3d %g after %llu sweeps",
+			  files[i], e, (unsigned long long)rep.sweeps);
+		cr_assert_leq(e, 5e-9, "%s", files[i]);
+		cr_log_info("%s: %llu sweeps, fc3d %.3g", files[i],
+			    (unsigned long long)rep.sweeps, e);
+		px_report_free(&rep);
+		free(x);
+		px_problem_destroy(p);
+	}
+	px_config_free(cfg);
+}
