@@ -738,7 +738,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	rep->prepare_seconds = now() - tp;
 	while (!rc && rep->sweeps < S.set->max_sweeps) {
 		struct px_sweep_record rec;
-		double dn, df, lmax;
+		double dn = 0, df = 0, lmax = 0;
 		int part;
 
 		rc = solve_sweep(&S, &part, &dn, &df, &lmax);

@@ -13,10 +13,15 @@
 #include "../sim/world.h"
 #include "helpers.h"
 
+/* growth = 1: the back-tracking rule of fb2105e (issue 20 made 1.1 the
+ * default), under which the hashes were taken */
 static const char *const sweeps10_ini = "[solver]\n"
 					"max_sweeps = 10\n"
 					"abs_tol = 0\n"
-					"rel_tol = 0\n";
+					"rel_tol = 0\n"
+					"[rfactor]\n"
+					"plugin = local\n"
+					"growth = 1\n";
 
 static struct px_world *load(const char *name)
 {
