@@ -21,6 +21,13 @@ struct fc_quiet {
 void fc_quiet_begin(struct fc_quiet *q);
 void fc_quiet_end(const struct fc_quiet *q);
 
+/* fclib_read.c: px_fclib_read's reader, in this process. fclib_child.c's
+ * px_fclib_read runs it in a child process, since libhdf5 1.10 itself
+ * crashes (SIGFPE, SIGSEGV) on some corrupt files that no check before it
+ * can recognise (tests/fuzz/regress/hdf5-*.hdf5). */
+int fc_read(const char *path, struct px_problem **out, enum px_fclib_r which,
+	    double **r, struct px_error *err);
+
 /* fclib_check.c: libfclib's readers exit(1) on a missing dataset and
  * overrun their buffers on a dataset longer than the sizes they read, so
  * before calling them we check, in an open file, every group and dataset

@@ -5,7 +5,9 @@
  * libfclib (fclib_read_local, fclib_read_global) reads the problem, after
  * fclib_check.c has made sure it will not exit or overrun a buffer on this
  * file; what libfclib does not check at all (pointers, indices in range,
- * finite values, duplicates, mu >= 0) is checked on what it returns. */
+ * finite values, duplicates, mu >= 0) is checked on what it returns.
+ * This is fc_read, the reader itself; px_fclib_read runs it in a child
+ * process (fclib_child.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,8 +154,8 @@ out:
 	return rc;
 }
 
-int px_fclib_read(const char *path, struct px_problem **out,
-		  enum px_fclib_r which, double **r, struct px_error *err)
+int fc_read(const char *path, struct px_problem **out, enum px_fclib_r which,
+	    double **r, struct px_error *err)
 {
 	struct source src = {NULL, NULL, 0};
 	struct fc_quiet quiet;

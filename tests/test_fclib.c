@@ -791,6 +791,27 @@ Test(fclib, member_found_by_prefix_only_is_refused)
 		     "/fclib_local/info/title: listed in its group but cannot be found by name or read (a corrupt group)");
 }
 
+/* Found by tests/fuzz/fclib (issue 22): libhdf5 1.10.8 itself divides by
+ * zero (H5D__chunk_set_info) on a chunked dataset with a corrupt layout,
+ * and reads through a wild pointer (H5F__accum_read) on corrupt metadata;
+ * no check before it can see either. px_fclib_read reads in a child
+ * process, so the crash is the child's and comes back as one line, with
+ * the calling process intact (this test's process reads a good file after). */
+Test(fclib, crash_inside_libhdf5_is_an_error_line)
+{
+	char good[512];
+	struct px_problem *p;
+
+	shared_problem("Capsules-i125-1213.hdf5", good, sizeof good);
+	expect_error(PX_TEST_SRCDIR "/tests/fuzz/regress/hdf5-chunk-sigfpe.hdf5",
+		     "libhdf5 crashed reading this file (Floating point exception, signal 8): the file is damaged");
+	expect_error(PX_TEST_SRCDIR "/tests/fuzz/regress/hdf5-accum-segv.hdf5",
+		     "libhdf5 crashed reading this file (Segmentation fault, signal 11): the file is damaged");
+	p = read_ok(good, PX_FCLIB_R_NONE, NULL);
+	cr_assert_eq(px_problem_n_contacts(p), 286);
+	px_problem_destroy(p);
+}
+
 #else /* !HAVE_FCLIB */
 
 Test(fclib, built_without_fclib_says_so)
