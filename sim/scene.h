@@ -69,8 +69,12 @@
 #include "body.h"
 #include "world.h"
 
-/* At most this many bodies in one scene. */
+/* At most this many bodies in one scene (a build may lower it: the fuzz
+ * targets do, so that a valid scene of millions of bodies does not pass for
+ * an out-of-memory fault). */
+#ifndef PX_SCENE_MAX_BODIES
 #define PX_SCENE_MAX_BODIES ((size_t)1 << 24)
+#endif
 
 /* Read the scene file at path: settings start from px_world_settings_default,
  * *bodies is malloc'd (the caller frees it). On failure nothing is written

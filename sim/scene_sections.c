@@ -332,6 +332,19 @@ static int read_mass(const struct px_keys *c, struct px_body *b,
 	if (px_key_positive(c, m ? "mass" : "density", &x) < 0)
 		return -1;
 	px_body_set_mass(b, m ? x : x * px_shape_volume(&b->shape));
+	/* each finite and positive alone, their product may not be (the
+	 * world refuses such a body) */
+	if (!(b->mass > 0.0) || !isfinite(b->mass))
+		return px_key_bad(
+		    c, d, "density",
+		    "'%s' gives this shape a mass of %g (expected a positive, finite mass)",
+		    d->value, b->mass);
+	for (int i = 0; i < 3; i++)
+		if (!(b->inertia[i] > 0.0) || !isfinite(b->inertia[i]))
+			return px_key_bad(
+			    c, m ? m : d, m ? "mass" : "density",
+			    "'%s' gives this shape an inertia of %g (expected positive and finite: the shape is too large or too small)",
+			    (m ? m : d)->value, b->inertia[i]);
 	return 0;
 }
 

@@ -720,6 +720,14 @@ Test(scene_errors, values)
 		"%s:4: [grid g] count: '8, 8, 0' is not 3 integers in [1, 16777216] (expected nx, ny, nz)");
 	refused("[grid g]\nshape = sphere\nradius = 1\ncount = 1000, 1000, 1000\nspacing = 2, 2, 2\nmass = 1\n",
 		"%s:4: [grid g] count: 1000000000 more bodies are too many (expected at most 16777216 in a scene, 0 before this section)");
+	/* each value finite, the inertia or mass they make not (found by
+	 * tests/fuzz/scene: the world refused what the reader accepted) */
+	refused("[body b]\nshape = box\nhalf = 1, 0.25, 1e300\nmass = 2\n",
+		"%s:4: [body b] mass: '2' gives this shape an inertia of inf (expected positive and finite: the shape is too large or too small)");
+	refused("[body b]\nshape = sphere\nradius = 1e200\ndensity = 1\n",
+		"%s:4: [body b] density: '1' gives this shape a mass of inf (expected a positive, finite mass)");
+	refused("[body b]\nshape = sphere\nradius = 1e-200\nmass = 1e-200\n",
+		"%s:4: [body b] mass: '1e-200' gives this shape an inertia of 0 (expected positive and finite: the shape is too large or too small)");
 	/* not finite */
 	refused("[body b]\nshape = sphere\nradius = nan\nmass = 1\n",
 		"%s:3: [body b] radius: 'nan' is not a finite number");
