@@ -589,6 +589,16 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	if (rc)
 		goto out;
 	t4 = now();
+	st->kinetic = px_world_kinetic_energy(w);
+	st->potential = px_world_potential_energy(w);
+	if (!isfinite(st->kinetic) || !isfinite(st->potential)) {
+		rc = px_error_set(err, PX_ERR_DIVERGED,
+				  "the bodies' %s energy is not finite (%g J): their state overflows it (diverged)",
+				  isfinite(st->kinetic) ? "potential" : "kinetic",
+				  isfinite(st->kinetic) ? st->potential
+							: st->kinetic);
+		goto out;
+	}
 
 	w->step++;
 	w->time = (double)w->step * s->dt;
@@ -603,8 +613,6 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	st->seconds_build = t2 - t1;
 	st->seconds_stab = t4 - t2 - y.solve_s;
 	st->seconds_total = t4 - t0 - y.hook_s;
-	st->kinetic = px_world_kinetic_energy(w);
-	st->potential = px_world_potential_energy(w);
 	for (size_t k = 0; k < n; k++)
 		st->max_depth = fmax(st->max_depth, w->contacts[k].depth);
 out:

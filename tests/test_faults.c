@@ -190,15 +190,16 @@ Test(faults, check_on_keeps_a_good_solve)
 	cr_assert_str_eq(a, b);
 }
 
-/* Gravity 1e307 with dt = 1: the velocity reaches -6e307 at step 6 and the
- * position overflows; the run stops there, exit 1, and writes no frame of
- * that step. */
+/* A ball at 3e7 m/s with dt = 1e300 s: its x passes 1.5e308 at step 5
+ * and overflows at step 6; the run stops there, exit 1, and writes no
+ * frame of that step. */
 Test(faults, a_scene_that_turns_non_finite_stops_diverged)
 {
 	char s[256], args[1024], want[512], frame[512];
 
-	put("blow.ini", "[world]\ngravity = 0, 0, -1e307\ndt = 1\nsteps = 40\n"
-			"[body ball]\nshape = sphere\nradius = 1\nmass = 1\n",
+	put("blow.ini", "[world]\ngravity = 0, 0, 0\ndt = 1e300\nsteps = 40\n"
+			"[body ball]\nshape = sphere\nradius = 1\nmass = 1\n"
+			"velocity = 3e7, 0, 0\n",
 	    s, sizeof s);
 	snprintf(args, sizeof args, "run %s --quiet --vtk %s/frames", s, dir);
 	cr_assert_eq(run(args), 1, "%s%s", out, err);
@@ -209,6 +210,28 @@ Test(faults, a_scene_that_turns_non_finite_stops_diverged)
 	cr_assert_eq(access(frame, R_OK), 0);
 	snprintf(frame, sizeof frame, "%s/frames/frame_000006.vtp", dir);
 	cr_assert_neq(access(frame, R_OK), 0);
+}
+
+/* Gravity 1e307 with dt = 1: every state stays finite until step 6, but
+ * the kinetic energy m v^2 / 2 overflows at step 1; the run stops there
+ * rather than write inf into the CSV. */
+Test(faults, a_scene_whose_energy_overflows_stops_diverged)
+{
+	char s[256], args[1024], want[512], csv[512], text[4096];
+
+	put("hot.ini", "[world]\ngravity = 0, 0, -1e307\ndt = 1\nsteps = 40\n"
+		       "[body ball]\nshape = sphere\nradius = 1\nmass = 1\n",
+	    s, sizeof s);
+	snprintf(csv, sizeof csv, "%s/hot.csv", dir);
+	snprintf(args, sizeof args, "run %s --quiet --csv %s", s, csv);
+	cr_assert_eq(run(args), 1, "%s%s", out, err);
+	snprintf(want, sizeof want,
+		 "proxima: %s: step 1: the bodies' kinetic energy is not finite (inf J): their state overflows it (diverged)\n",
+		 s);
+	cr_assert_str_eq(err, want);
+	read_text(csv, text, sizeof text);
+	cr_assert_null(strstr(text, "inf"), "%s", text);
+	cr_assert_null(strchr(strchr(text, '\n') + 1, '\n'), "rows: %s", text);
 }
 
 /* An ordering's permutation is checked after prepare always, after every
