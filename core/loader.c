@@ -12,6 +12,8 @@
 
 #include <proxima/loader.h>
 
+#include "loader_impl.h"
+
 #include "params.h"
 
 #ifndef PX_PLUGINDIR
@@ -25,6 +27,9 @@ struct px_plugin {
 	union px_value *values;
 	int owns_strings; /* string values were copied */
 	char *path;
+	/* the solver whose create last prepared this plugin (solver_impl.h's
+	 * ids start at 1; 0: none) */
+	uint64_t prepared_for;
 };
 
 static const char *const kind_names[] = {NULL,	     "friction",
@@ -317,6 +322,18 @@ const struct px_plugin_header *px_plugin_header(const struct px_plugin *pl)
 void *px_plugin_state(const struct px_plugin *pl)
 {
 	return pl->state;
+}
+
+uint64_t px_plugin_prepared_for(const struct px_plugin *pl)
+{
+	return pl->prepared_for;
+}
+
+void px_plugin_mark_prepared(const struct px_plugin *pl, uint64_t solver)
+{
+	/* the loaded plugin is the core's, its state mutable like the
+	 * plugin's own state behind px_plugin_state */
+	((struct px_plugin *)pl)->prepared_for = solver;
 }
 
 const char *px_plugin_path(const struct px_plugin *pl)

@@ -16,6 +16,7 @@
 #include "kernel.h"
 #include "merit.h"
 #include "check.h"
+#include "loader_impl.h"
 #include "problem_impl.h"
 
 struct work {
@@ -342,12 +343,19 @@ static void refresh_range(void *ctx, size_t begin, size_t end)
 	kern->refresh(kern->ctx, begin, end);
 }
 
-/* A solve runs in these stages, one function each:
+/* A solve runs in these stages, one function each. Once per solver
+ * (px_solver_create):
  *
- *   solve_start      validate the problem and the warm start, allocate
- *   solve_kernel     the diagonal blocks, the kernel (local solves), w
- *   solve_prepare    ordering.prepare, rfactor.init, scheduler.prepare,
- *                    each checked (a permutation, finite r > 0)
+ *   solve_start      validate the problem, allocate
+ *   solve_kernel     the diagonal blocks, the kernel (local solves)
+ *   solve_schedule   scheduler.prepare (e.g. a coloring)
+ *
+ * then in every solve (px_solver_solve; px_solve is one of each):
+ *
+ *   solve_warm       check the warm start, w from it, the problem's view
+ *   solve_prepare    ordering.prepare, rfactor.init, each checked (a
+ *                    permutation, finite r > 0); scheduler.prepare again
+ *                    if another solver prepared it since
  *   accel_prepare    the accelerator's host and prepare (if any)
  *   loop:
  *     solve_sweep    ordering.next (its part checked), one sweep, its
@@ -381,6 +389,13 @@ struct solve {
 	size_t cap;
 	char msg[512];
 	double t0;
+	uint64_t id; /* the solver's, for px_plugin_mark_prepared */
+};
+
+struct px_solver {
+	struct solve S;
+	double schedule_seconds; /* create's scheduler.prepare, reported by
+				    the first solve */
 };
 
 static int solve_start(struct solve *S)
@@ -395,14 +410,6 @@ static int solve_start(struct solve *S)
 		rc = px_problem_check_diagonal(p, S->err);
 	if (rc)
 		return rc;
-	S->cold = 1;
-	for (size_t i = 0; i < S->m; i++) {
-		if (!isfinite(S->lambda[i]))
-			return px_error_set(S->err, PX_ERR_INVALID,
-					    "warm start lambda[%zu] is not finite",
-					    i);
-		S->cold &= S->lambda[i] == 0.0;
-	}
 	wk->perm = malloc(n * sizeof *wk->perm);
 	wk->r = malloc(S->nr * sizeof *wk->r);
 	wk->prev = malloc(S->m * sizeof *wk->prev);
@@ -438,9 +445,8 @@ static int solve_kernel(struct solve *S)
 				    fr->h.name, (unsigned)p->bs);
 	if (S->set->check)
 		px_check_init(&S->chk, fr, px_plugin_state(S->pf), p->friction);
-	if (px_kernel_init(&wk->kctx, &S->kern, p, S->lambda, wk->w,
-			   wk->diag, wk->r, S->rf->shape,
-			   S->set->check ? &S->chk.ops : fr,
+	if (px_kernel_init(&wk->kctx, &S->kern, p, NULL, wk->w, wk->diag,
+			   wk->r, S->rf->shape, S->set->check ? &S->chk.ops : fr,
 			   S->set->check ? (const void *)&S->chk
 					 : px_plugin_state(S->pf),
 			   S->set->kernel == PX_KERNEL_GENERIC))
@@ -448,13 +454,45 @@ static int solve_kernel(struct solve *S)
 	if (S->set->local_solve == PX_LOCAL_NEWTON)
 		px_kernel_set_local(&wk->kctx, S->set->local_tol,
 				    (unsigned)S->set->local_max_iter);
-	/* w = M^-1 J^T lambda; from lambda = 0 it is the zeros calloc gave
-	 * (a cold start: the refresh cost as much as the diagonal blocks) */
-	if (!S->cold)
-		set_up(S->ps, p->n_bodies, refresh_range, &S->kern);
 	wk->kctx.prev = wk->prev;
 	wk->kctx.tally = &S->tally;
+	return PX_OK;
+}
+
+static int solve_schedule(struct solve *S)
+{
+	if (S->sch->prepare(px_plugin_state(S->ps), &S->kern, S->msg,
+			    sizeof S->msg))
+		return plugin_error(S->err, S->ps, "prepare", S->msg);
+	px_plugin_mark_prepared(S->ps, S->id);
+	return PX_OK;
+}
+
+/* The warm start S->lambda: finite, and whether it is zero (a cold start,
+ * whose w is zero: no refresh, which costs as much as the diagonal
+ * blocks); the kernel and the plugins' view of the problem pointed at it. */
+static int solve_warm(struct solve *S)
+{
+	const struct px_problem *p = S->p;
+	struct work *wk = &S->wk;
+
+	S->cold = 1;
+	for (size_t i = 0; i < S->m; i++) {
+		if (!isfinite(S->lambda[i]))
+			return px_error_set(S->err, PX_ERR_INVALID,
+					    "warm start lambda[%zu] is not finite",
+					    i);
+		S->cold &= S->lambda[i] == 0.0;
+	}
+	wk->kctx.lambda = S->lambda;
+	/* w = M^-1 J^T lambda */
+	if (S->cold)
+		memset(wk->w, 0, (p->n_bodies * 6 + 1) * sizeof *wk->w);
+	else
+		set_up(S->ps, p->n_bodies, refresh_range, &S->kern);
 	memcpy(wk->prev, S->lambda, S->m * sizeof *S->lambda);
+	if (S->set->check)
+		atomic_store(&S->chk.fault, PX_CHECK_OK);
 	S->rep->rigid_kernel = wk->kctx.rigid3;
 	S->info = (struct px_problem_info){
 		.n_contacts = p->n,
@@ -498,9 +536,8 @@ static int solve_prepare(struct solve *S)
 			 S->wk.r[bad]);
 		return plugin_error(S->err, S->pr, "init", S->msg);
 	}
-	if (S->sch->prepare(px_plugin_state(S->ps), &S->kern, S->msg,
-			    sizeof S->msg))
-		return plugin_error(S->err, S->ps, "prepare", S->msg);
+	if (px_plugin_prepared_for(S->ps) != S->id)
+		return solve_schedule(S);
 	return PX_OK;
 }
 
@@ -510,6 +547,8 @@ static int accel_prepare(struct solve *S)
 	struct accel *ac = &S->ac;
 	const int assembled = p->form == PX_FORM_ASSEMBLED;
 
+	free(ac->save);
+	memset(ac, 0, sizeof *ac);
 	if (!S->pa)
 		return PX_OK;
 	ac->pl = S->pa;
@@ -693,78 +732,149 @@ static int solve_end(struct solve *S)
 	return 0;
 }
 
-static const char accel_nomem[] =
-	"out of memory for the accelerator's records";
+/* Solver ids, for px_plugin_mark_prepared: never 0, never reused. */
+static _Atomic uint64_t last_solver_id;
 
-int px_solve(const struct px_problem *p, const struct px_config *cfg,
-	     double *lambda, struct px_report *rep, struct px_error *err)
+static void report_reset(struct px_report *rep)
 {
-	struct solve S = {
-		.p = p,
-		.set = px_config_settings(cfg),
-		.pf = px_config_plugin(cfg, PX_KIND_FRICTION),
-		.po = px_config_plugin(cfg, PX_KIND_ORDERING),
-		.pr = px_config_plugin(cfg, PX_KIND_RFACTOR),
-		.ps = px_config_plugin(cfg, PX_KIND_SCHEDULER),
-		.pa = px_config_plugin(cfg, PX_KIND_ACCELERATOR),
-		.lambda = lambda,
-		.rep = rep,
-		.err = err,
-		.ss = {0, HUGE_VAL, HUGE_VAL},
-		.last = {HUGE_VAL, HUGE_VAL, HUGE_VAL},
-		.t0 = now(),
-	};
-	double tp;
-	int rc;
-
-	S.fr = (const void *)px_plugin_header(S.pf);
-	S.ord = (const void *)px_plugin_header(S.po);
-	S.rf = (const void *)px_plugin_header(S.pr);
-	S.sch = (const void *)px_plugin_header(S.ps);
-	S.m = p->n * p->bs;
-	S.nr = S.rf->shape == PX_R_BLOCK ? S.m * p->bs : S.m;
 	memset(rep, 0, sizeof *rep);
 	rep->residual = HUGE_VAL;
 	rep->merit = NAN;
 	rep->check = NAN;
-	rc = solve_start(&S);
+}
+
+static void solver_free(struct px_solver *sv)
+{
+	work_free(&sv->S.wk);
+	free(sv->S.ac.save);
+	free(sv->S.seen);
+	free(sv);
+}
+
+int px_solver_create(const struct px_problem *p, const struct px_config *cfg,
+		     struct px_solver **out, struct px_error *err)
+{
+	struct px_solver *sv = calloc(1, sizeof *sv);
+	struct solve *S;
+	double t;
+	int rc;
+
+	*out = NULL;
+	if (!sv)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	S = &sv->S;
+	S->p = p;
+	S->set = px_config_settings(cfg);
+	S->pf = px_config_plugin(cfg, PX_KIND_FRICTION);
+	S->po = px_config_plugin(cfg, PX_KIND_ORDERING);
+	S->pr = px_config_plugin(cfg, PX_KIND_RFACTOR);
+	S->ps = px_config_plugin(cfg, PX_KIND_SCHEDULER);
+	S->pa = px_config_plugin(cfg, PX_KIND_ACCELERATOR);
+	S->fr = (const void *)px_plugin_header(S->pf);
+	S->ord = (const void *)px_plugin_header(S->po);
+	S->rf = (const void *)px_plugin_header(S->pr);
+	S->sch = (const void *)px_plugin_header(S->ps);
+	S->m = p->n * p->bs;
+	S->nr = S->rf->shape == PX_R_BLOCK ? S->m * p->bs : S->m;
+	S->err = err;
+	S->id = atomic_fetch_add(&last_solver_id, 1) + 1;
+	rc = solve_start(S);
 	if (!rc)
-		rc = solve_kernel(&S);
+		rc = solve_kernel(S);
+	t = now();
+	if (!rc)
+		rc = solve_schedule(S);
+	sv->schedule_seconds = now() - t;
+	if (rc) {
+		solver_free(sv);
+		return rc;
+	}
+	*out = sv;
+	return PX_OK;
+}
+
+static const char accel_nomem[] =
+	"out of memory for the accelerator's records";
+
+/* One solve of sv from lambda, its clock started at t0. */
+static int solver_run(struct px_solver *sv, double *lambda,
+		      struct px_report *rep, struct px_error *err, double t0)
+{
+	struct solve *S = &sv->S;
+	double tp;
+	int rc;
+
+	S->lambda = lambda;
+	S->rep = rep;
+	S->err = err;
+	S->ss = (struct px_sweep_state){0, HUGE_VAL, HUGE_VAL};
+	S->last[0] = S->last[1] = S->last[2] = HUGE_VAL;
+	S->quiet_n = S->quiet_f = 0;
+	S->cap = 0;
+	S->t0 = t0;
+	report_reset(rep);
+	rc = solve_warm(S);
 	tp = now();
 	if (!rc)
-		rc = solve_prepare(&S);
+		rc = solve_prepare(S);
 	if (!rc)
-		rc = accel_prepare(&S);
-	rep->prepare_seconds = now() - tp;
-	while (!rc && rep->sweeps < S.set->max_sweeps) {
+		rc = accel_prepare(S);
+	rep->prepare_seconds = now() - tp + sv->schedule_seconds;
+	sv->schedule_seconds = 0.0;
+	while (!rc && rep->sweeps < S->set->max_sweeps) {
 		struct px_sweep_record rec;
 		double dn = 0, df = 0, lmax = 0;
 		int part;
 
-		rc = solve_sweep(&S, &part, &dn, &df, &lmax);
+		rc = solve_sweep(S, &part, &dn, &df, &lmax);
 		if (rc)
 			break;
-		solve_verdict(&S, part, dn, df, lmax, &rec);
-		if (history_push(rep, &S.cap, &rec)) {
+		solve_verdict(S, part, dn, df, lmax, &rec);
+		if (history_push(rep, &S->cap, &rec)) {
 			rc = px_error_set(err, PX_ERR_NOMEM,
 					  "out of memory for the history");
 			break;
 		}
 		if (rep->converged || rep->diverged)
 			break;
-		if (solve_accel(&S, part, &rec) < 0)
+		if (solve_accel(S, part, &rec) < 0)
 			rc = px_error_set(err, PX_ERR_NOMEM, "%s", accel_nomem);
 		else if (rep->converged)
 			break;
 	}
-	if (!rc && solve_end(&S) < 0)
+	if (!rc && solve_end(S) < 0)
 		rc = px_error_set(err, PX_ERR_NOMEM, "%s", accel_nomem);
-	rep->seconds = now() - S.t0;
-	work_free(&S.wk);
-	free(S.ac.save);
-	free(S.seen);
+	rep->seconds = now() - t0;
 	if (rc)
 		px_report_free(rep);
+	return rc;
+}
+
+int px_solver_solve(struct px_solver *sv, double *lambda,
+		    struct px_report *rep, struct px_error *err)
+{
+	return solver_run(sv, lambda, rep, err, now());
+}
+
+void px_solver_destroy(struct px_solver *sv)
+{
+	if (sv)
+		solver_free(sv);
+}
+
+int px_solve(const struct px_problem *p, const struct px_config *cfg,
+	     double *lambda, struct px_report *rep, struct px_error *err)
+{
+	const double t0 = now();
+	struct px_solver *sv;
+	int rc = px_solver_create(p, cfg, &sv, err);
+
+	if (rc) {
+		report_reset(rep);
+		return rc;
+	}
+	rc = solver_run(sv, lambda, rep, err, t0);
+	solver_free(sv);
 	return rc;
 }
 

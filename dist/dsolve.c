@@ -167,6 +167,7 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 	double mine[S_N], g[S_N], *all;
 	int size, linked = d->n_links > 0, rc = PX_OK, failed = 0;
 	double t0 = MPI_Wtime();
+	struct px_solver *sv = NULL; /* the rank's part's, across rounds */
 
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	*res = (struct px_dist_result){0};
@@ -194,7 +195,9 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 		double t1 = MPI_Wtime(), t2;
 
 		if (d->p && !failed) {
-			if (px_solve(d->p, cfg, lambda, &rep, err)) {
+			/* b changes from round to round, A does not */
+			if ((!sv && px_solver_create(d->p, cfg, &sv, err)) ||
+			    px_solver_solve(sv, lambda, &rep, err)) {
 				failed = 1; /* told to all at the next test */
 				memcpy(lambda, old, m * sizeof *old);
 			}
@@ -236,6 +239,7 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 	}
 done:
 	*s = saved;
+	px_solver_destroy(sv);
 	res->seconds = MPI_Wtime() - t0;
 	free(old);
 	free(y);

@@ -243,6 +243,9 @@ struct step {
 	struct px_contact_rows *rows;
 	struct px_problem *p;
 	struct px_problem *ps; /* soft: A + Gamma (world_soft.c) */
+	/* their solvers, kept across the substeps: A does not change within
+	 * a step, only b */
+	struct px_solver *sv, *svs;
 	struct px_softness soft[2];
 	double *vel, *vfree;  /* 6 per dynamic body */
 	double *vsoft;        /* soft: the free velocities, for the relaxation */
@@ -258,6 +261,8 @@ static void step_free(struct step *t, const struct px_world *w)
 {
 	if (t->lsub != w->lambda)
 		free(t->lsub);
+	px_solver_destroy(t->sv);
+	px_solver_destroy(t->svs);
 	px_problem_destroy(t->p);
 	px_problem_destroy(t->ps);
 	free(t->vsoft);
@@ -365,21 +370,25 @@ static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 	return PX_OK;
 }
 
-/* The velocity solve of one substep: px_solve from t->lsub (the cache, or
- * the last substep's impulses), then the hook. */
+/* The velocity solve of one substep: p's solver (made at its first solve
+ * in the step) from t->lsub (the cache, or the last substep's impulses),
+ * then the hook. */
 static int substep_solve(struct px_world *w, struct step *t,
 			 struct px_problem *p, const struct px_config *cfg,
 			 struct px_report *rep, double *hook_seconds,
 			 struct px_error *err)
 {
 	const size_t m = w->n_contacts * w->bs;
+	struct px_solver **sv = p == t->p ? &t->sv : &t->svs;
 	double t0;
 	int rc;
 
 	if (w->hook)
 		memcpy(t->warm, t->lsub, m * sizeof *t->warm);
 	px_report_free(rep);
-	rc = px_solve(p, cfg, t->lsub, rep, err);
+	if (!*sv && (rc = px_solver_create(p, cfg, sv, err)))
+		return rc;
+	rc = px_solver_solve(*sv, t->lsub, rep, err);
 	if (rc || !w->hook)
 		return rc;
 	t0 = now();

@@ -424,3 +424,118 @@ Test(solve, refuses_non_finite_warm_start)
 	px_problem_destroy(p);
 	px_config_free(cfg);
 }
+
+/* ---- a solver kept across solves (px_solver_*) ------------------------- */
+
+/* b of every contact's normal row moved by shift: what a world's substep
+ * or a distributed round changes between two solves */
+static void shift_normals(struct px_problem *p, double shift)
+{
+	double *b = px_problem_b(p);
+
+	for (size_t k = 0; k < px_problem_n_contacts(p); k++)
+		b[k * px_problem_block_size(p)] += shift;
+}
+
+/* One contact pressed into the ground: A = I, b = (-1, 0, 0), mu = 0.5. */
+static struct px_problem *one_contact(void)
+{
+	static const size_t rowptr[2] = {0, 1};
+	static const uint32_t cols[1] = {0};
+	static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+	struct px_problem *p;
+	struct px_friction_params *fr;
+
+	cr_assert_eq(px_problem_create(1, 3, &p, NULL), PX_OK);
+	px_problem_b(p)[0] = -1.0;
+	fr = px_problem_friction(p);
+	fr->mu = fr->mu_s = fr->mu_t = 0.5;
+	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, eye, NULL),
+		     PX_OK);
+	return p;
+}
+
+/* Two solves by one solver, b changed between them, are bit for bit two
+ * px_solve calls; a second solver on another problem (one contact) with
+ * the same config, so the same scheduler state, runs in between, and the
+ * first one's scheduler is prepared again for it. */
+static void kept_solver_matches(const char *config)
+{
+	struct px_config *cfg = config ? config_from_text(config) : defaults();
+	struct px_problem *f, *a, *one = one_contact();
+	struct px_solver *sf, *sa;
+	struct px_report r1, r2;
+	struct px_error err = {0};
+	double l1[24] = {0}, l2[24], m1[24] = {0}, m2[24], la[3] = {0};
+
+	build_stack(&f, &a);
+	cr_assert_eq(px_solve(f, cfg, l1, &r1, &err), PX_OK, "%s", err.msg);
+	shift_normals(f, -0.05);
+	memcpy(l2, l1, sizeof l2);
+	cr_assert_eq(px_solve(f, cfg, l2, &r2, &err), PX_OK, "%s", err.msg);
+	cr_assert(r1.converged && r2.converged);
+	cr_assert_lt(px_merit_fc3d(f, l2, NULL), 1e-8);
+	shift_normals(f, 0.05);
+
+	cr_assert_eq(px_solver_create(f, cfg, &sf, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(px_solver_create(one, cfg, &sa, &err), PX_OK, "%s",
+		     err.msg);
+	px_report_free(&r1);
+	cr_assert_eq(px_solver_solve(sf, m1, &r1, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(memcmp(l1, m1, sizeof l1), 0);
+	px_report_free(&r1);
+	cr_assert_eq(px_solver_solve(sa, la, &r1, &err), PX_OK, "%s", err.msg);
+	cr_assert(r1.converged);
+	cr_assert_float_eq(la[0], 1.0, 1e-12);
+	px_report_free(&r1);
+	shift_normals(f, -0.05);
+	memcpy(m2, m1, sizeof m2);
+	cr_assert_eq(px_solver_solve(sf, m2, &r1, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(r1.sweeps, r2.sweeps);
+	cr_assert_eq(memcmp(l2, m2, sizeof l2), 0);
+	px_report_free(&r1);
+	px_report_free(&r2);
+	px_solver_destroy(sf);
+	px_solver_destroy(sa);
+	px_problem_destroy(f);
+	px_problem_destroy(a);
+	px_problem_destroy(one);
+	px_config_free(cfg);
+}
+
+Test(solve, kept_solver_is_px_solve_after_b_changes)
+{
+	kept_solver_matches(NULL);
+	kept_solver_matches("[ordering]\nplugin = ipp\n"
+			    "[scheduler]\nplugin = colored\nthreads = 2\n");
+	kept_solver_matches("[rfactor]\nplugin = blocked\n"
+			    "[scheduler]\nplugin = jacobi\n");
+}
+
+/* A failed solve (a warm start that is not finite) leaves the solver
+ * usable; destroying NULL does nothing. */
+Test(solve, kept_solver_survives_a_failed_solve)
+{
+	struct px_config *cfg = defaults();
+	struct px_problem *f, *a;
+	struct px_solver *sf;
+	struct px_report rep;
+	struct px_error err = {0};
+	double l[24] = {0};
+
+	build_stack(&f, &a);
+	cr_assert_eq(px_solver_create(f, cfg, &sf, &err), PX_OK, "%s", err.msg);
+	l[5] = INFINITY;
+	cr_assert_eq(px_solver_solve(sf, l, &rep, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "warm start lambda[5] is not finite");
+	l[5] = 0.0;
+	cr_assert_eq(px_solver_solve(sf, l, &rep, &err), PX_OK, "%s", err.msg);
+	cr_assert(rep.converged);
+	cr_assert_lt(px_merit_fc3d(f, l, NULL), 1e-8);
+	px_report_free(&rep);
+	px_solver_destroy(sf);
+	px_solver_destroy(NULL);
+	px_problem_destroy(f);
+	px_problem_destroy(a);
+	px_config_free(cfg);
+}

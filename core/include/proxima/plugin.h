@@ -69,6 +69,14 @@
  *        20). Accelerators that need them declare minor 7; plugins built
  *        against 1.0-1.6 load as before. The helper px_backtrack_growth:
  *        back-tracking that rejects only a growth by more than a factor.
+ *
+ * When the host calls what (no change of ABI): a host may keep a solver
+ * across solves of one problem whose b changes between them (px_solver,
+ * solver.h). scheduler.prepare runs when the solver is made, and again
+ * only when another solver prepared the same plugin since; so it must
+ * depend on the kernel (A and its graph) alone, as every scheduler here
+ * does. ordering.prepare, rfactor.init and accelerator.prepare run at the
+ * start of every solve, as before.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -391,6 +399,8 @@ struct px_kernel {
 
 struct px_scheduler_ops {
 	struct px_plugin_header h;
+	/* Once per solver (px_solve: per solve), from the kernel alone: never
+	 * from b or the iterate, which may change before the next sweep. */
 	int (*prepare)(void *state, const struct px_kernel *kern, char *err,
 		       size_t errlen);
 	/* One sweep over perm[0..n_contacts) visiting `part` of each contact

@@ -127,10 +127,36 @@ struct px_report {
 
 /* Solve p with cfg's settings and plugins. lambda (n_contacts * bs) holds
  * the warm start on entry and the last accepted iterate on return. Returns
- * PX_OK whether or not it converged (see rep->converged), or an error. */
+ * PX_OK whether or not it converged (see rep->converged), or an error.
+ * The same as px_solver_create, px_solver_solve and px_solver_destroy, bit
+ * for bit. */
 int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	     double *lambda, struct px_report *rep, struct px_error *err);
 void px_report_free(struct px_report *rep);
+
+/* A solver kept across solves of one problem whose b changes between them
+ * (the substeps of a world step, the rounds of a distributed solve): what
+ * depends only on A and the plugins is done once, at create: the problem's
+ * validation and diagonal check, the working memory, the diagonal blocks,
+ * the kernel (incidence lists, the rigid kernel's coefficients) and
+ * scheduler.prepare (e.g. a coloring). Each px_solver_solve then does only
+ * what depends on b and the warm start: the body velocities from lambda,
+ * ordering.prepare, rfactor.init and the accelerator's prepare, then the
+ * sweeps, exactly as px_solve would on the problem as it is then.
+ *
+ * Between solves the caller may change b (px_problem_b) and nothing else
+ * of p: not A, its form or sizes, nor the friction parameters; and of
+ * cfg's settings only the stop test's (max_sweeps, the tolerances, merit,
+ * max_backtracks), which each solve reads anew. p and cfg must outlive the
+ * solver. Solvers may share a config: one whose scheduler
+ * another solver prepared since prepares it again (its cost then, not
+ * every solve's). A solve that fails leaves the solver usable. */
+struct px_solver;
+int px_solver_create(const struct px_problem *p, const struct px_config *cfg,
+		     struct px_solver **out, struct px_error *err);
+int px_solver_solve(struct px_solver *s, double *lambda,
+		    struct px_report *rep, struct px_error *err);
+void px_solver_destroy(struct px_solver *s);
 
 /* One line from cfg's scheduler about its last prepare (e.g. a coloring:
  * colors, sizes, cost, whether it was reused) into buf (len bytes, NUL
