@@ -396,6 +396,10 @@ struct px_solver {
 	struct solve S;
 	double schedule_seconds; /* create's scheduler.prepare, reported by
 				    the first solve */
+	/* lambda at the end of the last solve that succeeded, and where it
+	 * was: a solve from there, unchanged, keeps w as that solve left it */
+	double *end;
+	const double *end_at;
 };
 
 static int solve_start(struct solve *S)
@@ -470,14 +474,16 @@ static int solve_schedule(struct solve *S)
 
 /* The warm start S->lambda: finite, and whether it is zero (a cold start,
  * whose w is zero: no refresh, which costs as much as the diagonal
- * blocks); the kernel and the plugins' view of the problem pointed at it. */
-static int solve_warm(struct solve *S)
+ * blocks); the kernel and the plugins' view of the problem pointed at it.
+ * kept: lambda is the last solve's end, untouched, so it is finite and w
+ * is M^-1 J^T lambda already (as the sweeps updated it, not recomputed). */
+static int solve_warm(struct solve *S, int kept)
 {
 	const struct px_problem *p = S->p;
 	struct work *wk = &S->wk;
 
 	S->cold = 1;
-	for (size_t i = 0; i < S->m; i++) {
+	for (size_t i = 0; !kept && i < S->m; i++) {
 		if (!isfinite(S->lambda[i]))
 			return px_error_set(S->err, PX_ERR_INVALID,
 					    "warm start lambda[%zu] is not finite",
@@ -485,8 +491,10 @@ static int solve_warm(struct solve *S)
 		S->cold &= S->lambda[i] == 0.0;
 	}
 	wk->kctx.lambda = S->lambda;
-	/* w = M^-1 J^T lambda */
-	if (S->cold)
+	/* w = M^-1 J^T lambda, unless it still is */
+	if (kept)
+		;
+	else if (S->cold)
 		memset(wk->w, 0, (p->n_bodies * 6 + 1) * sizeof *wk->w);
 	else
 		set_up(S->ps, p->n_bodies, refresh_range, &S->kern);
@@ -745,6 +753,7 @@ static void report_reset(struct px_report *rep)
 
 static void solver_free(struct px_solver *sv)
 {
+	free(sv->end);
 	work_free(&sv->S.wk);
 	free(sv->S.ac.save);
 	free(sv->S.seen);
@@ -763,6 +772,11 @@ int px_solver_create(const struct px_problem *p, const struct px_config *cfg,
 	if (!sv)
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	S = &sv->S;
+	sv->end = malloc((p->n * p->bs + 1) * sizeof *sv->end);
+	if (!sv->end) {
+		free(sv);
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
 	S->p = p;
 	S->set = px_config_settings(cfg);
 	S->pf = px_config_plugin(cfg, PX_KIND_FRICTION);
@@ -813,7 +827,10 @@ static int solver_run(struct px_solver *sv, double *lambda,
 	S->cap = 0;
 	S->t0 = t0;
 	report_reset(rep);
-	rc = solve_warm(S);
+	rc = solve_warm(S, lambda == sv->end_at &&
+				   memcmp(lambda, sv->end,
+					  S->m * sizeof *lambda) == 0);
+	sv->end_at = NULL;
 	tp = now();
 	if (!rc)
 		rc = solve_prepare(S);
@@ -845,9 +862,18 @@ static int solver_run(struct px_solver *sv, double *lambda,
 	if (!rc && solve_end(S) < 0)
 		rc = px_error_set(err, PX_ERR_NOMEM, "%s", accel_nomem);
 	rep->seconds = now() - t0;
-	if (rc)
+	if (rc) {
 		px_report_free(rep);
-	return rc;
+		return rc;
+	}
+	memcpy(sv->end, lambda, S->m * sizeof *lambda);
+	sv->end_at = lambda;
+	return PX_OK;
+}
+
+const double *px_solver_body_velocities(const struct px_solver *sv)
+{
+	return sv->S.p->form == PX_FORM_ASSEMBLED ? NULL : sv->S.wk.w;
 }
 
 int px_solver_solve(struct px_solver *sv, double *lambda,

@@ -433,10 +433,23 @@ static int tally_solve(struct px_world *w, struct step *t,
 }
 
 /* The bodies' velocities: free ones (6 per dynamic body) plus the
- * impulses t->lsub. */
-static void set_velocities(struct px_world *w, struct step *t, double *v)
+ * impulses t->lsub, solved by sv (NULL: no contacts). With substeps, the
+ * velocity change is the one the solver ended with (it keeps M^-1 J^T
+ * lambda for its sweeps); one step applies the impulses anew, the
+ * arithmetic of before substeps existed, bit for bit. */
+static void set_velocities(struct px_world *w, struct step *t, double *v,
+			   const struct px_solver *sv)
 {
-	px_impulses_apply(&t->d, t->rows, w->n_contacts, w->bs, t->lsub, v);
+	const double *dv = sv && w->settings.substeps > 1
+				   ? px_solver_body_velocities(sv)
+				   : NULL;
+
+	if (dv)
+		for (size_t i = 0; i < 6 * t->d.n; i++)
+			v[i] += dv[i];
+	else
+		px_impulses_apply(&t->d, t->rows, w->n_contacts, w->bs,
+				  t->lsub, v);
 	for (size_t k = 0; k < t->d.n; k++) {
 		struct px_body *b = w->bodies + t->d.world[k];
 
@@ -482,7 +495,7 @@ static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
 	}
 	if (soft)
 		memcpy(t->vsoft, t->vfree, 6 * t->d.n * sizeof *t->vsoft);
-	set_velocities(w, t, t->vfree);
+	set_velocities(w, t, t->vfree, soft ? t->svs : t->sv);
 	drift(w, moreau ? 0.5 * h : h);
 	if (soft && n) {
 		depths_now(w, t);
@@ -492,7 +505,7 @@ static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
 		rc = tally_solve(w, t, t->p, cfg, y, err);
 		if (rc)
 			return rc;
-		set_velocities(w, t, t->vsoft);
+		set_velocities(w, t, t->vsoft, t->sv);
 	}
 	return PX_OK;
 }

@@ -455,6 +455,37 @@ static struct px_problem *one_contact(void)
 	return p;
 }
 
+/* sf just solved f into lambda: solving again from there, untouched,
+ * starts from the body velocities it ended with (no refresh); they are
+ * M^-1 J^T lambda to rounding (a new solver's, which computes them), and
+ * the solve stays at the solution. */
+static void kept_start_is_the_end(struct px_problem *f, struct px_config *cfg,
+				  struct px_solver *sf, double *lambda)
+{
+	struct px_solver_settings *set = px_config_settings_mut(cfg);
+	const uint64_t max_sweeps = set->max_sweeps;
+	struct px_solver *fresh;
+	struct px_report rep;
+	double again[24];
+
+	cr_assert_eq(px_solver_solve(sf, lambda, &rep, NULL), PX_OK);
+	cr_assert(rep.converged);
+	cr_assert_lt(px_merit_fc3d(f, lambda, NULL), 1e-8);
+	px_report_free(&rep);
+	/* no sweep: the new solver only computes w from lambda */
+	memcpy(again, lambda, sizeof again);
+	set->max_sweeps = 0;
+	cr_assert_eq(px_solver_create(f, cfg, &fresh, NULL), PX_OK);
+	cr_assert_eq(px_solver_solve(fresh, again, &rep, NULL), PX_OK);
+	set->max_sweeps = max_sweeps;
+	px_report_free(&rep);
+	for (int i = 0; i < 12; i++)
+		cr_assert_float_eq(px_solver_body_velocities(sf)[i],
+				   px_solver_body_velocities(fresh)[i], 1e-12,
+				   "w[%d]", i);
+	px_solver_destroy(fresh);
+}
+
 /* Two solves by one solver, b changed between them, are bit for bit two
  * px_solve calls; a second solver on another problem (one contact) with
  * the same config, so the same scheduler state, runs in between, and the
@@ -495,6 +526,7 @@ static void kept_solver_matches(const char *config)
 	cr_assert_eq(memcmp(l2, m2, sizeof l2), 0);
 	px_report_free(&r1);
 	px_report_free(&r2);
+	kept_start_is_the_end(f, cfg, sf, m2);
 	px_solver_destroy(sf);
 	px_solver_destroy(sa);
 	px_problem_destroy(f);

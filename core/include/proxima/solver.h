@@ -158,6 +158,16 @@ int px_solver_solve(struct px_solver *s, double *lambda,
 		    struct px_report *rep, struct px_error *err);
 void px_solver_destroy(struct px_solver *s);
 
+/* A solve whose lambda is where the last successful solve left it, and
+ * unchanged since, starts from the body velocities that solve ended with
+ * rather than recomputing them (as a substep after a substep does): the
+ * same up to rounding. */
+
+/* The body velocities M^-1 J^T lambda (6 per body: linear, then angular)
+ * at the end of the last solve, for factorized and rigid problems; NULL
+ * for an assembled problem. Valid until the next solve or destroy. */
+const double *px_solver_body_velocities(const struct px_solver *s);
+
 /* One line from cfg's scheduler about its last prepare (e.g. a coloring:
  * colors, sizes, cost, whether it was reused) into buf (len bytes, NUL
  * terminated). Returns 1, or 0 with buf = "" when the scheduler has
