@@ -22,6 +22,7 @@
 struct work {
 	uint32_t *perm;
 	double *r, *prev, *w, *diag;
+	double *r0; /* rfactor.init's r, where every solve starts */
 	/* The merit's workspace u = A lambda + b is prev: prev only matters
 	 * from the first write of a sweep to its verdict (the kernel fills it
 	 * with the iterate before the sweep, whole blocks, every contact), and
@@ -62,6 +63,7 @@ static void work_free(struct work *wk)
 	px_kernel_fini(&wk->kctx);
 	free(wk->perm);
 	free(wk->r);
+	free(wk->r0);
 	free(wk->prev);
 	free(wk->w);
 	free(wk->diag);
@@ -348,14 +350,16 @@ static void refresh_range(void *ctx, size_t begin, size_t end)
  *
  *   solve_start      validate the problem, allocate
  *   solve_kernel     the diagonal blocks, the kernel (local solves)
+ *   solve_rfactor    rfactor.init (checked: finite r > 0), the r every
+ *                    solve starts from
  *   solve_schedule   scheduler.prepare (e.g. a coloring)
  *
  * then in every solve (px_solver_solve; px_solve is one of each):
  *
- *   solve_warm       check the warm start, w from it, the problem's view
- *   solve_prepare    ordering.prepare, rfactor.init, each checked (a
- *                    permutation, finite r > 0); scheduler.prepare again
- *                    if another solver prepared it since
+ *   solve_warm       check the warm start, w from it, r from r0
+ *   solve_prepare    ordering.prepare (checked: a permutation);
+ *                    scheduler.prepare again if another solver prepared
+ *                    it since
  *   accel_prepare    the accelerator's host and prepare (if any)
  *   loop:
  *     solve_sweep    ordering.next (its part checked), one sweep, its
@@ -394,8 +398,8 @@ struct solve {
 
 struct px_solver {
 	struct solve S;
-	double schedule_seconds; /* create's scheduler.prepare, reported by
-				    the first solve */
+	double create_prepare; /* create's rfactor.init and scheduler.prepare,
+				  reported by the first solve */
 	/* lambda at the end of the last solve that succeeded, and where it
 	 * was: a solve from there, unchanged, keeps w as that solve left it */
 	double *end;
@@ -416,13 +420,14 @@ static int solve_start(struct solve *S)
 		return rc;
 	wk->perm = malloc(n * sizeof *wk->perm);
 	wk->r = malloc(S->nr * sizeof *wk->r);
+	wk->r0 = malloc(S->nr * sizeof *wk->r0);
 	wk->prev = malloc(S->m * sizeof *wk->prev);
 	wk->w = calloc(nb * 6 + 1, sizeof *wk->w);
 	wk->diag = malloc(n * bs * bs * sizeof *wk->diag);
 	wk->u = wk->prev;
 	S->seen = malloc(n + 1);
-	if (!wk->perm || !wk->r || !wk->prev || !wk->w || !wk->diag ||
-	    !S->seen)
+	if (!wk->perm || !wk->r || !wk->r0 || !wk->prev || !wk->w ||
+	    !wk->diag || !S->seen)
 		return px_error_set(S->err, PX_ERR_NOMEM,
 				    "out of memory for solving %zu contacts", n);
 	return PX_OK;
@@ -460,6 +465,49 @@ static int solve_kernel(struct solve *S)
 				    (unsigned)S->set->local_max_iter);
 	wk->kctx.prev = wk->prev;
 	wk->kctx.tally = &S->tally;
+	return PX_OK;
+}
+
+/* The plugins' view of the problem; the iterate's pointer is each
+ * solve's. */
+static void solve_view(struct solve *S)
+{
+	const struct px_problem *p = S->p;
+
+	S->info = (struct px_problem_info){
+		.n_contacts = p->n,
+		.bs = p->bs,
+		.n_bodies = p->n_bodies,
+		.b = p->b,
+		.lambda = NULL,
+		.diag = S->wk.diag,
+		.friction = p->friction,
+		.body_a = p->body_a,
+		.body_b = p->body_b,
+		.position = p->position,
+		.frame = p->frame,
+		.apply = apply_a,
+		.ctx = p,
+	};
+}
+
+/* rfactor.init, from A alone (the diagonal blocks, or products with A):
+ * every solve starts from the r it gave, checked here. */
+static int solve_rfactor(struct solve *S)
+{
+	size_t bad;
+
+	if (S->rf->init(px_plugin_state(S->pr), &S->info,
+			(S->fr->flags & PX_FRICTION_SEPARABLE) != 0, S->wk.r0,
+			S->msg, sizeof S->msg))
+		return plugin_error(S->err, S->pr, "init", S->msg);
+	bad = bad_r(S->wk.r0, S->nr, S->p->bs, S->rf->shape == PX_R_BLOCK);
+	if (bad < S->nr) {
+		snprintf(S->msg, sizeof S->msg,
+			 "r[%zu] = %g, expected finite and > 0", bad,
+			 S->wk.r0[bad]);
+		return plugin_error(S->err, S->pr, "init", S->msg);
+	}
 	return PX_OK;
 }
 
@@ -501,29 +549,14 @@ static int solve_warm(struct solve *S, int kept)
 	memcpy(wk->prev, S->lambda, S->m * sizeof *S->lambda);
 	if (S->set->check)
 		atomic_store(&S->chk.fault, PX_CHECK_OK);
+	memcpy(wk->r, wk->r0, S->nr * sizeof *wk->r);
 	S->rep->rigid_kernel = wk->kctx.rigid3;
-	S->info = (struct px_problem_info){
-		.n_contacts = p->n,
-		.bs = p->bs,
-		.n_bodies = p->n_bodies,
-		.b = p->b,
-		.lambda = S->lambda,
-		.diag = wk->diag,
-		.friction = p->friction,
-		.body_a = p->body_a,
-		.body_b = p->body_b,
-		.position = p->position,
-		.frame = p->frame,
-		.apply = apply_a,
-		.ctx = p,
-	};
+	S->info.lambda = S->lambda;
 	return PX_OK;
 }
 
 static int solve_prepare(struct solve *S)
 {
-	const uint32_t bs = S->p->bs;
-	size_t bad;
 	int rc;
 
 	if (S->ord->prepare(px_plugin_state(S->po), &S->info, S->wk.perm,
@@ -533,17 +566,6 @@ static int solve_prepare(struct solve *S)
 			S->seen);
 	if (rc)
 		return rc;
-	if (S->rf->init(px_plugin_state(S->pr), &S->info,
-			(S->fr->flags & PX_FRICTION_SEPARABLE) != 0, S->wk.r,
-			S->msg, sizeof S->msg))
-		return plugin_error(S->err, S->pr, "init", S->msg);
-	bad = bad_r(S->wk.r, S->nr, bs, S->rf->shape == PX_R_BLOCK);
-	if (bad < S->nr) {
-		snprintf(S->msg, sizeof S->msg,
-			 "r[%zu] = %g, expected finite and > 0", bad,
-			 S->wk.r[bad]);
-		return plugin_error(S->err, S->pr, "init", S->msg);
-	}
 	if (px_plugin_prepared_for(S->ps) != S->id)
 		return solve_schedule(S);
 	return PX_OK;
@@ -731,9 +753,9 @@ static int solve_end(struct solve *S)
 	    accel_call(ac, 1, p, S->set, S->lambda, S->wk.u, &S->kern, S->fr,
 		       px_plugin_state(S->pf), S->rep) < 0)
 		return -1;
-	/* perm, r, prev (u is prev), the diagonal blocks, w */
+	/* perm, r and r0, prev (u is prev), the diagonal blocks, w */
 	S->rep->work_bytes = n * sizeof *S->wk.perm +
-			     (S->nr + S->m + n * bs * bs) * sizeof(double) +
+			     (2 * S->nr + S->m + n * bs * bs) * sizeof(double) +
 			     (p->n_bodies * 6 + 1) * sizeof *S->wk.w +
 			     px_kernel_bytes(&S->wk.kctx) +
 			     (ac->ops ? S->m * sizeof *ac->save : 0);
@@ -796,9 +818,13 @@ int px_solver_create(const struct px_problem *p, const struct px_config *cfg,
 	if (!rc)
 		rc = solve_kernel(S);
 	t = now();
+	if (!rc) {
+		solve_view(S);
+		rc = solve_rfactor(S);
+	}
 	if (!rc)
 		rc = solve_schedule(S);
-	sv->schedule_seconds = now() - t;
+	sv->create_prepare = now() - t;
 	if (rc) {
 		solver_free(sv);
 		return rc;
@@ -836,8 +862,8 @@ static int solver_run(struct px_solver *sv, double *lambda,
 		rc = solve_prepare(S);
 	if (!rc)
 		rc = accel_prepare(S);
-	rep->prepare_seconds = now() - tp + sv->schedule_seconds;
-	sv->schedule_seconds = 0.0;
+	rep->prepare_seconds = now() - tp + sv->create_prepare;
+	sv->create_prepare = 0.0;
 	while (!rc && rep->sweeps < S->set->max_sweeps) {
 		struct px_sweep_record rec;
 		double dn = 0, df = 0, lmax = 0;

@@ -72,11 +72,13 @@
  *
  * When the host calls what (no change of ABI): a host may keep a solver
  * across solves of one problem whose b changes between them (px_solver,
- * solver.h). scheduler.prepare runs when the solver is made, and again
- * only when another solver prepared the same plugin since; so it must
- * depend on the kernel (A and its graph) alone, as every scheduler here
- * does. ordering.prepare, rfactor.init and accelerator.prepare run at the
- * start of every solve, as before.
+ * solver.h). rfactor.init runs once, when the solver is made, and every
+ * solve starts from the r it returned; scheduler.prepare runs then too,
+ * and again only when another solver prepared the same plugin since. So
+ * both must depend on A (its diagonal blocks, products with A, its graph)
+ * alone, never on b or the iterate, as every plugin here does.
+ * ordering.prepare and accelerator.prepare run at the start of every
+ * solve, as before.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -324,7 +326,8 @@ struct px_rfactor_ops {
 	struct px_plugin_header h;
 	uint32_t shape; /* enum px_r_shape */
 	/* Fill r (shape-sized per contact). `separable` tells whether the
-	 * friction set allows a different r per friction row. */
+	 * friction set allows a different r per friction row. Once per
+	 * solver, from A alone (p->lambda is NULL; b may change later). */
 	int (*init)(void *state, const struct px_problem_info *p, int separable,
 		    double *r, char *err, size_t errlen);
 	/* After a sweep: compare its residual with the last accepted one (HUGE_VAL

@@ -138,11 +138,12 @@ void px_report_free(struct px_report *rep);
  * (the substeps of a world step, the rounds of a distributed solve): what
  * depends only on A and the plugins is done once, at create: the problem's
  * validation and diagonal check, the working memory, the diagonal blocks,
- * the kernel (incidence lists, the rigid kernel's coefficients) and
+ * the kernel (incidence lists, the rigid kernel's coefficients),
+ * rfactor.init (its r is where every solve's r-factors start) and
  * scheduler.prepare (e.g. a coloring). Each px_solver_solve then does only
  * what depends on b and the warm start: the body velocities from lambda,
- * ordering.prepare, rfactor.init and the accelerator's prepare, then the
- * sweeps, exactly as px_solve would on the problem as it is then.
+ * ordering.prepare and the accelerator's prepare, then the sweeps, exactly
+ * as px_solve would on the problem as it is then.
  *
  * Between solves the caller may change b (px_problem_b) and nothing else
  * of p: not A, its form or sizes, nor the friction parameters; and of
