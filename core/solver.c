@@ -22,7 +22,8 @@
 struct work {
 	uint32_t *perm;
 	double *r, *prev, *w, *diag;
-	double *r0; /* rfactor.init's r, where every solve starts */
+	double *r0; /* rfactor.init's r, where every solve starts (r itself
+		       in a solver for one solve: px_solve's) */
 	/* The merit's workspace u = A lambda + b is prev: prev only matters
 	 * from the first write of a sweep to its verdict (the kernel fills it
 	 * with the iterate before the sweep, whole blocks, every contact), and
@@ -63,7 +64,8 @@ static void work_free(struct work *wk)
 	px_kernel_fini(&wk->kctx);
 	free(wk->perm);
 	free(wk->r);
-	free(wk->r0);
+	if (wk->r0 != wk->r)
+		free(wk->r0);
 	free(wk->prev);
 	free(wk->w);
 	free(wk->diag);
@@ -394,6 +396,7 @@ struct solve {
 	char msg[512];
 	double t0;
 	uint64_t id; /* the solver's, for px_plugin_mark_prepared */
+	int once;    /* px_solve's solver: one solve, nothing kept for a next */
 };
 
 struct px_solver {
@@ -420,7 +423,7 @@ static int solve_start(struct solve *S)
 		return rc;
 	wk->perm = malloc(n * sizeof *wk->perm);
 	wk->r = malloc(S->nr * sizeof *wk->r);
-	wk->r0 = malloc(S->nr * sizeof *wk->r0);
+	wk->r0 = S->once ? wk->r : malloc(S->nr * sizeof *wk->r0);
 	wk->prev = malloc(S->m * sizeof *wk->prev);
 	wk->w = calloc(nb * 6 + 1, sizeof *wk->w);
 	wk->diag = malloc(n * bs * bs * sizeof *wk->diag);
@@ -549,7 +552,8 @@ static int solve_warm(struct solve *S, int kept)
 	memcpy(wk->prev, S->lambda, S->m * sizeof *S->lambda);
 	if (S->set->check)
 		atomic_store(&S->chk.fault, PX_CHECK_OK);
-	memcpy(wk->r, wk->r0, S->nr * sizeof *wk->r);
+	if (wk->r0 != wk->r)
+		memcpy(wk->r, wk->r0, S->nr * sizeof *wk->r);
 	S->rep->rigid_kernel = wk->kctx.rigid3;
 	S->info.lambda = S->lambda;
 	return PX_OK;
@@ -755,7 +759,8 @@ static int solve_end(struct solve *S)
 		return -1;
 	/* perm, r and r0, prev (u is prev), the diagonal blocks, w */
 	S->rep->work_bytes = n * sizeof *S->wk.perm +
-			     (2 * S->nr + S->m + n * bs * bs) * sizeof(double) +
+			     ((S->wk.r0 != S->wk.r) * S->nr + S->nr + S->m +
+			      n * bs * bs) * sizeof(double) +
 			     (p->n_bodies * 6 + 1) * sizeof *S->wk.w +
 			     px_kernel_bytes(&S->wk.kctx) +
 			     (ac->ops ? S->m * sizeof *ac->save : 0);
@@ -782,8 +787,10 @@ static void solver_free(struct px_solver *sv)
 	free(sv);
 }
 
-int px_solver_create(const struct px_problem *p, const struct px_config *cfg,
-		     struct px_solver **out, struct px_error *err)
+/* px_solver_create; once: the solver of one px_solve, which keeps no
+ * copy of r or of the end of the solve for a next one. */
+static int solver_new(const struct px_problem *p, const struct px_config *cfg,
+		      int once, struct px_solver **out, struct px_error *err)
 {
 	struct px_solver *sv = calloc(1, sizeof *sv);
 	struct solve *S;
@@ -794,11 +801,7 @@ int px_solver_create(const struct px_problem *p, const struct px_config *cfg,
 	if (!sv)
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	S = &sv->S;
-	sv->end = malloc((p->n * p->bs + 1) * sizeof *sv->end);
-	if (!sv->end) {
-		free(sv);
-		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-	}
+	S->once = once;
 	S->p = p;
 	S->set = px_config_settings(cfg);
 	S->pf = px_config_plugin(cfg, PX_KIND_FRICTION);
@@ -833,6 +836,12 @@ int px_solver_create(const struct px_problem *p, const struct px_config *cfg,
 	return PX_OK;
 }
 
+int px_solver_create(const struct px_problem *p, const struct px_config *cfg,
+		     struct px_solver **out, struct px_error *err)
+{
+	return solver_new(p, cfg, 0, out, err);
+}
+
 static const char accel_nomem[] =
 	"out of memory for the accelerator's records";
 
@@ -853,7 +862,7 @@ static int solver_run(struct px_solver *sv, double *lambda,
 	S->cap = 0;
 	S->t0 = t0;
 	report_reset(rep);
-	rc = solve_warm(S, lambda == sv->end_at &&
+	rc = solve_warm(S, sv->end_at && lambda == sv->end_at &&
 				   memcmp(lambda, sv->end,
 					  S->m * sizeof *lambda) == 0);
 	sv->end_at = NULL;
@@ -892,8 +901,14 @@ static int solver_run(struct px_solver *sv, double *lambda,
 		px_report_free(rep);
 		return rc;
 	}
-	memcpy(sv->end, lambda, S->m * sizeof *lambda);
-	sv->end_at = lambda;
+	if (S->once)
+		return PX_OK;
+	if (!sv->end)
+		sv->end = malloc((S->m + 1) * sizeof *sv->end);
+	if (sv->end) { /* else the next solve computes w again */
+		memcpy(sv->end, lambda, S->m * sizeof *lambda);
+		sv->end_at = lambda;
+	}
 	return PX_OK;
 }
 
@@ -919,7 +934,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 {
 	const double t0 = now();
 	struct px_solver *sv;
-	int rc = px_solver_create(p, cfg, &sv, err);
+	int rc = solver_new(p, cfg, 1, &sv, err);
 
 	if (rc) {
 		report_reset(rep);
