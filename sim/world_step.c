@@ -370,9 +370,10 @@ static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 	return PX_OK;
 }
 
-/* The velocity solve of one substep: p's solver (made at its first solve
- * in the step) from t->lsub (the cache, or the last substep's impulses),
- * then the hook. */
+/* The velocity solve of one substep: with substeps, p's solver (made at
+ * its first solve in the step), else px_solve, whose memory is freed
+ * before the hook runs; from t->lsub (the cache, or the last substep's
+ * impulses), then the hook. */
 static int substep_solve(struct px_world *w, struct step *t,
 			 struct px_problem *p, const struct px_config *cfg,
 			 struct px_report *rep, double *hook_seconds,
@@ -386,9 +387,12 @@ static int substep_solve(struct px_world *w, struct step *t,
 	if (w->hook)
 		memcpy(t->warm, t->lsub, m * sizeof *t->warm);
 	px_report_free(rep);
-	if (!*sv && (rc = px_solver_create(p, cfg, sv, err)))
+	if (w->settings.substeps <= 1) /* one solve: nothing to keep */
+		rc = px_solve(p, cfg, t->lsub, rep, err);
+	else if (!*sv && (rc = px_solver_create(p, cfg, sv, err)))
 		return rc;
-	rc = px_solver_solve(*sv, t->lsub, rep, err);
+	else
+		rc = px_solver_solve(*sv, t->lsub, rep, err);
 	if (rc || !w->hook)
 		return rc;
 	t0 = now();
