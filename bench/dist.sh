@@ -42,7 +42,7 @@ run() {
 field() { sed -n "s/^$1 *//p" | head -1; }
 sweeps() { field result | sed 's/.* after \([0-9]*\) sweeps.*/\1/'; }
 fc3d() { field 'fc3d error' | sed 's/ .*//'; }
-solve_s() { field time | sed 's/.*px_solve \([0-9.]*\) s.*/\1/'; }
+solve_s() { field time | sed 's/.*rank 0: solves \([0-9.]*\) s.*/\1/'; }
 rss() { field memory | sed 's/largest rank \([0-9.]*\) MiB.*/\1/'; }
 bytes() { field traffic | sed 's/.*most by one rank: [0-9.]* messages, \([0-9]*\) bytes/\1/'; }
 

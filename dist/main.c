@@ -187,7 +187,7 @@ void px_dist_report(const struct px_dist_part *d, const struct px_dist_opts *o,
 	       res->sweeps ? most[R_BYTES] / res->sweeps : 0);
 	printf("memory      largest rank %.1f MiB (max RSS), all ranks %.1f MiB\n",
 	       most[R_RSS] / 1024, sum[R_RSS] / 1024);
-	printf("time        %.6f s on the slowest rank (%.3g us per sweep); on rank 0: px_solve %.6f s (its set-up of the plugins %.6f s), exchanges %.6f s, global tests %.6f s\n",
+	printf("time        %.6f s on the slowest rank (%.3g us per sweep); on rank 0: solves %.6f s (the plugins' set-up %.6f s), exchanges %.6f s, global tests %.6f s\n",
 	       most[R_SEC], res->sweeps ? most[R_SEC] * 1e6 / res->sweeps : 0,
 	       all[R_SOLVE], res->prepare_seconds, all[R_EXCH], all[R_CHECK]);
 	free(all);

@@ -61,13 +61,20 @@ page "## What the runs show" "" \
 	"  With the identity ordering the 40-box column creeps sideways (2.5 cm" \
 	"  after 10 s at 1 x 100, so *stands* says no by the 1 cm rule); a" \
 	"  fresh random order in every solve removes the creep (sub1_r)." \
-	"- Time: a substep is a px_solve, and px_solve sets itself up on every" \
-	"  call (the diagonal blocks, the body velocities of the warm start, the" \
-	"  plugins' prepare: about two sweeps' worth on these scenes), so W" \
-	"  substeps of 1 sweep cost several times one solve of W sweeps, and W/5" \
-	"  substeps of 5 sweeps less than twice. The 1.5 x target needs a solve" \
-	"  that keeps its set-up across the substeps of a step (core: issue 20's" \
-	"  solver), not more work in sim/." \
+	"- Time: the substeps of a step share one solver (px_solver): the" \
+	"  diagonal blocks, the kernel, rfactor.init and scheduler.prepare are" \
+	"  made once per step, a substep solve starts from the body velocities" \
+	"  the last one ended with, and the bodies take their velocity change" \
+	"  from it. What a substep adds to its sweeps is its depth update, its" \
+	"  b and the integration: per-contact work worth about one sweep of a" \
+	"  box column. So W/5 substeps of 5 sweeps cost 0.8 to 1.5 times one" \
+	"  solve of W sweeps, W substeps of 1 sweep 1.2 to 3.1 times, over all" \
+	"  scenes and works here (on this page at 8bce11f, before px_solver," \
+	"  when each substep's px_solve set itself up anew: 1.0 to 2.0 and 2.3" \
+	"  to 5.6 times). The 40-box column stands at work 100 with" \
+	"  20 substeps of 5 sweeps and the random ordering within the 1.5 x" \
+	"  target; the 20-box column at work 20 stands only with 20 substeps of" \
+	"  1 sweep, at about twice today's time: not within the target." \
 	"- Baumgarte's feedback runs at beta/dt in every substep: at beta/h (N" \
 	"  times as stiff) 100 substeps of 1 sweep blew the card house up." \
 	"- Soft contact at Box2D's 30 Hz sags: a contact's spring is k = m_eff" \
