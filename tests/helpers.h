@@ -5,10 +5,12 @@
 #define PX_TEST_HELPERS_H
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,6 +92,30 @@ static inline void write_temp_ini(const char *text, char *path, size_t len)
 	cr_assert_not_null(f);
 	fputs(text, f);
 	fclose(f);
+}
+
+/* Remove path and, if it is a directory, everything in it: a test's
+ * scratch directory, from its suite's fini (no-op when path is ""). */
+static inline void remove_tree(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+
+	if (!*path || lstat(path, &st))
+		return;
+	if (S_ISDIR(st.st_mode) && (d = opendir(path))) {
+		while ((e = readdir(d))) {
+			char sub[4096];
+
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+			remove_tree(sub);
+		}
+		closedir(d);
+	}
+	remove(path);
 }
 
 /* A config from INI text (through a temporary file), or fail the test. */

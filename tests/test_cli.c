@@ -42,6 +42,14 @@ static void write_file(const char *name, const char *text, char *path,
 	write_file_in(dir, name, text, path, len);
 }
 
+/* every test runs in its own process with its own scratch directory */
+static void remove_dir(void)
+{
+	remove_tree(dir);
+}
+
+TestSuite(cli, .fini = remove_dir);
+
 Test(cli, version_and_help)
 {
 	cr_assert_eq(run("--version"), 0);

@@ -20,7 +20,12 @@ static void setup(void)
 	cr_assert_not_null(mkdtemp(dir));
 }
 
-TestSuite(dist, .init = setup, .timeout = 300);
+static void teardown(void)
+{
+	remove_tree(dir);
+}
+
+TestSuite(dist, .init = setup, .fini = teardown, .timeout = 300);
 
 /* Run cmd (a shell command) with stdout and stderr captured. */
 static int sh(const char *cmd)

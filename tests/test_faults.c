@@ -76,6 +76,14 @@ static void refused(const char *config, const char *path, const char *what)
 	cr_assert_str_eq(err, want);
 }
 
+/* every test runs in its own process with its own scratch directory */
+static void remove_dir(void)
+{
+	remove_tree(dir);
+}
+
+TestSuite(faults, .fini = remove_dir);
+
 Test(faults, bad_diagonal_blocks_are_refused)
 {
 	char p[256], c[256];
