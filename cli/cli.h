@@ -30,7 +30,4 @@ double px_cli_us_per_sweep(const struct px_report *rep);
 /* The name of an enum px_merit, as configs spell it. */
 const char *px_cli_merit_name(int merit);
 
-/* Where bundled data lives: $PROXIMA_DATA_DIR, else the installed pkgdatadir. */
-const char *px_cli_datadir(void);
-
 #endif

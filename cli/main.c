@@ -1,6 +1,5 @@
 /* The proxima command: dispatch to subcommands, --help and --version. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <proxima/proxima.h>
@@ -78,13 +77,6 @@ static void usage(FILE *f)
 		"Exit status: 0 converged, 1 did not converge, 2 bad input or usage.\n",
 		px_plugin_dir(), PX_DATADIR, PX_LIBEXECDIR, MPI_STATUS,
 		FCLIB_STATUS);
-}
-
-const char *px_cli_datadir(void)
-{
-	const char *d = getenv("PROXIMA_DATA_DIR");
-
-	return d && *d ? d : PX_DATADIR;
 }
 
 int main(int argc, char **argv)

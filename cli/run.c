@@ -16,6 +16,15 @@
 #include "../sim/world.h"
 #include "cli.h"
 
+/* Where bundled data lives: $PROXIMA_DATA_DIR, else the installed
+ * pkgdatadir. */
+static const char *datadir(void)
+{
+	const char *d = getenv("PROXIMA_DATA_DIR");
+
+	return d && *d ? d : PX_DATADIR;
+}
+
 struct run_opts {
 	const char *config; /* NULL: defaults */
 	const char *scene;
@@ -232,7 +241,7 @@ static void run_usage(FILE *f)
 /* The bundled default scene. */
 static void default_scene(struct run_opts *o, char *scene, size_t len)
 {
-	snprintf(scene, len, "%s/scenes/default.ini", px_cli_datadir());
+	snprintf(scene, len, "%s/scenes/default.ini", datadir());
 	o->scene = scene;
 }
 
@@ -301,7 +310,7 @@ int px_cli_default(void)
 
 	default_scene(&o, scene, sizeof scene);
 	snprintf(config, sizeof config, "%s/conf/default.ini",
-		 px_cli_datadir());
+		 datadir());
 	o.config = config;
 	printf("proxima: default job: running the default scene with the default config\n");
 	return simulate(&o);

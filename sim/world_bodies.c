@@ -100,7 +100,10 @@ void px_world_destroy(struct px_world *w)
 	if (!w)
 		return;
 	px_broadphase_destroy(w->bp);
-	px_world_free_step(w);
+	/* the last step's contacts, impulses and cache */
+	free(w->contacts);
+	free(w->lambda);
+	free(w->cache);
 	free(w->bodies);
 	free(w);
 }

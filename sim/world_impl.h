@@ -36,7 +36,4 @@ struct px_world {
 	void *hook_ctx;
 };
 
-/* Free the last step's buffers (contacts, impulses, cache). */
-void px_world_free_step(struct px_world *w);
-
 #endif

@@ -24,17 +24,6 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void px_world_free_step(struct px_world *w)
-{
-	free(w->contacts);
-	free(w->lambda);
-	free(w->cache);
-	w->contacts = NULL;
-	w->lambda = NULL;
-	w->cache = NULL;
-	w->n_contacts = w->cap_contacts = w->n_cache = 0;
-}
-
 /* q <- q + h/2 (0, w) q, normalized: the orientation after turning at
  * angular velocity w (world) for h seconds, to first order. */
 static void turn(double q[4], const double w[3], double h)
