@@ -53,10 +53,13 @@ static int send_problem(int fd, const struct px_problem *p, const double *r)
 	const size_t *rowptr;
 	const uint32_t *cols;
 	const double *blocks;
-	struct header h = {PX_OK, 0, 0, 0, r != NULL};
+	struct header h;
 	size_t nc = px_problem_n_contacts(p);
 
+	memset(&h, 0, sizeof h); /* its padding too: it goes down the pipe */
 	px_problem_assembled(p, &rowptr, &cols, &blocks);
+	h.rc = PX_OK;
+	h.has_r = r != NULL;
 	h.nc = nc;
 	h.nnzb = rowptr[nc];
 	return put(fd, &h, sizeof h) ||
@@ -86,8 +89,11 @@ static void child(int fd, const char *path, enum px_fclib_r which, int want_r)
 	setrlimit(RLIMIT_CORE, &no_core);
 	rc = fc_read(path, &p, which, want_r ? &r : NULL, &err);
 	if (rc) {
-		struct header h = {rc, (uint32_t)strlen(err.msg), 0, 0, 0};
+		struct header h;
 
+		memset(&h, 0, sizeof h);
+		h.rc = rc;
+		h.msg_len = (uint32_t)strlen(err.msg);
 		bad = put(fd, &h, sizeof h) || put(fd, err.msg, h.msg_len);
 	} else {
 		bad = send_problem(fd, p, r);

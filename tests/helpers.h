@@ -107,11 +107,13 @@ static inline void remove_tree(const char *path)
 	if (S_ISDIR(st.st_mode) && (d = opendir(path))) {
 		while ((e = readdir(d))) {
 			char sub[4096];
+			int n;
 
 			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 				continue;
-			snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-			remove_tree(sub);
+			n = snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+			if (n > 0 && (size_t)n < sizeof sub)
+				remove_tree(sub);
 		}
 		closedir(d);
 	}
