@@ -12,6 +12,7 @@
 #include <proxima/proxima.h>
 
 #include "../io/vtk.h"
+#include "../sim/mesh.h"
 #include "../sim/scene.h"
 #include "../sim/world.h"
 #include "cli.h"
@@ -77,8 +78,8 @@ static int vtk_frame(const char *dir, unsigned long long i,
 	*times = nt;
 	snprintf(name, sizeof name, "frame_%06llu.vtp", i);
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	if (px_vtk_write_frame(path, px_world_bodies(w),
-				px_world_n_bodies(w), err))
+	if (px_vtk_write_frame(path, px_world_n_bodies(w), px_body_vtk_part,
+			       px_world_bodies(w), err))
 		return err->code;
 	nn[*n] = strdup(name);
 	if (!nn[*n])

@@ -1,36 +1,38 @@
-/* VTK XML output of the rigid-body world, for ParaView (DESIGN.md section
- * 7): one PolyData file (.vtp) per frame with every body's surface as
+/* VTK XML output for ParaView (DESIGN.md section 7): one PolyData file
+ * (.vtp) per frame with the surfaces of its parts (a world's bodies) as
  * triangles in world coordinates, and the .pvd collection that puts the
  * frames in time. */
-#ifndef PX_SIM_VTK_H
-#define PX_SIM_VTK_H
+#ifndef PX_IO_VTK_H
+#define PX_IO_VTK_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <proxima/error.h>
 
-#include "../sim/body.h"
+/* Room for one part's surface. */
+#define PX_VTK_MAX_POINTS 64
+#define PX_VTK_MAX_TRIS 128
 
-/* Triangles of one body: a box 8 points and 12 triangles, a sphere a UV
- * sphere of 8 slices and 4 stacks (26 points, 48 triangles), a capsule the
- * same split at its equator by a cylinder (34, 64), a plane a square of
- * side PX_VTK_PLANE_SIZE centred at the body's x (4, 2). */
-#define PX_VTK_MAX_POINTS 34
-#define PX_VTK_MAX_TRIS 64
-#define PX_VTK_PLANE_SIZE 20.0
+/* One part of a frame: its surface (points, 3 per point; triangles, 3
+ * point indices each, counter-clockwise seen from outside) and its speed
+ * (m/s). */
+struct px_vtk_part {
+	double points[3 * PX_VTK_MAX_POINTS];
+	uint32_t tris[3 * PX_VTK_MAX_TRIS];
+	size_t n_points, n_tris;
+	double speed;
+};
 
-/* Body b's surface in world coordinates: points (3 per point) and
- * triangles (3 point indices each, counter-clockwise seen from outside).
- * Writes *n_points <= PX_VTK_MAX_POINTS, *n_tris <= PX_VTK_MAX_TRIS. */
-void px_vtk_body_mesh(const struct px_body *b, double *points, uint32_t *tris,
-		       size_t *n_points, size_t *n_tris);
+/* Fills out with part i of ctx's parts; the writer asks for each part
+ * several times, and must get the same every time. */
+typedef void (*px_vtk_part_fn)(const void *ctx, size_t i,
+			       struct px_vtk_part *out);
 
-/* One frame: every body of bodies[n] in one ASCII <Piece>, with cell data
- * `body` (Int32, the body's index) and `speed` (Float32, |v| of its centre
- * of mass, m/s). */
-int px_vtk_write_frame(const char *path, const struct px_body *bodies,
-			size_t n, struct px_error *err);
+/* One frame: the n parts in one ASCII <Piece>, with cell data `body`
+ * (Int32, the part's index) and `speed` (Float32). */
+int px_vtk_write_frame(const char *path, size_t n, px_vtk_part_fn part,
+		       const void *ctx, struct px_error *err);
 
 /* The collection: frame_files[i] (as written, relative to the .pvd's
  * directory or absolute) at times[i] (s). */

@@ -1,7 +1,7 @@
-/* VTK output (io/vtk.h): the bodies' meshes are closed, outward and on the
- * shapes' surfaces; a frame of a scene and a .pvd are well-formed XML with
- * consistent counts (checked by python3's XML parser, or xmllint); files
- * that cannot be written give one error line. */
+/* VTK output (io/vtk.h) of the bodies' surfaces (sim/mesh.h): the meshes
+ * are closed, outward and on the shapes' surfaces; a frame of a scene and a
+ * .pvd are well-formed XML with consistent counts (checked by python3's XML
+ * parser, or xmllint); files that cannot be written give one error line. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../io/vtk.h"
+#include "../sim/mesh.h"
 #include "../sim/scene.h"
 #include "../sim/vec.h"
 #include "helpers.h"
@@ -17,9 +18,9 @@
 static void mesh(const struct px_body *b, double *p, uint32_t *t, size_t *np,
 		 size_t *nt)
 {
-	px_vtk_body_mesh(b, p, t, np, nt);
-	cr_assert_leq(*np, PX_VTK_MAX_POINTS);
-	cr_assert_leq(*nt, PX_VTK_MAX_TRIS);
+	px_body_mesh(b, p, t, np, nt);
+	cr_assert_leq(*np, PX_MESH_MAX_POINTS);
+	cr_assert_leq(*nt, PX_MESH_MAX_TRIS);
 	for (size_t i = 0; i < 3 * *nt; i++)
 		cr_assert_lt(t[i], *np);
 }
@@ -86,8 +87,8 @@ static double to_axis(const struct px_body *b, const double *p)
 
 Test(vtk, meshes_are_closed_outward_and_on_the_surface)
 {
-	double p[3 * PX_VTK_MAX_POINTS];
-	uint32_t t[3 * PX_VTK_MAX_TRIS];
+	double p[3 * PX_MESH_MAX_POINTS];
+	uint32_t t[3 * PX_MESH_MAX_TRIS];
 	size_t np, nt;
 	struct px_body b = body(PX_BOX);
 	double vol;
@@ -216,8 +217,8 @@ Test(vtk, frame_of_a_scene)
 	cr_assert_eq(n, 5);
 	make_dir();
 	snprintf(file, sizeof file, "%s/frame_0001.vtp", dir);
-	cr_assert_eq(px_vtk_write_frame(file, b, n, &err), PX_OK, "%s",
-		     err.msg);
+	cr_assert_eq(px_vtk_write_frame(file, n, px_body_vtk_part, b, &err),
+		     PX_OK, "%s", err.msg);
 	free(b);
 	{
 		/* the counts where the file states them, and the speed */
@@ -278,7 +279,8 @@ Test(vtk, unwritable_files)
 	const char *f = "frame.vtp";
 	const double t = 0.0;
 
-	cr_assert_eq(px_vtk_write_frame("/nonexistent/f.vtp", &b, 1, &err),
+	cr_assert_eq(px_vtk_write_frame("/nonexistent/f.vtp", 1,
+					px_body_vtk_part, &b, &err),
 		     PX_ERR_IO);
 	cr_assert_str_eq(err.msg,
 			 "/nonexistent/f.vtp: cannot open for writing: No such file or directory");
@@ -287,7 +289,8 @@ Test(vtk, unwritable_files)
 	cr_assert_str_eq(err.msg,
 			 "/nonexistent/r.pvd: cannot open for writing: No such file or directory");
 	if (access("/dev/full", W_OK) == 0) {
-		cr_assert_eq(px_vtk_write_frame("/dev/full", &b, 1, &err),
+		cr_assert_eq(px_vtk_write_frame("/dev/full", 1,
+						px_body_vtk_part, &b, &err),
 			     PX_ERR_IO);
 		cr_assert_str_eq(err.msg,
 				 "/dev/full: cannot write: No space left on device");
