@@ -5,6 +5,7 @@
  * (a world's bodies: sim/mesh.c) come from the caller, one at a time. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vtk.h"
@@ -20,15 +21,19 @@ static int finish(FILE *f, const char *path, struct px_error *err)
 	return PX_OK;
 }
 
-/* How many points and triangles the parts have. */
+/* How many points and triangles the parts have in all; each part's
+ * triangles and speed into tris[n] and speed[n], for the cell data. */
 static void count(size_t n, px_vtk_part_fn part, const void *ctx,
-		  struct px_vtk_part *scratch, size_t *np, size_t *nt)
+		  struct px_vtk_part *scratch, size_t *np, size_t *nt,
+		  size_t *tris, double *speed)
 {
 	*np = *nt = 0;
 	for (size_t i = 0; i < n; i++) {
 		part(ctx, i, scratch);
 		*np += scratch->n_points;
 		*nt += scratch->n_tris;
+		tris[i] = scratch->n_tris;
+		speed[i] = scratch->speed;
 	}
 }
 
@@ -36,15 +41,24 @@ int px_vtk_write_frame(const char *path, size_t n, px_vtk_part_fn part,
 		       const void *ctx, struct px_error *err)
 {
 	struct px_vtk_part q;
-	size_t np, nt, base = 0;
-	FILE *f = fopen(path, "w");
+	size_t np, nt, base = 0, *tris = malloc((n + 1) * sizeof *tris);
+	double *speed = malloc((n + 1) * sizeof *speed);
+	FILE *f = NULL;
+	int rc;
 
-	if (!f)
-		return px_error_set(err, PX_ERR_IO,
-				    "%s: cannot open for writing: %s", path,
-				    strerror(errno));
+	if (!tris || !speed) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		rc = px_error_set(err, PX_ERR_IO,
+				  "%s: cannot open for writing: %s", path,
+				  strerror(errno));
+		goto out;
+	}
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	count(n, part, ctx, &q, &np, &nt);
+	count(n, part, ctx, &q, &np, &nt, tris, speed);
 	fprintf(
 	    f,
 	    "<?xml version=\"1.0\"?>\n"
@@ -63,19 +77,15 @@ int px_vtk_write_frame(const char *path, size_t n, px_vtk_part_fn part,
 	fputs("</DataArray>\n</Points>\n<CellData Scalars=\"body\">\n"
 	      "<DataArray type=\"Int32\" Name=\"body\" format=\"ascii\">\n",
 	      f);
-	for (size_t i = 0; i < n; i++) {
-		part(ctx, i, &q);
-		for (size_t k = 0; k < q.n_tris; k++)
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < tris[i]; k++)
 			fprintf(f, "%zu\n", i);
-	}
 	fputs("</DataArray>\n"
 	      "<DataArray type=\"Float32\" Name=\"speed\" format=\"ascii\">\n",
 	      f);
-	for (size_t i = 0; i < n; i++) {
-		part(ctx, i, &q);
-		for (size_t k = 0; k < q.n_tris; k++)
-			fprintf(f, "%.6g\n", q.speed);
-	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < tris[i]; k++)
+			fprintf(f, "%.6g\n", speed[i]);
 	fputs(
 	    "</DataArray>\n</CellData>\n<Polys>\n"
 	    "<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n",
@@ -94,7 +104,11 @@ int px_vtk_write_frame(const char *path, size_t n, px_vtk_part_fn part,
 	for (size_t k = 1; k <= nt; k++)
 		fprintf(f, "%zu\n", 3 * k);
 	fputs("</DataArray>\n</Polys>\n</Piece>\n</PolyData>\n</VTKFile>\n", f);
-	return finish(f, path, err);
+	rc = finish(f, path, err);
+out:
+	free(tris);
+	free(speed);
+	return rc;
 }
 
 /* s as an XML attribute value (between double quotes) */

@@ -25,7 +25,8 @@ struct px_vtk_part {
 };
 
 /* Fills out with part i of ctx's parts; the writer asks for each part
- * several times, and must get the same every time. */
+ * three times (counts, points, triangles), and must get the same every
+ * time. */
 typedef void (*px_vtk_part_fn)(const void *ctx, size_t i,
 			       struct px_vtk_part *out);
 
