@@ -24,6 +24,13 @@ struct px_dist_args {
 int px_dist_parse(int argc, char **argv, int with_files,
 		  struct px_dist_args *a, struct px_error *err);
 
+/* A command's start on every rank: its rank and the number of ranks, its
+ * arguments (px_dist_parse) and its config (*cfg, or NULL). Returns this
+ * rank's status, not yet agreed on. */
+int px_dist_begin(int argc, char **argv, int with_files,
+		  struct px_dist_args *a, struct px_config **cfg, int *rank,
+		  int *size, struct px_error *err);
+
 /* Rank 0's report lines shared by both commands: ranks, combination,
  * result, fc3d, traffic and memory, time (collective: call on every rank). */
 void px_dist_report(const struct px_dist_part *d, const struct px_dist_opts *o,
@@ -32,6 +39,19 @@ void px_dist_report(const struct px_dist_part *d, const struct px_dist_opts *o,
 
 /* err's message becomes "what: message" unless it already names what. */
 void px_dist_prefix(struct px_error *err, const char *what);
+
+/* err's message becomes "rank R: message" unless it already names rank R. */
+void px_dist_prefix_rank(struct px_error *err, int rank);
+
+/* The end both commands share once every rank holds its part d (rc: this
+ * rank's status so far): *lambda, zeros for d's own contacts, then the
+ * distributed solve into res. Every rank agrees on a failure before
+ * anyone solves; a failed solve's error names the target. Returns
+ * non-zero on failure (then report it with px_dist_fail). */
+int px_dist_solve_own(int rc, const struct px_dist_args *a,
+		      struct px_config *cfg, struct px_dist_part *d,
+		      double **lambda, struct px_dist_result *res,
+		      struct px_error *err);
 
 /* Print "proxima: msg" on rank 0 (every rank calls it). */
 void px_dist_fail(const struct px_error *err);

@@ -94,6 +94,20 @@ int px_dist_parse(int argc, char **argv, int with_files,
 	return PX_OK;
 }
 
+int px_dist_begin(int argc, char **argv, int with_files,
+		  struct px_dist_args *a, struct px_config **cfg, int *rank,
+		  int *size, struct px_error *err)
+{
+	int rc;
+
+	MPI_Comm_rank(MPI_COMM_WORLD, rank);
+	MPI_Comm_size(MPI_COMM_WORLD, size);
+	rc = px_dist_parse(argc, argv, with_files, a, err);
+	if (!rc)
+		rc = px_config_read(a->config, cfg, err);
+	return rc;
+}
+
 void px_dist_prefix(struct px_error *err, const char *what)
 {
 	size_t n = strlen(what), m = strlen(err->msg);
@@ -106,6 +120,37 @@ void px_dist_prefix(struct px_error *err, const char *what)
 	memcpy(err->msg, what, n);
 	memcpy(err->msg + n, ": ", 2);
 	err->msg[n + 2 + m] = '\0';
+}
+
+void px_dist_prefix_rank(struct px_error *err, int rank)
+{
+	char who[32];
+
+	snprintf(who, sizeof who, "rank %d", rank);
+	px_dist_prefix(err, who);
+}
+
+int px_dist_solve_own(int rc, const struct px_dist_args *a,
+		      struct px_config *cfg, struct px_dist_part *d,
+		      double **lambda, struct px_dist_result *res,
+		      struct px_error *err)
+{
+	int rank;
+
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (!rc) {
+		*lambda = calloc(d->n_own * d->bs + 1, sizeof **lambda);
+		if (!*lambda)
+			rc = px_error_set(err, PX_ERR_NOMEM,
+					  "rank %d: out of memory", rank);
+	}
+	rc = px_dist_agree(rc, err);
+	if (rc)
+		return rc;
+	rc = px_dist_solve(d, cfg, &a->o, *lambda, res, err);
+	if (rc)
+		px_dist_prefix(err, a->target);
+	return rc;
 }
 
 void px_dist_fail(const struct px_error *err)

@@ -162,11 +162,7 @@ int px_dist_cmd_run(int argc, char **argv)
 	size_t n = 0;
 	int rank, size, rc, status = EXIT_BAD_INPUT;
 
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	rc = px_dist_parse(argc, argv, 0, &a, &err);
-	if (!rc)
-		rc = px_config_read(a.config, &cfg, &err);
+	rc = px_dist_begin(argc, argv, 0, &a, &cfg, &rank, &size, &err);
 	if (!rc)
 		rc = px_region_read(a.target, rank, size, &s, &bodies, &n, &reg, &err);
 	if (!rc && reg.n_dynamic < (size_t)size)
@@ -176,10 +172,7 @@ int px_dist_cmd_run(int argc, char **argv)
 		goto fail;
 	rc = first_step(&a, &reg, &s, bodies, n, &d, &err);
 	if (rc) {
-		char who[32];
-
-		snprintf(who, sizeof who, "rank %d", rank);
-		px_dist_prefix(&err, who);
+		px_dist_prefix_rank(&err, rank);
 		px_dist_prefix(&err, a.target);
 	}
 	if (px_dist_agree(rc, &err))
@@ -187,18 +180,8 @@ int px_dist_cmd_run(int argc, char **argv)
 	rc = px_dist_share_copies(&d, &setup);
 	if (!rc)
 		rc = px_dist_rigid_build(&d, &err);
-	if (!rc) {
-		lambda = calloc(3 * d.n_own + 1, sizeof *lambda);
-		if (!lambda)
-			rc = px_error_set(&err, PX_ERR_NOMEM, "out of memory");
-	}
-	if (px_dist_agree(rc, &err))
+	if (px_dist_solve_own(rc, &a, cfg, &d, &lambda, &res, &err))
 		goto fail;
-	rc = px_dist_solve(&d, cfg, &a.o, lambda, &res, &err);
-	if (rc) {
-		px_dist_prefix(&err, a.target);
-		goto fail;
-	}
 	report_scene(&a, &reg, n, &d, lambda, rank, size);
 	px_dist_report(&d, &a.o, &res, "copies of shared bodies (owners' included)", cfg, a.config);
 	if (rank == 0)

@@ -151,11 +151,7 @@ int px_dist_cmd_solve(int argc, char **argv)
 	double *lambda = NULL, *whole = NULL;
 	int rank, size, rc, status = EXIT_BAD_INPUT;
 
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	rc = px_dist_parse(argc, argv, 1, &a, &err);
-	if (!rc)
-		rc = px_config_read(a.config, &cfg, &err);
+	rc = px_dist_begin(argc, argv, 1, &a, &cfg, &rank, &size, &err);
 	if (px_dist_agree(rc, &err))
 		goto fail;
 	if (rank == 0) {
@@ -168,25 +164,11 @@ int px_dist_cmd_solve(int argc, char **argv)
 	distribute(parts, &mine, rank, size);
 	rc = mine.bad ? px_error_set(&err, PX_ERR_NOMEM, "rank %d: out of memory for its part", rank)
 		      : px_dist_unpack_assembled(&mine, a.o.combine, &d, &err);
-	if (rc && !strstr(err.msg, "rank ")) {
-		char who[32];
-
-		snprintf(who, sizeof who, "rank %d", rank);
-		px_dist_prefix(&err, who);
-	}
+	if (rc && !strstr(err.msg, "rank "))
+		px_dist_prefix_rank(&err, rank);
 	px_wire_free(&mine);
-	if (!rc) {
-		lambda = calloc(d.n_own * d.bs + 1, sizeof *lambda);
-		if (!lambda)
-			rc = px_error_set(&err, PX_ERR_NOMEM, "rank %d: out of memory", rank);
-	}
-	if (px_dist_agree(rc, &err))
+	if (px_dist_solve_own(rc, &a, cfg, &d, &lambda, &res, &err))
 		goto fail;
-	rc = px_dist_solve(&d, cfg, &a.o, lambda, &res, &err);
-	if (rc) {
-		px_dist_prefix(&err, a.target);
-		goto fail;
-	}
 	if (rank == 0)
 		whole = calloc(px_problem_n_contacts(p) * d.bs, sizeof *whole);
 	gather(&d, lambda, whole, rank, size);
