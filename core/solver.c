@@ -543,11 +543,9 @@ static int solve_warm(struct solve *S, int kept)
 	}
 	wk->kctx.lambda = S->lambda;
 	/* w = M^-1 J^T lambda, unless it still is */
-	if (kept)
-		;
-	else if (S->cold)
+	if (!kept && S->cold)
 		memset(wk->w, 0, (p->n_bodies * 6 + 1) * sizeof *wk->w);
-	else
+	else if (!kept)
 		set_up(S->ps, p->n_bodies, refresh_range, &S->kern);
 	memcpy(wk->prev, S->lambda, S->m * sizeof *S->lambda);
 	if (S->set->check)

@@ -426,16 +426,15 @@ static int tally_solve(struct px_world *w, struct step *t,
 }
 
 /* The bodies' velocities: free ones (6 per dynamic body) plus the
- * impulses t->lsub, solved by sv (NULL: no contacts). With substeps, the
- * velocity change is the one the solver ended with (it keeps M^-1 J^T
- * lambda for its sweeps); one step applies the impulses anew, the
- * arithmetic of before substeps existed, bit for bit. */
+ * impulses t->lsub. With substeps, sv solved them (substep_solve) and the
+ * velocity change is the one it ended with (it keeps M^-1 J^T lambda for
+ * its sweeps); without (sv NULL: one step, or no contacts) the impulses
+ * are applied anew, the arithmetic of before substeps existed, bit for
+ * bit. */
 static void set_velocities(struct px_world *w, struct step *t, double *v,
 			   const struct px_solver *sv)
 {
-	const double *dv = sv && w->settings.substeps > 1
-				   ? px_solver_body_velocities(sv)
-				   : NULL;
+	const double *dv = sv ? px_solver_body_velocities(sv) : NULL;
 
 	if (dv)
 		for (size_t i = 0; i < 6 * t->d.n; i++)
