@@ -49,30 +49,39 @@ static void drift(struct px_world *w, double h)
 	}
 }
 
+/* The velocity of a body's point at r (world offset from its centre) for
+ * body velocities u (v then w): v + w x r, in that order of rounding. */
+static inline void point_velocity(const double *u, const double r[3],
+				  double o[3])
+{
+	const double *w = u + 3;
+
+	o[0] = (w[1] * r[2] - w[2] * r[1]) + u[0];
+	o[1] = (w[2] * r[0] - w[0] * r[2]) + u[1];
+	o[2] = (w[0] * r[1] - w[1] * r[0]) + u[2];
+}
+
 /* The velocity of contact rows (bs values) for body velocities vel (6 per
- * dynamic body: v then w). */
+ * dynamic body: v then w): each frame row times a's contact point
+ * velocity, minus the same for b. */
 static void rows_velocity(const struct px_contact_rows *r, uint32_t bs,
 			  const double *vel, double *out)
 {
-	double ua[3] = {0, 0, 0}, ub[3] = {0, 0, 0};
-	const double *wa = NULL, *wb = NULL;
+	const double *f = r->frame;
+	const double *ua = r->pa != PX_STATIC ? vel + 6 * (size_t)r->pa : NULL;
+	const double *ub = r->pb != PX_STATIC ? vel + 6 * (size_t)r->pb : NULL;
+	double pa[3] = {0, 0, 0}, pb[3] = {0, 0, 0};
 
-	if (r->pa != PX_STATIC) {
-		wa = vel + 6 * (size_t)r->pa + 3;
-		v3_cross(wa, r->ra, ua);
-		v3_axpy(ua, 1.0, vel + 6 * (size_t)r->pa, ua);
-	}
-	if (r->pb != PX_STATIC) {
-		wb = vel + 6 * (size_t)r->pb + 3;
-		v3_cross(wb, r->rb, ub);
-		v3_axpy(ub, 1.0, vel + 6 * (size_t)r->pb, ub);
-	}
-	for (uint32_t row = 0; row < 3; row++)
-		out[row] = v3_dot(r->frame + 3 * row, ua) -
-			   v3_dot(r->frame + 3 * row, ub);
+	if (ua)
+		point_velocity(ua, r->ra, pa);
+	if (ub)
+		point_velocity(ub, r->rb, pb);
+	out[0] = v3_dot(f, pa) - v3_dot(f, pb);
+	out[1] = v3_dot(f + 3, pa) - v3_dot(f + 3, pb);
+	out[2] = v3_dot(f + 6, pa) - v3_dot(f + 6, pb);
 	if (bs == 4)
-		out[3] = (wa ? v3_dot(r->frame, wa) : 0.0) -
-			 (wb ? v3_dot(r->frame, wb) : 0.0);
+		out[3] = (ua ? v3_dot(f, ua + 3) : 0.0) -
+			 (ub ? v3_dot(f, ub + 3) : 0.0);
 }
 
 /* Body velocities (6 per dynamic body) before the (sub)step, and free
@@ -105,52 +114,6 @@ static void velocities(const struct px_world *w, const struct px_dynamics *d,
 			mat_mul(d->inv_inertia + 9 * k, tq, dw);
 			v3_axpy(f + 3, h, dw, f + 3);
 		}
-	}
-}
-
-/* What b does about a penetration deeper than the slop: the settings'
- * (Baumgarte's feedback, or nothing), soft contact's bias, or nothing (the
- * soft step's relaxation). */
-enum feedback { FEED_SETTINGS, FEED_SOFT, FEED_NONE };
-
-/* b of the velocity problem of a (sub)step of h seconds: b = J u_free,
- * then per normal row either a Newton bounce e v_n^- (approach faster than
- * the threshold, contact touching or closing within h), or the
- * speculative gap / h, or the feedback f: Baumgarte's -beta/dt (depth -
- * slop), at the step's rate whatever the substeps (beta/h would remove the
- * fraction beta per substep: N times as stiff, and 100 substeps blow the
- * card house up), or the soft bias -bias_rate (depth - slop) capped at the push
- * velocity (soft[1] for a contact with a static body). */
-static void velocity_b(const struct px_world *w, const double *depths,
-		       const struct px_contact_rows *rows, size_t n,
-		       uint32_t bs, double h, enum feedback f,
-		       const struct px_softness *soft, const double *vel,
-		       const double *vfree, const double *e, double *b)
-{
-	const struct px_world_settings *s = &w->settings;
-
-	for (size_t k = 0; k < n; k++) {
-		double pre[4], *bk = b + bs * k;
-		const double depth = depths[k];
-		int bounce;
-
-		rows_velocity(rows + k, bs, vfree, bk);
-		if (e[k] > 0.0)
-			rows_velocity(rows + k, bs, vel, pre);
-		bounce = e[k] > 0.0 && -pre[0] > s->restitution_threshold &&
-			 (depth >= 0.0 || pre[0] * h - depth <= 0.0);
-		if (bounce)
-			bk[0] += e[k] * pre[0];
-		else if (depth < 0.0)
-			bk[0] += -depth / h;
-		else if (f == FEED_SETTINGS &&
-			 s->stabilization == PX_STAB_BAUMGARTE &&
-			 depth > s->slop)
-			bk[0] -= s->beta / s->dt * (depth - s->slop);
-		else if (f == FEED_SOFT && depth > s->slop)
-			bk[0] -= fmin(soft[rows[k].pb == PX_STATIC].bias_rate *
-					  (depth - s->slop),
-				      s->contact_push_velocity);
 	}
 }
 
@@ -240,8 +203,8 @@ struct step {
 	double *vsoft;        /* soft: the free velocities, for the relaxation */
 	double *lsub;         /* a substep's impulses (w->lambda when N = 1) */
 	double *depth;        /* per contact, at the current substep */
-	double *pose0;        /* x and q of every body at the collision */
-	double *pose1;        /* their motion since (motions) */
+	double *anchor;       /* 7 per contact (anchors_set) */
+	double *rot;          /* 9 per dynamic body: its rotation now */
 	double *warm;         /* the hook's copy of the warm start */
 	unsigned char *claimed;
 };
@@ -259,67 +222,75 @@ static void step_free(struct step *t, const struct px_world *w)
 	free(t->vel);
 	free(t->vfree);
 	free(t->depth);
-	free(t->pose0);
-	free(t->pose1);
+	free(t->anchor);
+	free(t->rot);
 	free(t->warm);
 	free(t->claimed);
 	px_dynamics_free(&t->d);
 }
 
-/* Per body, its motion since the collision (pose0: x and q of every body
- * then): into pose1, x - x0 and the rotation R R0^T (row-major), 12 per
- * body; zero and the identity for a static body. */
-static void motions(const struct px_world *w, const double *pose0,
-		    double *pose1)
+/* Per contact, the points of its bodies that were at the contact point at
+ * the collision, in body coordinates (anchor[7k..]: a's, b's, unused for a
+ * static b) and, in anchor[7k + 6], the depth then plus, for a static b,
+ * n . p, which the current depth subtracts the points' separation along n
+ * from. The frame's n points from b to a, so a moving along n opens it. */
+static void anchors_set(const struct px_world *w, const struct step *t,
+			double *anchor)
 {
-	for (size_t i = 0; i < w->n_bodies; i++) {
-		const struct px_body *b = w->bodies + i;
-		const double *x0 = pose0 + 7 * i, *q0 = x0 + 3;
-		const double q0c[4] = {q0[0], -q0[1], -q0[2], -q0[3]};
-		double dq[4] = {1, 0, 0, 0}, *m = pose1 + 12 * i;
+	for (size_t k = 0; k < w->n_contacts; k++) {
+		const struct px_contact_rows *r = t->rows + k;
+		double *l = anchor + 7 * k, rot[9];
 
-		if (!b->is_static) {
-			quat_mul(b->q, q0c, dq);
-			v3_sub(b->x, x0, m);
+		quat_to_matrix(w->bodies[r->world_a].q, rot);
+		mat_tmul(rot, r->ra, l);
+		l[6] = w->contacts[k].depth;
+		if (r->pb != PX_STATIC) {
+			quat_to_matrix(w->bodies[r->world_b].q, rot);
+			mat_tmul(rot, r->rb, l + 3);
 		} else {
-			m[0] = m[1] = m[2] = 0.0;
+			l[6] += v3_dot(r->frame, w->contacts[k].p);
 		}
-		quat_to_matrix(dq, m + 3);
 	}
 }
 
-/* Each contact's depth after the bodies moved since the collision, from
- * the displacement of the point of each body that was at the contact
- * point p then, x - x0 + (R R0^T - 1)(p - x0): Box2D v3 updates a
- * contact's separation so in its substeps instead of colliding again. The
- * normal n points from a to b, so b moving along n opens the contact. */
-static void depths_update(const struct px_world *w, const double *pose0,
-			  const double *pose1, double *depth)
+/* Each dynamic body's rotation matrix now, for depth_now. */
+static void rotations_now(const struct px_world *w, struct step *t)
 {
-	const struct px_contact *c = w->contacts;
+	for (size_t i = 0; i < t->d.n; i++)
+		quat_to_matrix(w->bodies[t->d.world[i]].q, t->rot + 9 * i);
+}
 
-	for (size_t k = 0; k < w->n_contacts; k++) {
-		const uint32_t ab[2] = {c[k].a, c[k].b};
-		double d[2][3];
+/* Contact k's depth after the bodies moved since the collision: the depth
+ * then less the separation along n that its bodies' anchor points
+ * (anchors_set) have now, at x + R l (R from rotations_now). Box2D v3
+ * updates a contact's separation so in its substeps instead of colliding
+ * again. */
+static double depth_now(const struct px_world *w, const struct step *t,
+			size_t k)
+{
+	const struct px_contact_rows *r = t->rows + k;
+	const double *f = r->frame, *l = t->anchor + 7 * k;
+	const double *ra = t->rot + 9 * r->pa;
+	double sep = v3_dot(f, w->bodies[r->world_a].x);
 
-		for (int j = 0; j < 2; j++) {
-			const double *m = pose1 + 12 * (size_t)ab[j];
-			double a[3], ra[3];
+	sep += f[0] * (ra[0] * l[0] + ra[1] * l[1] + ra[2] * l[2]) +
+	       f[1] * (ra[3] * l[0] + ra[4] * l[1] + ra[5] * l[2]) +
+	       f[2] * (ra[6] * l[0] + ra[7] * l[1] + ra[8] * l[2]);
+	if (r->pb != PX_STATIC) {
+		const double *rb = t->rot + 9 * r->pb, *lb = l + 3;
 
-			v3_sub(c[k].p, pose0 + 7 * (size_t)ab[j], a);
-			mat_mul(m + 3, a, ra);
-			for (int i = 0; i < 3; i++)
-				d[j][i] = m[i] + ra[i] - a[i];
-		}
-		v3_sub(d[1], d[0], d[0]);
-		depth[k] = c[k].depth - v3_dot(c[k].n, d[0]);
+		sep -= v3_dot(f, w->bodies[r->world_b].x);
+		sep -= f[0] * (rb[0] * lb[0] + rb[1] * lb[1] + rb[2] * lb[2]) +
+		       f[1] * (rb[3] * lb[0] + rb[4] * lb[1] + rb[5] * lb[2]) +
+		       f[2] * (rb[6] * lb[0] + rb[7] * lb[1] + rb[8] * lb[2]);
 	}
+	return l[6] - sep;
 }
 
 static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 		      struct px_error *err)
 {
-	const size_t n = w->n_contacts, nb = w->n_bodies;
+	const size_t n = w->n_contacts;
 	const uint32_t substeps = w->settings.substeps ? w->settings.substeps : 1;
 	const int soft = w->settings.stabilization == PX_STAB_SOFT;
 	const int moves = substeps > 1 || soft; /* depths updated */
@@ -338,22 +309,17 @@ static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 	t->lsub = substeps > 1 ? malloc((n * bs + 1) * sizeof *t->lsub)
 			       : w->lambda;
 	if (moves) {
-		t->pose0 = malloc((7 * nb + 1) * sizeof *t->pose0);
-		t->pose1 = malloc((12 * nb + 1) * sizeof *t->pose1);
+		t->anchor = malloc((7 * n + 1) * sizeof *t->anchor);
+		t->rot = malloc((9 * t->d.n + 1) * sizeof *t->rot);
 	}
 	if (soft)
 		t->vsoft = malloc((6 * t->d.n + 1) * sizeof *t->vsoft);
 	if (w->hook)
 		t->warm = malloc((n * bs + 1) * sizeof *t->warm);
 	if (!t->rows || !t->vel || !t->vfree || !t->depth || !t->claimed ||
-	    !w->lambda || !t->lsub || (moves && (!t->pose0 || !t->pose1)) || (soft && !t->vsoft) ||
+	    !w->lambda || !t->lsub || (moves && (!t->anchor || !t->rot)) || (soft && !t->vsoft) ||
 	    (w->hook && !t->warm))
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; moves && i < nb; i++) {
-		memcpy(t->pose0 + 7 * i, w->bodies[i].x, 3 * sizeof *t->pose0);
-		memcpy(t->pose0 + 7 * i + 3, w->bodies[i].q,
-		       4 * sizeof *t->pose0);
-	}
 	for (size_t k = 0; k < n; k++)
 		t->depth[k] = w->contacts[k].depth;
 	return PX_OK;
@@ -450,10 +416,56 @@ static void set_velocities(struct px_world *w, struct step *t, double *v,
 	}
 }
 
-static void depths_now(struct px_world *w, struct step *t)
+/* What b does about a penetration deeper than the slop: the settings'
+ * (Baumgarte's feedback, or nothing), soft contact's bias, or nothing (the
+ * soft step's relaxation). */
+enum feedback { FEED_SETTINGS, FEED_SOFT, FEED_NONE };
+
+/* b of p, the velocity problem of a (sub)step of h seconds, for free
+ * velocities vfree, with each contact's depth updated first if the bodies
+ * moved since the collision (depth_now): b = J u_free, then per normal row either a Newton bounce e v_n^- (approach faster than
+ * the threshold, contact touching or closing within h), or the
+ * speculative gap / h, or the feedback f: Baumgarte's -beta/dt (depth -
+ * slop), at the step's rate whatever the substeps (beta/h would remove the
+ * fraction beta per substep: N times as stiff, and 100 substeps blow the
+ * card house up), or the soft bias -bias_rate (depth - slop) capped at
+ * the push velocity (t->soft[1] for a contact with a static body). */
+static void velocity_b(const struct px_world *w, struct step *t,
+		       struct px_problem *p, double h, enum feedback f,
+		       const double *vfree, int moved)
 {
-	motions(w, t->pose0, t->pose1);
-	depths_update(w, t->pose0, t->pose1, t->depth);
+	const struct px_world_settings *s = &w->settings;
+	const struct px_contact_rows *rows = t->rows;
+	const double *e = px_problem_restitution(p), *vel = t->vel;
+	const uint32_t bs = w->bs;
+	double *b = px_problem_b(p);
+
+	if (moved)
+		rotations_now(w, t);
+	for (size_t k = 0; k < w->n_contacts; k++) {
+		double pre[4], *bk = b + bs * k;
+		const double depth = moved ? (t->depth[k] = depth_now(w, t, k))
+					   : t->depth[k];
+		int bounce;
+
+		rows_velocity(rows + k, bs, vfree, bk);
+		if (e[k] > 0.0)
+			rows_velocity(rows + k, bs, vel, pre);
+		bounce = e[k] > 0.0 && -pre[0] > s->restitution_threshold &&
+			 (depth >= 0.0 || pre[0] * h - depth <= 0.0);
+		if (bounce)
+			bk[0] += e[k] * pre[0];
+		else if (depth < 0.0)
+			bk[0] += -depth / h;
+		else if (f == FEED_SETTINGS &&
+			 s->stabilization == PX_STAB_BAUMGARTE &&
+			 depth > s->slop)
+			bk[0] -= s->beta / s->dt * (depth - s->slop);
+		else if (f == FEED_SOFT && depth > s->slop)
+			bk[0] -= fmin(t->soft[rows[k].pb == PX_STATIC].bias_rate *
+					  (depth - s->slop),
+				      s->contact_push_velocity);
+	}
 }
 
 /* Substep i of h seconds (world.h); soft contact (world_soft.c): the soft
@@ -466,21 +478,16 @@ static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
 	const int moreau = w->settings.stepping == PX_MOREAU;
 	const int soft = w->settings.stabilization == PX_STAB_SOFT;
 	const size_t n = w->n_contacts;
-	const uint32_t bs = w->bs;
 	int rc;
 
 	if (i && moreau)
 		drift(w, 0.5 * h);
-	if (i && n)
-		depths_now(w, t);
 	velocities(w, &t->d, h, t->vel, t->vfree);
 	if (n) {
 		struct px_problem *p = soft ? t->ps : t->p;
 
-		velocity_b(w, t->depth, t->rows, n, bs, h,
-			   soft ? FEED_SOFT : FEED_SETTINGS, t->soft, t->vel,
-			   t->vfree, px_problem_restitution(p),
-			   px_problem_b(p));
+		velocity_b(w, t, p, h, soft ? FEED_SOFT : FEED_SETTINGS,
+			   t->vfree, i > 0);
 		rc = tally_solve(w, t, p, cfg, y, err);
 		if (rc)
 			return rc;
@@ -490,10 +497,7 @@ static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
 	set_velocities(w, t, t->vfree, soft ? t->svs : t->sv);
 	drift(w, moreau ? 0.5 * h : h);
 	if (soft && n) {
-		depths_now(w, t);
-		velocity_b(w, t->depth, t->rows, n, bs, h, FEED_NONE, t->soft,
-			   t->vel, t->vsoft, px_problem_restitution(t->p),
-			   px_problem_b(t->p));
+		velocity_b(w, t, t->p, h, FEED_NONE, t->vsoft, 1);
 		rc = tally_solve(w, t, t->p, cfg, y, err);
 		if (rc)
 			return rc;
@@ -575,6 +579,8 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	if (rc)
 		goto out;
 	px_contact_rows_build(w, &t.d, w->contacts, n, t.rows);
+	if (t.anchor)
+		anchors_set(w, &t, t.anchor);
 	if (n) {
 		rc = problems(w, &t, h, err);
 		if (rc)
