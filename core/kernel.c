@@ -32,7 +32,7 @@
 
 /* Rows [r0, r1) of the contact velocity v_k = (A lambda + b)_k, with A's
  * product read from lambda (assembled) or the body velocities w
- * (factorized). */
+ * (factorized, rigid; plus a normal shift's gamma_k lambda_k,n). */
 static void velocity(const struct px_kernel_ctx *c, const double *lambda,
 		     const double *w, uint32_t k, uint32_t r0, uint32_t r1,
 		     double *v)
@@ -69,6 +69,8 @@ static void velocity(const struct px_kernel_ctx *c, const double *lambda,
 			px_jac_mul(v, jac + per, w + 6 * (size_t)p->body_b[k], r0,
 				   r1);
 	}
+	if (p->shift && r0 == 0)
+		v[0] += p->shift[k] * lambda[(size_t)k * bs];
 }
 
 /* g = R_ff^-1 of a block R (its friction block symmetrized; the normal row

@@ -68,6 +68,7 @@ int px_r3_init(struct px_kernel_ctx *c)
 struct r3 {
 	const double *restrict frame, *restrict lever, *restrict b;
 	const double *restrict r, *restrict coef;
+	const double *restrict shift; /* the problem's normal shift, or NULL */
 	const double *restrict inv_mass, *restrict inv_inertia;
 	const uint32_t *restrict body_a, *restrict body_b;
 	const struct px_friction_params *friction;
@@ -88,6 +89,7 @@ static inline struct r3 r3_load(const struct px_kernel_ctx *c)
 		.b = p->b,
 		.r = c->r,
 		.coef = c->coef,
+		.shift = p->shift,
 		.inv_mass = p->inv_mass,
 		.inv_inertia = p->inv_inertia,
 		.body_a = p->body_a,
@@ -133,6 +135,8 @@ R3_INLINE void solve(const struct r3 *s, const double *restrict w,
 		uz -= wb[2] + (wb[3] * lv[4] - wb[4] * lv[3]);
 	}
 	v0 = b[0] + f[0] * ux + f[1] * uy + f[2] * uz;
+	if (s->shift)
+		v0 += s->shift[k] * lam[0];
 	v1 = b[1] + f[3] * ux + f[4] * uy + f[5] * uz;
 	v2 = b[2] + f[6] * ux + f[7] * uy + f[8] * uz;
 	ln = lam[0] - r[0] * v0;

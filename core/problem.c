@@ -59,7 +59,8 @@ static void clear_form(struct px_problem *p)
 	free(p->inv_mass);
 	free(p->inv_inertia);
 	free(p->lever);
-	p->inv_mass = p->inv_inertia = p->lever = NULL;
+	free(p->shift);
+	p->inv_mass = p->inv_inertia = p->lever = p->shift = NULL;
 	p->rowptr = NULL;
 	p->cols = NULL;
 	p->blocks = NULL;
@@ -110,6 +111,8 @@ size_t px_problem_bytes(const struct px_problem *p)
 	else if (p->form == PX_FORM_RIGID)
 		bytes += n * (2 * sizeof *p->body_a + 6 * sizeof *p->lever) +
 			 p->n_bodies * 13 * sizeof *p->scratch;
+	if (p->shift)
+		bytes += n * sizeof *p->shift;
 	return bytes;
 }
 
@@ -429,6 +432,36 @@ int px_problem_set_rigid(struct px_problem *p, size_t n_bodies,
 	return PX_OK;
 }
 
+int px_problem_set_normal_shift(struct px_problem *p, const double *gamma,
+				struct px_error *err)
+{
+	size_t bad;
+
+	if (p->form != PX_FORM_FACTORIZED && p->form != PX_FORM_RIGID)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "a normal shift needs a factorized or rigid A (an assembled A holds it in its blocks)");
+	if (!gamma) {
+		free(p->shift);
+		p->shift = NULL;
+		return PX_OK;
+	}
+	for (bad = 0; bad < p->n; bad++)
+		if (!(gamma[bad] >= 0.0) || !isfinite(gamma[bad]))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "normal shift of contact %zu = %g, expected finite and >= 0",
+					    bad, gamma[bad]);
+	if (!p->shift && !(p->shift = malloc(p->n * sizeof *p->shift)))
+		return px_error_set(err, PX_ERR_NOMEM,
+				    "out of memory for the normal shift");
+	memcpy(p->shift, gamma, p->n * sizeof *p->shift);
+	return PX_OK;
+}
+
+const double *px_problem_normal_shift(const struct px_problem *p)
+{
+	return p->shift;
+}
+
 void px_problem_apply(const struct px_problem *p, const double *x, double *y,
 		      int add_b)
 {
@@ -484,6 +517,8 @@ void px_problem_apply(const struct px_problem *p, const double *x, double *y,
 					   w + 6 * (size_t)p->body_b[k], 0, bs);
 		}
 	}
+	for (size_t k = 0; p->shift && k < n; k++)
+		y[k * bs] += p->shift[k] * x[k * bs];
 }
 
 /* Contact k's diagonal block in closed form: F K F^T, F the frame (rows
@@ -537,24 +572,15 @@ static void rigid_diag_block(const struct px_problem *p, size_t k,
 				px_dot3(f + 3 * i, Kf[j]);
 }
 
-void px_problem_diag_block(const struct px_problem *p, size_t k, double *out)
+/* Contact k's diagonal block of a factorized A: J_k (M^-1 J_k^T) summed
+ * over its dynamic bodies, added to out. */
+static void factorized_diag_block(const struct px_problem *p, size_t k,
+				  double *out)
 {
 	const uint32_t bs = p->bs;
-	const size_t bb = (size_t)bs * bs;
+	const size_t per = 6 * (size_t)bs;
 
-	if (p->form == PX_FORM_ASSEMBLED) {
-		memcpy(out, p->blocks + p->diag_at[k] * bb, bb * sizeof *out);
-		return;
-	}
-	memset(out, 0, bb * sizeof *out);
-	if (p->form == PX_FORM_RIGID) {
-		rigid_diag_block(p, k, out);
-		return;
-	}
-	if (p->form != PX_FORM_FACTORIZED)
-		return;
 	for (int side = 0; side < 2; side++) {
-		const size_t per = 6 * (size_t)bs;
 		const double *j = p->jac + 2 * per * k + side * per;
 		const double *m = p->minv_jt + 2 * per * k + side * per;
 
@@ -566,6 +592,24 @@ void px_problem_diag_block(const struct px_problem *p, size_t k, double *out)
 					out[r * bs + c] +=
 						j[r * 6 + d] * m[d * bs + c];
 	}
+}
+
+void px_problem_diag_block(const struct px_problem *p, size_t k, double *out)
+{
+	const uint32_t bs = p->bs;
+	const size_t bb = (size_t)bs * bs;
+
+	if (p->form == PX_FORM_ASSEMBLED) {
+		memcpy(out, p->blocks + p->diag_at[k] * bb, bb * sizeof *out);
+		return;
+	}
+	memset(out, 0, bb * sizeof *out);
+	if (p->form == PX_FORM_RIGID)
+		rigid_diag_block(p, k, out);
+	else if (p->form == PX_FORM_FACTORIZED)
+		factorized_diag_block(p, k, out);
+	if (p->shift)
+		out[0] += p->shift[k];
 }
 
 int px_problem_to_dense(const struct px_problem *p, double *out)

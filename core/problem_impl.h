@@ -31,6 +31,10 @@ struct px_problem {
 	double *inv_mass;    /* n_bodies */
 	double *inv_inertia; /* 6 per body: xx xy xz yy yz zz */
 	double *lever;       /* 6 per contact: r_a, r_b */
+
+	/* factorized or rigid: per contact, gamma_k added to A's entry on
+	 * the normal row (soft contact), or NULL */
+	double *shift;
 };
 
 /* An assembled A whose diagonal has an entry that is negative, or zero on a

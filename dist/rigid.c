@@ -140,6 +140,11 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 				  "the distributed solve of a scene needs 3-row contacts (this scene has torsional friction)");
 		goto done;
 	}
+	if (px_problem_normal_shift(p)) {
+		rc = px_error_set(err, PX_ERR_INVALID,
+				  "the distributed solve of a scene does not take soft contact (stabilization = soft)");
+		goto done;
+	}
 	rc = rows && sh && ho ? px_dynamics_build(w, &dyn, err)
 			      : px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	if (rc)

@@ -125,9 +125,12 @@ static void side_blocks(const struct px_dynamics *d, uint32_t body,
 	}
 }
 
-void px_world_jacobians(const struct px_dynamics *d,
-			const struct px_contact_rows *rows, size_t n,
-			uint32_t bs, double *jac, double *mjt)
+/* Per contact J_a, J_b (bs x 6) into jac and (M^-1 J^T)_a, _b (6 x bs)
+ * into mjt, 12 bs each per contact, row-major; the blocks of a static
+ * side are left as they were (zero when calloc'd). */
+static void jacobians(const struct px_dynamics *d,
+		      const struct px_contact_rows *rows, size_t n,
+		      uint32_t bs, double *jac, double *mjt)
 {
 	const size_t blk = 6 * (size_t)bs;
 
@@ -158,7 +161,7 @@ static int set_factorized(struct px_problem *p, const struct px_dynamics *d,
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	px_world_jacobians(d, rows, n, bs, jac, mjt);
+	jacobians(d, rows, n, bs, jac, mjt);
 	rc = px_problem_set_factorized(p, d->n, ba, bb, jac, mjt, err);
 out:
 	free(jac);

@@ -60,13 +60,6 @@ int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d
 		      uint32_t bs, int frictionless, struct px_problem **out,
 		      struct px_error *err);
 
-/* Per contact J_a, J_b (bs x 6) into jac and (M^-1 J^T)_a, _b (6 x bs)
- * into mjt, 12 bs each per contact, row-major; the blocks of a static
- * side are left as they were (zero when calloc'd). */
-void px_world_jacobians(const struct px_dynamics *d,
-			const struct px_contact_rows *rows, size_t n,
-			uint32_t bs, double *jac, double *mjt);
-
 /* dv[6 per dynamic body] += M^-1 J^T lambda: linear then angular. */
 void px_impulses_apply(const struct px_dynamics *d,
 			const struct px_contact_rows *rows, size_t n,

@@ -20,12 +20,11 @@ void px_soft_make(double hertz, double zeta, double h, struct px_softness *s);
 void px_soft_pair(const struct px_world_settings *st, double h,
 		  struct px_softness soft[2]);
 
-/* Set p's A (p already has its geometry and friction) to the assembled
- * A + Gamma of contacts rows (bs rows each), Gamma = diag(gamma A_nn) on
- * the normal rows, gamma of soft[1] for a contact with a static body. */
-int px_world_soft_problem(const struct px_dynamics *d,
-			  const struct px_contact_rows *rows, size_t n,
-			  uint32_t bs, const struct px_softness soft[2],
+/* Make p (the rigid problem of contacts rows) A + Gamma, Gamma =
+ * diag(gamma A_nn) on the normal rows, gamma of soft[1] for a contact
+ * with a static body: p's normal shift. */
+int px_world_soft_problem(const struct px_contact_rows *rows,
+			  const struct px_softness soft[2],
 			  struct px_problem *p, struct px_error *err);
 
 #endif

@@ -548,8 +548,7 @@ static int problems(struct px_world *w, struct step *t, double h,
 	rc = px_world_problem_build(w, &t->d, w->contacts, t->rows, n, w->bs,
 				    0, &t->ps, err);
 	return rc ? rc
-		  : px_world_soft_problem(&t->d, t->rows, n, w->bs, t->soft,
-					  t->ps, err);
+		  : px_world_soft_problem(t->rows, t->soft, t->ps, err);
 }
 
 int px_world_step(struct px_world *w, const struct px_config *cfg,

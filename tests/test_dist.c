@@ -265,6 +265,18 @@ Test(dist, bad_input_one_line_from_rank_0_and_exit_2)
 	cr_assert(strstr(err, "rank 1: the distributed solve of a scene needs 3-row contacts"),
 		  "%s", err);
 
+	write_file("soft.ini",
+		   "[world]\ndt = 0.01\nstabilization = soft\n"
+		   "[body ground]\nshape = box\nhalf = 40, 10, 1\nposition = 20, 0, -1\nstatic = true\n"
+		   "[grid near]\nshape = sphere\nradius = 1\ncount = 3, 3, 2\n"
+		   "origin = 0, 0, 1\nspacing = 2, 2, 2\nmass = 1\n",
+		   scene, sizeof scene);
+	snprintf(cmd, sizeof cmd, "run %s", scene);
+	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
+	cr_assert_eq(count_lines(err), 1, "%s", err);
+	cr_assert(strstr(err, "does not take soft contact (stabilization = soft)"),
+		  "%s", err);
+
 	snprintf(cmd, sizeof cmd, "solve %s --combine mean", p);
 	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
 	cr_assert_str_eq(err, "proxima: --combine 'mean': expected sum or split\n");

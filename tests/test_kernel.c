@@ -558,3 +558,134 @@ Test(problem, rigid_diagonal_blocks_are_those_of_the_product)
 	}
 	px_problem_destroy(p);
 }
+
+static const double shift5[5] = {0.5, 0.0, 2.0, 0.25, 1.0};
+
+/* A normal shift adds gamma_k to A's entry on contact k's normal row, and
+ * nothing else, in the product and in the diagonal blocks of either form;
+ * NULL takes it away. */
+Test(problem, normal_shift_is_gamma_on_the_normal_diagonal)
+{
+	for (int rigid = 0; rigid < 2; rigid++) {
+		struct px_problem *p = rigid ? rigid_chain() : chain();
+		static double A[15 * 15], S[15 * 15];
+		double D[9], E[9];
+
+		cr_assert_eq(px_problem_to_dense(p, A), PX_OK);
+		cr_assert_null(px_problem_normal_shift(p));
+		cr_assert_eq(px_problem_set_normal_shift(p, shift5, NULL), PX_OK);
+		cr_assert_eq(px_problem_to_dense(p, S), PX_OK);
+		for (size_t i = 0; i < 15; i++)
+			for (size_t j = 0; j < 15; j++) {
+				const double want =
+					A[i * 15 + j] +
+					(i == j && i % 3 == 0 ? shift5[i / 3] : 0.0);
+
+				cr_assert_float_eq(S[i * 15 + j], want, 1e-14,
+						   "rigid %d (%zu, %zu)", rigid, i, j);
+			}
+		for (size_t k = 0; k < 5; k++) {
+			px_problem_diag_block(p, k, D);
+			for (size_t i = 0; i < 9; i++)
+				cr_assert_float_eq(D[i], S[(3 * k + i / 3) * 15 + 3 * k + i % 3],
+						   1e-14, "rigid %d contact %zu", rigid, k);
+		}
+		cr_assert_eq(px_problem_set_normal_shift(p, NULL, NULL), PX_OK);
+		cr_assert_null(px_problem_normal_shift(p));
+		px_problem_diag_block(p, 2, E);
+		cr_assert_float_eq(E[0], A[6 * 15 + 6], 1e-14);
+		px_problem_destroy(p);
+	}
+}
+
+Test(problem, bad_normal_shift_is_refused_exactly)
+{
+	struct px_problem *p = chain(), *q;
+	struct px_error err = {0};
+	double g[5] = {0, 0, -1, 0, 0};
+	const size_t rowptr[2] = {0, 1};
+	const uint32_t cols[1] = {0};
+	const double blk[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+
+	cr_assert_eq(px_problem_set_normal_shift(p, g, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg,
+			 "normal shift of contact 2 = -1, expected finite and >= 0");
+	g[2] = 0;
+	g[4] = NAN;
+	cr_assert_eq(px_problem_set_normal_shift(p, g, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg,
+			 "normal shift of contact 4 = nan, expected finite and >= 0");
+	cr_assert_null(px_problem_normal_shift(p));
+	px_problem_destroy(p);
+	cr_assert_eq(px_problem_create(1, 3, &q, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_assembled(q, rowptr, cols, blk, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_normal_shift(q, g, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg,
+			 "a normal shift needs a factorized or rigid A (an assembled A holds it in its blocks)");
+	px_problem_destroy(q);
+}
+
+/* 30 Gauss-Seidel sweeps (r = 0.3 on every row) of p from lambda 0. */
+static void sweeps30(struct px_problem *p, double *lambda, int want_rigid3)
+{
+	struct px_kernel_ctx c;
+	struct px_kernel k;
+	double w[18] = {0}, r[15], diag[45];
+	const uint32_t order[5] = {0, 3, 1, 4, 2};
+	const uint32_t *list = order;
+	const size_t count = 5;
+
+	for (int i = 0; i < 15; i++) {
+		lambda[i] = 0.0;
+		r[i] = 0.3;
+	}
+	for (size_t q = 0; q < 5; q++)
+		px_problem_diag_block(p, q, diag + 9 * q);
+	cr_assert_eq(px_kernel_init(&c, &k, p, lambda, w, diag, r,
+				    PX_R_DIAGONAL, &disc_ops, NULL, 0),
+		     PX_OK);
+	cr_assert_eq(c.rigid3, want_rigid3);
+	k.refresh(k.ctx, 0, px_problem_n_bodies(p));
+	for (int s = 0; s < 30; s++)
+		k.relax_lists(k.ctx, &list, &count, 1, PX_PART_FULL);
+	px_kernel_fini(&c);
+}
+
+/* Gauss-Seidel on a shifted factorized or rigid A (the rigid 3-row kernel
+ * and the general one) is Gauss-Seidel on the assembled A + Gamma. */
+Test(kernel, shifted_sweeps_are_those_of_the_assembled_sum)
+{
+	for (int rigid = 0; rigid < 2; rigid++) {
+		struct px_problem *p = rigid ? rigid_chain() : chain(), *q;
+		static double S[15 * 15], blocks[25 * 9];
+		size_t rowptr[6];
+		uint32_t cols[25];
+		double l1[15], l2[15];
+
+		cr_assert_eq(px_problem_set_normal_shift(p, shift5, NULL), PX_OK);
+		cr_assert_eq(px_problem_to_dense(p, S), PX_OK);
+		cr_assert_eq(px_problem_create(5, 3, &q, NULL), PX_OK);
+		for (size_t i = 0; i < 5; i++) {
+			rowptr[i] = 5 * i;
+			for (size_t j = 0; j < 5; j++) {
+				cols[5 * i + j] = (uint32_t)j;
+				for (size_t e = 0; e < 9; e++)
+					blocks[(5 * i + j) * 9 + e] =
+						S[(3 * i + e / 3) * 15 + 3 * j + e % 3];
+			}
+			px_problem_friction(q)[i] = px_problem_friction(p)[i];
+		}
+		rowptr[5] = 25;
+		memcpy(px_problem_b(q), px_problem_b(p), 15 * sizeof(double));
+		cr_assert_eq(px_problem_set_assembled(q, rowptr, cols, blocks, NULL),
+			     PX_OK);
+		sweeps30(p, l1, rigid);
+		sweeps30(q, l2, 0);
+		for (int i = 0; i < 15; i++)
+			cr_assert_float_eq(l1[i], l2[i], 1e-12, "rigid %d, row %d: %g, %g",
+					   rigid, i, l1[i], l2[i]);
+		cr_assert_gt(l1[0] + l1[3] + l1[6], 0.0); /* something pushes */
+		px_problem_destroy(p);
+		px_problem_destroy(q);
+	}
+}

@@ -103,6 +103,16 @@ int px_problem_set_rigid(struct px_problem *p, size_t n_bodies,
 			 const double *inv_mass, const double *inv_inertia,
 			 const uint32_t *body_a, const uint32_t *body_b,
 			 const double *lever, struct px_error *err);
+/* Soft contact: gamma[k] >= 0 (finite) added to A's entry on contact k's
+ * normal row, A + Gamma, for a factorized or rigid A (an assembled one
+ * holds it in its blocks); set after the form, which setting again
+ * removes it; gamma NULL removes it. Copied. Every product, diagonal
+ * block and solve of p is then of A + Gamma. */
+int px_problem_set_normal_shift(struct px_problem *p, const double *gamma,
+				struct px_error *err);
+/* The shift (n_contacts), or NULL. */
+const double *px_problem_normal_shift(const struct px_problem *p);
+
 /* y = A x (+ b when add_b), vectors of n_contacts * bs. For a factorized A
  * it uses scratch space inside the problem: not for concurrent calls on the
  * same problem. */
