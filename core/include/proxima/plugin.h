@@ -186,7 +186,10 @@ struct px_friction_params {
 
 /* A read-only view of the problem, valid from prepare/init to the end of the
  * solve. Arrays are indexed by contact k; per-contact blocks hold bs values
- * (bs = 3: n, s, t; bs = 4: n, s, t, tau). */
+ * (bs = 3: n, s, t; bs = 4: n, s, t, tau). A problem with bodies may carry
+ * a normal shift (soft contact, px_problem_set_normal_shift): then "A"
+ * here, in diag and in apply, is A + Gamma, Gamma diagonal on the normal
+ * rows, and not J M^-1 J^T of body_a, body_b alone. */
 struct px_problem_info {
 	size_t n_contacts;
 	uint32_t bs;
