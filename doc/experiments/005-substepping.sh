@@ -58,23 +58,30 @@ page "## What the runs show" "" \
 	"  so does Bullet. Substeps hold both: 1 sweep in each of 20 substeps" \
 	"  holds the 20-box column at work 20 (top 5 mm off), 1 sweep in each of" \
 	"  50 or 100 substeps the 40-box column (no box drops 1 mm at 100)." \
-	"  With the identity ordering the 40-box column creeps sideways (2.5 cm" \
-	"  after 10 s at 1 x 100, so *stands* says no by the 1 cm rule); a" \
-	"  fresh random order in every solve removes the creep (sub1_r)." \
+	"  With the identity ordering whether a column creeps sideways hangs on" \
+	"  rounding: the 40-box column's top ended 5.9 cm off at 1 x 100 on" \
+	"  this page at 2529793 and 1.4 mm off here, after a change of the" \
+	"  depth update's arithmetic only (the same depths to rounding); a" \
+	"  fresh random order in every solve holds it either way (sub1_r)." \
 	"- Time: the substeps of a step share one solver (px_solver): the" \
 	"  diagonal blocks, the kernel, rfactor.init and scheduler.prepare are" \
 	"  made once per step, a substep solve starts from the body velocities" \
 	"  the last one ended with, and the bodies take their velocity change" \
 	"  from it. What a substep adds to its sweeps is its depth update, its" \
 	"  b and the integration: per-contact work worth about one sweep of a" \
-	"  box column. So W/5 substeps of 5 sweeps cost 0.8 to 1.5 times one" \
-	"  solve of W sweeps, W substeps of 1 sweep 1.2 to 3.1 times, over all" \
-	"  scenes and works here (on this page at 8bce11f, before px_solver," \
-	"  when each substep's px_solve set itself up anew: 1.0 to 2.0 and 2.3" \
-	"  to 5.6 times). The 40-box column stands at work 100 with" \
-	"  20 substeps of 5 sweeps and the random ordering within the 1.5 x" \
-	"  target; the 20-box column at work 20 stands only with 20 substeps of" \
-	"  1 sweep, at about twice today's time: not within the target." \
+	"  box column (the depth from anchor points kept in body coordinates," \
+	"  x + R l, one rotation matrix per body). So W/5 substeps of 5 sweeps" \
+	"  cost 0.8 to 1.3 times one solve of W sweeps, W substeps of 1 sweep" \
+	"  0.9 to 2.5 times, over all scenes and works here (on this page at" \
+	"  2529793, each depth from every body's motion since the collision:" \
+	"  0.8 to 1.5 and 1.2 to 2.5 times; at 8bce11f, before px_solver: 1.0" \
+	"  to 2.0 and 2.3 to 5.6 times). The 40-box column stands at work 100" \
+	"  with 20 substeps of 5 sweeps and the random ordering within the" \
+	"  1.5 x target; the 20-box column at work 20 stands only with 20" \
+	"  substeps of 1 sweep, at about 1.6 times today's time: not within" \
+	"  the target. Today's 20-box column has fallen, so its steps carry" \
+	"  fewer contacts than the standing column's (67.6 against 80 on" \
+	"  average), which makes today's steps cheaper." \
 	"- Baumgarte's feedback runs at beta/dt in every substep: at beta/h (N" \
 	"  times as stiff) 100 substeps of 1 sweep blew the card house up." \
 	"- Soft contact at Box2D's 30 Hz sags: a contact's spring is k = m_eff" \
@@ -86,7 +93,9 @@ page "## What the runs show" "" \
 	"  card house's top card within about 1 cm from work 10; one solve loses" \
 	"  the card house below work 50 and at 50 ends with the top card 6 cm" \
 	"  off (Baumgarte pushing out the initial overlaps). Its solve of" \
-	"  A + Gamma runs on the assembled form (core's rigid form has no" \
-	"  diagonal shift), whose sweeps cost several times the rigid form's on" \
-	"  a wall: a compliance term in the rigid kernel would remove that." ""
+	"  A + Gamma runs on the rigid form with Gamma as the problem's normal" \
+	"  shift (px_problem_set_normal_shift), so W/2 soft substeps of two" \
+	"  1-sweep solves cost 1.0 to 1.8 times W substeps of 1 sweep here (on" \
+	"  this page at 2529793, on the assembled form of A + Gamma: 1.5 to" \
+	"  10.7 times)." ""
 exp_finish
