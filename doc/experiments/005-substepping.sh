@@ -72,7 +72,8 @@ page "## What the runs show" "" \
 	"  box column (the depth from anchor points kept in body coordinates," \
 	"  x + R l, one rotation matrix per body). So W/5 substeps of 5 sweeps" \
 	"  cost 0.8 to 1.3 times one solve of W sweeps, W substeps of 1 sweep" \
-	"  0.9 to 2.5 times, over all scenes and works here (on this page at" \
+	"  0.9 to 2.5 times, over all scenes and works in two runs of this" \
+	"  script at this code, the table's and one before it (on this page at" \
 	"  2529793, each depth from every body's motion since the collision:" \
 	"  0.8 to 1.5 and 1.2 to 2.5 times; at 8bce11f, before px_solver: 1.0" \
 	"  to 2.0 and 2.3 to 5.6 times). The 40-box column stands at work 100" \
@@ -95,7 +96,8 @@ page "## What the runs show" "" \
 	"  off (Baumgarte pushing out the initial overlaps). Its solve of" \
 	"  A + Gamma runs on the rigid form with Gamma as the problem's normal" \
 	"  shift (px_problem_set_normal_shift), so W/2 soft substeps of two" \
-	"  1-sweep solves cost 1.0 to 1.8 times W substeps of 1 sweep here (on" \
+	"  1-sweep solves cost 1.0 to 1.8 times W substeps of 1 sweep (the" \
+	"  same two runs; on" \
 	"  this page at 2529793, on the assembled form of A + Gamma: 1.5 to" \
 	"  10.7 times)." ""
 exp_finish
