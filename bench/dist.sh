@@ -11,7 +11,8 @@
 #            (sum: block Jacobi; split: mass splitting), testing after
 #            every sweep, and their ratio to 50;
 #   time     200 sweeps: one rank sequential, one rank `colored' on 2
-#            OpenMP threads (the in-rank peer), 2 ranks exchanging after
+#            OpenMP threads with patches = 2 (the in-rank peer, its
+#            fastest on 2 cores: README Benchmarks), 2 ranks exchanging after
 #            every sweep (E1) and after every 5 (E5), tests every 10
 #            exchanges; speed-ups against the sequential rank, from each
 #            run's own solve time (scene generation and collision left out);
@@ -52,7 +53,7 @@ max_sweeps = 50'
 ini t200 'abs_tol = 0
 rel_tol = 0
 max_sweeps = 200'
-printf '[solver]\nabs_tol = 0\nrel_tol = 0\nmax_sweeps = 200\n[scheduler]\nplugin = colored\nthreads = 2\n' > "$tmp/t200c.ini"
+printf '[solver]\nabs_tol = 0\nrel_tol = 0\nmax_sweeps = 200\n[scheduler]\nplugin = colored\nthreads = 2\npatches = 2\n' > "$tmp/t200c.ini"
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 echo "| scene | contacts | E50 | sweeps sum | x50 | sweeps split | x50 | 1 rank s | colored 2 threads | 2 ranks E1 | 2 ranks E5 | MiB 1/2/3/4 ranks | bytes per sweep, busiest rank |"

@@ -100,6 +100,12 @@ struct px_dist_part {
 	double *self;             /* 6 per body: M^-1 J_own^T lambda */
 	double *du;               /* 6 per body: this round's change */
 	double *total;            /* 6 per body: the round's summed change */
+
+	/* both: the own contacts whose b the other ranks change (coupling
+	 * blocks or a split diagonal; a side on a shared body), ascending;
+	 * the others keep b = b0 (px_dist_find_coupled) */
+	uint32_t *coupled;
+	size_t n_coupled;
 };
 
 /* ---- wire: a byte buffer that parts travel in ---------------------- */
@@ -142,13 +148,17 @@ int px_dist_unpack_assembled(struct px_wire *w, enum px_dist_combine combine,
 void px_dist_part_free(struct px_dist_part *d);
 
 /* ---- rounds -------------------------------------------------------- */
-/* b_local of the part's problem from b0 and what the other ranks did. */
-void px_dist_update_b(struct px_dist_part *d, const double *lambda);
+/* d->coupled, once the part is built (rigid: after px_dist_share_copies). */
+int px_dist_find_coupled(struct px_dist_part *d);
+/* b_local of the part's problem from b0 and what the other ranks did: of
+ * every own contact (all), or of the coupled ones, whose b alone moves. */
+void px_dist_update_b(struct px_dist_part *d, const double *lambda, int all);
 /* Rigid parts, once: every owner tells the ranks holding copies of its
  * bodies how many ranks have contacts on them (k of the split rule). */
 int px_dist_share_copies(struct px_dist_part *d, struct px_dist_traffic *t);
-/* After a local solve moved lambda_old to lambda: fill the links' send
- * buffers, exchange with every neighbour, absorb what came back. MPI
+/* After a local solve moved lambda_old to lambda (lambda_old: only the
+ * rows of the coupled contacts are read): fill the links' send buffers,
+ * exchange with every neighbour, absorb what came back. MPI
  * point-to-point only; the traffic is added to t. */
 int px_dist_exchange(struct px_dist_part *d, const double *lambda_old,
 		     const double *lambda, struct px_dist_traffic *t);
@@ -174,8 +184,11 @@ struct px_dist_result {
 	double exchange_seconds; /* in the neighbour exchanges (waits too) */
 	double check_seconds;    /* in the global tests (waits too) */
 	struct px_dist_traffic traffic;  /* this rank's */
-	double *history;    /* fc3d after every global test (rank order
-			       agreed), n_history entries; free() it */
+	double *history;    /* fc3d after every global test that computed
+			       it (rank order agreed): every test under
+			       merit = fc3d, else the last one and those
+			       whose change passed the tolerances;
+			       n_history entries; free() it */
 	size_t n_history;
 };
 

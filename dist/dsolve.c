@@ -1,8 +1,10 @@
 /* The distributed solve loop (issue 21): rounds of E local sweeps through
- * px_solve (the rank's config and plugins), each followed by the exchange
- * with the neighbours; every K rounds one MPI_Allgather of a few numbers
- * per rank decides, identically on every rank, whether the whole problem
- * has converged. Sums over ranks are taken in rank order, so a run is
+ * the rank's kept px_solver (its config and plugins), each followed by the
+ * exchange with the neighbours; every K rounds one MPI_Allgather of a few
+ * numbers per rank decides, identically on every rank, whether the whole
+ * problem has converged (the fc3d error's products with A only when the
+ * stop test or the report needs them). A round touches only the coupled
+ * contacts outside the solve: their rows of the start, their b. Sums over ranks are taken in rank order, so a run is
  * bit-identical to the next with the same number of ranks. A rank with no
  * coupling anywhere (one rank, or parts that share nothing) runs px_solve
  * once with the whole budget: with one rank that is the serial solve, bit
@@ -33,8 +35,12 @@ int px_dist_agree(int rc, struct px_error *err)
 /* Per rank, gathered at a global test. */
 enum { S_F2, S_Q2, S_R2, S_V2, S_DELTA, S_LINF, S_FAILED, S_CONV, S_N };
 
+/* The rank's stats: the change and size of lambda, and with full the
+ * parts of the fc3d error (two products with A: a global test computes
+ * them only when its stop test or its report needs them). */
 static void local_stats(struct px_dist_part *d, const double *lambda,
-			const double *lambda_old, double *y, double s[S_N])
+			const double *lambda_old, double *y, int full,
+			double s[S_N])
 {
 	const size_t m = d->n_own * d->bs;
 	double fabs_ = 0;
@@ -43,22 +49,25 @@ static void local_stats(struct px_dist_part *d, const double *lambda,
 		s[i] = 0;
 	if (!d->p)
 		return;
-	px_merit_fc3d(d->p, lambda, &fabs_);
-	s[S_F2] = fabs_ * fabs_;
-	px_problem_apply(d->p, lambda, y, 1);
 	for (size_t i = 0; i < m; i++) {
 		double dl = fabs(lambda[i] - lambda_old[i]);
 
-		if (i % d->bs < 3) { /* fc3d's (n, s, t) rows */
-			s[S_Q2] += d->b0[i] * d->b0[i];
-			s[S_R2] += lambda[i] * lambda[i];
-			s[S_V2] += y[i] * y[i];
-		}
 		if (dl > s[S_DELTA])
 			s[S_DELTA] = dl;
 		if (fabs(lambda[i]) > s[S_LINF])
 			s[S_LINF] = fabs(lambda[i]);
 	}
+	if (!full)
+		return;
+	px_merit_fc3d(d->p, lambda, &fabs_);
+	s[S_F2] = fabs_ * fabs_;
+	px_problem_apply(d->p, lambda, y, 1);
+	for (size_t i = 0; i < m; i++)
+		if (i % d->bs < 3) { /* fc3d's (n, s, t) rows */
+			s[S_Q2] += d->b0[i] * d->b0[i];
+			s[S_R2] += lambda[i] * lambda[i];
+			s[S_V2] += y[i] * y[i];
+		}
 }
 
 /* Gather every rank's stats and reduce them in rank order. */
@@ -89,16 +98,23 @@ static double fc3d_of(const double g[S_N])
 	return den > 0 ? sqrt(g[S_F2]) / den : sqrt(g[S_F2]);
 }
 
-/* The configured stop test on the global numbers. fc3d is its own
- * certificate; the others must also bring fc3d below check_tol. */
+/* Whether the change passes the tolerances of a delta merit: the stop
+ * test then asks the fc3d error too. */
+static int delta_passes(const struct px_solver_settings *s, const double g[S_N])
+{
+	return g[S_DELTA] <= s->abs_tol || g[S_DELTA] <= s->rel_tol * g[S_LINF];
+}
+
+/* The configured stop test on the global numbers (fc3d's among them). fc3d
+ * is its own certificate; the others must also bring fc3d below
+ * check_tol. */
 static int stop(const struct px_solver_settings *s, const double g[S_N])
 {
 	double fc3d = fc3d_of(g);
 
 	if (s->merit == PX_MERIT_FC3D)
 		return fc3d <= s->abs_tol;
-	return (g[S_DELTA] <= s->abs_tol || g[S_DELTA] <= s->rel_tol * g[S_LINF]) &&
-	       fc3d <= s->check_tol;
+	return delta_passes(s, g) && fc3d <= s->check_tol;
 }
 
 /* No coupling anywhere: each rank solves its part once. */
@@ -125,7 +141,7 @@ static int solve_alone(struct px_dist_part *d, struct px_config *cfg,
 		px_report_free(&rep);
 		return rc;
 	}
-	local_stats(d, lambda, lambda, y, mine);
+	local_stats(d, lambda, lambda, y, 1, mine);
 	mine[S_DELTA] = d->p ? rep.residual : 0;
 	mine[S_FAILED] = 0;
 	mine[S_CONV] = !d->p || rep.converged;
@@ -143,6 +159,21 @@ static int solve_alone(struct px_dist_part *d, struct px_config *cfg,
 	res->checks = 1;
 	px_report_free(&rep);
 	return PX_OK;
+}
+
+/* to <- from: every row (all), or those of the coupled contacts. */
+static void keep_start(const struct px_dist_part *d, const double *from,
+		       double *to, int all)
+{
+	const uint32_t bs = d->bs;
+
+	if (all) {
+		memcpy(to, from, d->n_own * bs * sizeof *to);
+		return;
+	}
+	for (size_t j = 0; j < d->n_coupled; j++)
+		memcpy(to + (size_t)d->coupled[j] * bs,
+		       from + (size_t)d->coupled[j] * bs, bs * sizeof *to);
 }
 
 static void push_history(struct px_dist_result *res, double v)
@@ -172,7 +203,7 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	*res = (struct px_dist_result){0};
 	all = malloc((size_t)size * S_N * sizeof *all);
-	if (!old || !y || !all)
+	if (!old || !y || !all || px_dist_find_coupled(d))
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the solve");
 	rc = px_dist_agree(rc, err);
 	if (rc)
@@ -183,15 +214,20 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 		rc = solve_alone(d, cfg, lambda, y, res, err, all, size);
 		goto done;
 	}
-	px_dist_update_b(d, lambda);
+	px_dist_update_b(d, lambda, 1);
 	while (res->sweeps < saved.max_sweeps) {
 		uint64_t e = o->sweeps_per_exchange;
 		struct px_report rep = {0};
+		int check, full;
 
 		if (e > saved.max_sweeps - res->sweeps)
 			e = saved.max_sweeps - res->sweeps;
 		s->max_sweeps = e;
-		memcpy(old, lambda, m * sizeof *old);
+		/* the round's start: what the exchange reads of it (the coupled
+		 * contacts' rows), all of it before a global test (its delta) */
+		check = (res->exchanges + 1) % o->check_every == 0 ||
+			res->sweeps + e >= saved.max_sweeps;
+		keep_start(d, lambda, old, check);
 		double t1 = MPI_Wtime(), t2;
 
 		if (d->p && !failed) {
@@ -199,7 +235,7 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 			if ((!sv && px_solver_create(d->p, cfg, &sv, err)) ||
 			    px_solver_solve(sv, lambda, &rep, err)) {
 				failed = 1; /* told to all at the next test */
-				memcpy(lambda, old, m * sizeof *old);
+				keep_start(d, old, lambda, check);
 			}
 			res->prepare_seconds += rep.prepare_seconds;
 			px_report_free(&rep);
@@ -214,14 +250,20 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 			px_error_set(err, rc, "the exchange with the neighbouring ranks failed");
 		}
 		res->exchanges++;
-		px_dist_update_b(d, lambda);
-		if (res->exchanges % o->check_every && res->sweeps < saved.max_sweeps)
+		px_dist_update_b(d, lambda, 0);
+		if (!check)
 			continue;
 		t1 = MPI_Wtime();
-		local_stats(d, lambda, old, y, mine);
+		full = saved.merit == PX_MERIT_FC3D || res->sweeps >= saved.max_sweeps;
+		local_stats(d, lambda, old, y, full, mine);
 		mine[S_FAILED] = failed;
 		mine[S_CONV] = 0;
 		global_stats(mine, g, all, size);
+		if (!full && g[S_FAILED] == 0 && delta_passes(&saved, g)) {
+			full = 1; /* the stop test needs fc3d now */
+			local_stats(d, lambda, old, y, full, mine);
+			global_stats(mine, g, all, size);
+		}
 		res->checks++;
 		res->check_seconds += MPI_Wtime() - t1;
 		if (g[S_FAILED] > 0) {
@@ -229,6 +271,8 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 			goto done;
 		}
 		res->delta = g[S_DELTA];
+		if (!full)
+			continue;
 		res->fc3d = fc3d_of(g);
 		res->fc3d_abs = sqrt(g[S_F2]);
 		push_history(res, res->fc3d); /* the history is optional */

@@ -68,78 +68,108 @@ static void body_offset(const struct px_dist_part *d, uint32_t i, double off[6])
 		off[q] = d->vbar[6 * i + q] - k * d->self[6 * i + q];
 }
 
-static void update_b_rigid(struct px_dist_part *d)
+/* Whether own contact k's b moves with the other ranks. */
+static int is_coupled(const struct px_dist_part *d, size_t k)
+{
+	if (d->kind == PX_DIST_RIGID) {
+		const uint32_t a = d->body_a[k], b = d->body_b[k];
+
+		return (a != PX_STATIC && d->shared[a]) ||
+		       (b != PX_STATIC && d->shared[b]);
+	}
+	return d->cpl_ptr[k + 1] > d->cpl_ptr[k] ||
+	       (d->combine == PX_DIST_SPLIT && d->mult[k] > 1);
+}
+
+int px_dist_find_coupled(struct px_dist_part *d)
+{
+	size_t n = 0;
+
+	free(d->coupled);
+	d->coupled = malloc((d->n_own + 1) * sizeof *d->coupled);
+	if (!d->coupled)
+		return PX_ERR_NOMEM;
+	for (size_t k = 0; k < d->n_own; k++)
+		if (is_coupled(d, k))
+			d->coupled[n++] = (uint32_t)k;
+	d->n_coupled = n;
+	return PX_OK;
+}
+
+static void update_b_rigid(struct px_dist_part *d, size_t k)
 {
 	double *b = px_problem_b(d->p);
+	const uint32_t ab[2] = {d->body_a[k], d->body_b[k]};
+	const double *fr = d->frame + 9 * k;
 
-	for (size_t k = 0; k < d->n_own; k++) {
-		const uint32_t ab[2] = {d->body_a[k], d->body_b[k]};
-		const double *fr = d->frame + 9 * k;
+	memcpy(b + 3 * k, d->b0 + 3 * k, 3 * sizeof *b);
+	for (int s = 0; s < 2; s++) {
+		double off[6], rxd[3];
+		const double *r = d->lever + 6 * k + 3 * s;
+		const double sign = s ? -1 : 1;
 
-		memcpy(b + 3 * k, d->b0 + 3 * k, 3 * sizeof *b);
-		for (int s = 0; s < 2; s++) {
-			double off[6], rxd[3];
-			const double *r = d->lever + 6 * k + 3 * s;
-			const double sign = s ? -1 : 1;
-
-			if (ab[s] == PX_STATIC || !d->shared[ab[s]])
-				continue;
-			body_offset(d, ab[s], off);
-			for (int row = 0; row < 3; row++) {
-				cross(r, fr + 3 * row, rxd);
-				b[3 * k + row] += sign * (dot(fr + 3 * row, off) +
-							  dot(rxd, off + 3));
-			}
+		if (ab[s] == PX_STATIC || !d->shared[ab[s]])
+			continue;
+		body_offset(d, ab[s], off);
+		for (int row = 0; row < 3; row++) {
+			cross(r, fr + 3 * row, rxd);
+			b[3 * k + row] += sign * (dot(fr + 3 * row, off) +
+						  dot(rxd, off + 3));
 		}
 	}
 }
 
-static void update_b_assembled(struct px_dist_part *d, const double *lambda)
+static void update_b_assembled(struct px_dist_part *d, const double *lambda,
+			       size_t k)
 {
 	const uint32_t bs = d->bs, bb = bs * bs;
-	double *b = px_problem_b(d->p);
+	double *bk = px_problem_b(d->p) + k * bs;
 
-	for (size_t k = 0; k < d->n_own; k++) {
-		double *bk = b + k * bs;
+	memcpy(bk, d->b0 + k * bs, bs * sizeof *bk);
+	for (size_t e = d->cpl_ptr[k]; e < d->cpl_ptr[k + 1]; e++) {
+		const double *blk = d->cpl_blk + e * bb;
+		const double *lj = d->ghost_lambda + (size_t)d->cpl_col[e] * bs;
 
-		memcpy(bk, d->b0 + k * bs, bs * sizeof *bk);
-		for (size_t e = d->cpl_ptr[k]; e < d->cpl_ptr[k + 1]; e++) {
-			const double *blk = d->cpl_blk + e * bb;
-			const double *lj = d->ghost_lambda + (size_t)d->cpl_col[e] * bs;
+		for (uint32_t i = 0; i < bs; i++)
+			for (uint32_t j = 0; j < bs; j++)
+				bk[i] += blk[i * bs + j] * lj[j];
+	}
+	if (d->combine == PX_DIST_SPLIT && d->mult[k] > 1) {
+		const double *blk = d->diag + k * bb;
 
-			for (uint32_t i = 0; i < bs; i++)
-				for (uint32_t j = 0; j < bs; j++)
-					bk[i] += blk[i * bs + j] * lj[j];
-		}
-		if (d->combine == PX_DIST_SPLIT && d->mult[k] > 1) {
-			const double *blk = d->diag + k * bb;
-
-			for (uint32_t i = 0; i < bs; i++)
-				for (uint32_t j = 0; j < bs; j++)
-					bk[i] -= (d->mult[k] - 1) * blk[i * bs + j] *
-						 lambda[k * bs + j];
-		}
+		for (uint32_t i = 0; i < bs; i++)
+			for (uint32_t j = 0; j < bs; j++)
+				bk[i] -= (d->mult[k] - 1) * blk[i * bs + j] *
+					 lambda[k * bs + j];
 	}
 }
 
-void px_dist_update_b(struct px_dist_part *d, const double *lambda)
+void px_dist_update_b(struct px_dist_part *d, const double *lambda, int all)
 {
+	const size_t n = all ? d->n_own : d->n_coupled;
+
 	if (!d->p)
 		return;
-	if (d->kind == PX_DIST_RIGID)
-		update_b_rigid(d);
-	else
-		update_b_assembled(d, lambda);
+	for (size_t j = 0; j < n; j++) {
+		const size_t k = all ? j : d->coupled[j];
+
+		if (d->kind == PX_DIST_RIGID)
+			update_b_rigid(d, k);
+		else
+			update_b_assembled(d, lambda, k);
+	}
 }
 
-/* du of every shared body: M^-1 J^T (lambda - lambda_old), true masses. */
+/* du of every shared body: M^-1 J^T (lambda - lambda_old) over the
+ * coupled contacts (the others touch no shared body), true masses. */
 static void body_changes(struct px_dist_part *d, const double *lambda_old,
 			 const double *lambda)
 {
 	for (size_t i = 0; i < d->n_bodies; i++)
 		if (d->shared[i])
 			memset(d->du + 6 * i, 0, 6 * sizeof *d->du);
-	for (size_t k = 0; k < d->n_own; k++) {
+	for (size_t j = 0; j < d->n_coupled; j++) {
+		const size_t k = d->coupled[j];
 		const uint32_t ab[2] = {d->body_a[k], d->body_b[k]};
 		const double *fr = d->frame + 9 * k;
 		double dl[3], f[3], rf[3];

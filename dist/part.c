@@ -38,5 +38,6 @@ void px_dist_part_free(struct px_dist_part *d)
 	free(d->self);
 	free(d->du);
 	free(d->total);
+	free(d->coupled);
 	*d = (struct px_dist_part){0};
 }
