@@ -547,7 +547,8 @@ static int solve_warm(struct solve *S, int kept)
 		memset(wk->w, 0, (p->n_bodies * 6 + 1) * sizeof *wk->w);
 	else if (!kept)
 		set_up(S->ps, p->n_bodies, refresh_range, &S->kern);
-	memcpy(wk->prev, S->lambda, S->m * sizeof *S->lambda);
+	/* prev: each sweep's commits write it (a sweep visits every contact
+	 * exactly once, plugin.h) */
 	if (S->set->check)
 		atomic_store(&S->chk.fault, PX_CHECK_OK);
 	if (wk->r0 != wk->r)
