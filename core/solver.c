@@ -403,10 +403,14 @@ struct px_solver {
 	struct solve S;
 	double create_prepare; /* create's rfactor.init and scheduler.prepare,
 				  reported by the first solve */
-	/* lambda at the end of the last solve that succeeded, and where it
-	 * was: a solve from there, unchanged, keeps w as that solve left it */
+	/* lambda at the end of the last solve that succeeded (px_solver_solve
+	 * only), and where it was: a solve from there, unchanged, keeps w as
+	 * that solve left it */
 	double *end;
 	const double *end_at;
+	/* where the last solve that succeeded left lambda (either entry):
+	 * px_solver_resume's promise is about that array */
+	const double *last_at;
 };
 
 static int solve_start(struct solve *S)
@@ -846,7 +850,8 @@ static const char accel_nomem[] =
 
 /* One solve of sv from lambda, its clock started at t0. */
 static int solver_run(struct px_solver *sv, double *lambda,
-		      struct px_report *rep, struct px_error *err, double t0)
+		      struct px_report *rep, struct px_error *err, double t0,
+		      int trusted)
 {
 	struct solve *S = &sv->S;
 	double tp;
@@ -861,10 +866,11 @@ static int solver_run(struct px_solver *sv, double *lambda,
 	S->cap = 0;
 	S->t0 = t0;
 	report_reset(rep);
-	rc = solve_warm(S, sv->end_at && lambda == sv->end_at &&
-				   memcmp(lambda, sv->end,
-					  S->m * sizeof *lambda) == 0);
-	sv->end_at = NULL;
+	rc = solve_warm(S, trusted ? lambda == sv->last_at
+				   : sv->end_at && lambda == sv->end_at &&
+					     memcmp(lambda, sv->end,
+						    S->m * sizeof *lambda) == 0);
+	sv->end_at = sv->last_at = NULL;
 	tp = now();
 	if (!rc)
 		rc = solve_prepare(S);
@@ -902,6 +908,9 @@ static int solver_run(struct px_solver *sv, double *lambda,
 	}
 	if (S->once)
 		return PX_OK;
+	sv->last_at = lambda;
+	if (trusted) /* no copy: the caller vouches for lambda */
+		return PX_OK;
 	if (!sv->end)
 		sv->end = malloc((S->m + 1) * sizeof *sv->end);
 	if (sv->end) { /* else the next solve computes w again */
@@ -919,7 +928,13 @@ const double *px_solver_body_velocities(const struct px_solver *sv)
 int px_solver_solve(struct px_solver *sv, double *lambda,
 		    struct px_report *rep, struct px_error *err)
 {
-	return solver_run(sv, lambda, rep, err, now());
+	return solver_run(sv, lambda, rep, err, now(), 0);
+}
+
+int px_solver_resume(struct px_solver *sv, double *lambda,
+		     struct px_report *rep, struct px_error *err)
+{
+	return solver_run(sv, lambda, rep, err, now(), 1);
 }
 
 void px_solver_destroy(struct px_solver *sv)
@@ -939,7 +954,7 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 		report_reset(rep);
 		return rc;
 	}
-	rc = solver_run(sv, lambda, rep, err, t0);
+	rc = solver_run(sv, lambda, rep, err, t0, 0);
 	solver_free(sv);
 	return rc;
 }

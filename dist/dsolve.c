@@ -232,8 +232,10 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 
 		if (d->p && !failed) {
 			/* b changes from round to round, A does not */
+			/* from where the last round stopped: no pass to
+			 * check it (the first computes the body velocities) */
 			if ((!sv && px_solver_create(d->p, cfg, &sv, err)) ||
-			    px_solver_solve(sv, lambda, &rep, err)) {
+			    px_solver_resume(sv, lambda, &rep, err)) {
 				failed = 1; /* told to all at the next test */
 				keep_start(d, old, lambda, check);
 			}

@@ -544,6 +544,50 @@ Test(solve, kept_solver_is_px_solve_after_b_changes)
 			    "[scheduler]\nplugin = jacobi\n");
 }
 
+/* px_solver_resume from where the last solve of its solver left lambda is
+ * px_solver_solve from there, bit for bit (b changed between them); from
+ * another array, or first, it computes the body velocities anew, as
+ * px_solver_solve does. */
+Test(solve, resume_is_solve_from_where_it_stopped)
+{
+	struct px_config *cfg = defaults();
+	struct px_problem *f, *a;
+	struct px_solver *s1, *s2;
+	struct px_report r1, r2;
+	struct px_error err = {0};
+	double l1[24] = {0}, l2[24] = {0}, o1[24], o2[24];
+
+	build_stack(&f, &a);
+	cr_assert_eq(px_solver_create(f, cfg, &s1, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(px_solver_create(f, cfg, &s2, &err), PX_OK, "%s", err.msg);
+	/* round 2: both from a copy, both compute the velocities anew */
+	for (int round = 0; round < 3; round++) {
+		double *k = round < 2 ? l1 : o1, *l = round < 2 ? l2 : o2;
+
+		memcpy(o1, l1, sizeof o1);
+		memcpy(o2, l2, sizeof o2);
+		cr_assert_eq(px_solver_solve(s1, k, &r1, &err), PX_OK, "%s",
+			     err.msg);
+		cr_assert_eq(px_solver_resume(s2, l, &r2, &err), PX_OK, "%s",
+			     err.msg);
+		cr_assert(r1.converged && r2.converged);
+		cr_assert_eq(r1.sweeps, r2.sweeps, "round %d", round);
+		cr_assert_eq(memcmp(k, l, sizeof o1), 0, "round %d", round);
+		cr_assert_eq(memcmp(px_solver_body_velocities(s1),
+				    px_solver_body_velocities(s2),
+				    12 * sizeof(double)),
+			     0, "round %d", round);
+		px_report_free(&r1);
+		px_report_free(&r2);
+		shift_normals(f, round ? 0.05 : -0.05);
+	}
+	px_solver_destroy(s1);
+	px_solver_destroy(s2);
+	px_problem_destroy(f);
+	px_problem_destroy(a);
+	px_config_free(cfg);
+}
+
 /* A failed solve (a warm start that is not finite) leaves the solver
  * usable; destroying NULL does nothing. */
 Test(solve, kept_solver_survives_a_failed_solve)

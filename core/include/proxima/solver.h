@@ -162,7 +162,15 @@ void px_solver_destroy(struct px_solver *s);
 /* A solve whose lambda is where the last successful solve left it, and
  * unchanged since, starts from the body velocities that solve ended with
  * rather than recomputing them (as a substep after a substep does): the
- * same up to rounding. */
+ * same up to rounding. px_solver_solve finds that out by comparing lambda
+ * with a copy it keeps of the last solve's end (a pass over lambda before
+ * and after every solve); px_solver_resume takes the caller's word for it
+ * when lambda is the array the last successful solve of s (either entry)
+ * ended in, keeps no copy, and is otherwise px_solver_solve: for a caller
+ * that solves again and again from where it stopped (the rounds of a
+ * distributed solve), lambda untouched between the solves. */
+int px_solver_resume(struct px_solver *s, double *lambda,
+		     struct px_report *rep, struct px_error *err);
 
 /* The body velocities M^-1 J^T lambda (6 per body: linear, then angular)
  * at the end of the last solve, for factorized and rigid problems; NULL
