@@ -385,6 +385,9 @@ struct solve {
 	struct px_sweep_state ss;
 	double last[3]; /* per part */
 	int quiet_n, quiet_f, cold;
+	int r_moved; /* r may differ from r0: rfactor.adapt rejected a sweep
+			(the only time it may change r, plugin.h) since the
+			last solve's start copied r0 */
 	struct work wk;
 	struct px_tally tally;
 	struct accel ac;
@@ -555,8 +558,9 @@ static int solve_warm(struct solve *S, int kept)
 	 * exactly once, plugin.h) */
 	if (S->set->check)
 		atomic_store(&S->chk.fault, PX_CHECK_OK);
-	if (wk->r0 != wk->r)
+	if (wk->r0 != wk->r && S->r_moved)
 		memcpy(wk->r, wk->r0, S->nr * sizeof *wk->r);
+	S->r_moved = 0;
 	S->rep->rigid_kernel = wk->kctx.rigid3;
 	S->info.lambda = S->lambda;
 	return PX_OK;
@@ -682,6 +686,7 @@ static void solve_verdict(struct solve *S, int part, double dn, double df,
 		memcpy(S->lambda, S->wk.prev, S->m * sizeof *S->lambda);
 		S->kern.refresh(S->kern.ctx, 0, p->n_bodies);
 		rep->rejected++;
+		S->r_moved = 1;
 		rec->accepted = 0;
 		/* the same sweep again would give the same; an R shrunk to 0
 		 * would change nothing */
@@ -805,6 +810,7 @@ static int solver_new(const struct px_problem *p, const struct px_config *cfg,
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	S = &sv->S;
 	S->once = once;
+	S->r_moved = 1; /* r0 into r at the first solve */
 	S->p = p;
 	S->set = px_config_settings(cfg);
 	S->pf = px_config_plugin(cfg, PX_KIND_FRICTION);

@@ -78,7 +78,9 @@
  * both must depend on A (its diagonal blocks, products with A, its graph)
  * alone, never on b or the iterate, as every plugin here does.
  * ordering.prepare and accelerator.prepare run at the start of every
- * solve, as before.
+ * solve, as before. rfactor.adapt may change r only when it rejects a
+ * sweep, as every plugin here does: a solve after a solve without a
+ * rejection starts from r as it stands, which is then init's.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
@@ -334,7 +336,9 @@ struct px_rfactor_ops {
 	int (*init)(void *state, const struct px_problem_info *p, int separable,
 		    double *r, char *err, size_t errlen);
 	/* After a sweep: compare its residual with the last accepted one (HUGE_VAL
-	 * before the first) and decide. On reject, shrink r in place. */
+	 * before the first) and decide. On reject, shrink r in place; on
+	 * accept, leave r as it is (a kept solver starts a solve from the r
+	 * the last one ended with unless it rejected a sweep). */
 	int (*adapt)(void *state, double residual_prev, double residual_new,
 		     double *r, size_t n_r);
 	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
