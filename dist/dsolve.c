@@ -4,11 +4,11 @@
  * numbers per rank decides, identically on every rank, whether the whole
  * problem has converged (the fc3d error's products with A only when the
  * stop test or the report needs them). A round touches only the coupled
- * contacts outside the solve: their rows of the start, their b. Sums over ranks are taken in rank order, so a run is
- * bit-identical to the next with the same number of ranks. A rank with no
- * coupling anywhere (one rank, or parts that share nothing) runs px_solve
- * once with the whole budget: with one rank that is the serial solve, bit
- * for bit. */
+ * contacts outside the solve: their rows of the start, their b. Sums over
+ * ranks are taken in rank order, so a run is bit-identical to the next
+ * with the same number of ranks. A rank with no coupling anywhere (one
+ * rank, or parts that share nothing) runs px_solve once with the whole
+ * budget: with one rank that is the serial solve, bit for bit. */
 #include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
