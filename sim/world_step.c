@@ -348,7 +348,10 @@ static int substep_solve(struct px_world *w, struct step *t,
 		rc = px_solve(p, cfg, t->lsub, rep, err);
 	else if (!*sv && (rc = px_solver_create(p, cfg, sv, err)))
 		return rc;
-	else
+	else if (w->settings.stabilization != PX_STAB_SOFT)
+		/* t->lsub is where the last substep's solve left it */
+		rc = px_solver_resume(*sv, t->lsub, rep, err);
+	else /* the other solver of the step moved t->lsub since */
 		rc = px_solver_solve(*sv, t->lsub, rep, err);
 	if (rc || !w->hook)
 		return rc;
