@@ -2,8 +2,8 @@
  * solve bit for bit, 2 and 3 ranks reach the sequential fc3d tolerance on
  * the shared problems, runs repeat bit for bit, the ghost exchange loses
  * no impulse, ranks without contacts and bodies on three ranks work, and
- * bad input gives one line from rank 0 and exit status 2 on every rank
- * (under `timeout`: a hang fails the test). */
+ * bad input and a failing partitioner give one line from rank 0 and exit
+ * status 2 on every rank (under `timeout`: a hang fails the test). */
 #include <sys/wait.h>
 
 #include "helpers.h"
@@ -280,6 +280,29 @@ Test(dist, bad_input_one_line_from_rank_0_and_exit_2)
 	snprintf(cmd, sizeof cmd, "solve %s --combine mean", p);
 	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
 	cr_assert_str_eq(err, "proxima: --combine 'mean': expected sum or split\n");
+}
+
+/* The partitioner fails (METIS_PartGraphKway made to fail by
+ * tests/metis_fail.c, preloaded into the ranks): one line from rank 0,
+ * exit status 2 on every rank, no hang (the timeout). In a sanitizer
+ * build the ranks, and mpirun, which loads the library too, are told not
+ * to mind its place before the sanitizer's runtime, nor leaks (as mpi()). */
+Test(dist, a_partitioner_failure_one_line_and_exit_2)
+{
+	char p[512], cmd[2048], full[2200], want[1024], asan[512];
+	const char *was = getenv("ASAN_OPTIONS");
+
+	shared_problem("Rover4516.dat", p, sizeof p);
+	snprintf(asan, sizeof asan, "%s:detect_leaks=0:verify_asan_link_order=0",
+		 was ? was : "");
+	snprintf(cmd, sizeof cmd, "env LD_PRELOAD=%s ASAN_OPTIONS=%s %s -q --oversubscribe --bind-to none -np 2 %s solve %s",
+		 PX_METIS_FAIL, asan, PX_MPIRUN, PX_CLI, p);
+	snprintf(full, sizeof full, "timeout 60 %s", cmd);
+	cr_assert_eq(sh(full), 2, "%s%s", out, err);
+	snprintf(want, sizeof want,
+		 "proxima: %s: the partitioner failed: METIS_PartGraphKway returned -3 for 4 contacts in 2 parts\n",
+		 p);
+	cr_assert_str_eq(err, want);
 }
 
 /* Hybrid MPI + OpenMP: `colored' on 2 threads inside each of 2 ranks. */
