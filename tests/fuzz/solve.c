@@ -3,7 +3,9 @@
  * sweeps), the rest is a problem file read as the command reads it (an
  * FCLib file, told apart by its signature, is skipped: see below); a
  * problem read is solved from zero, and the solve either succeeds or fails
- * with one error line. */
+ * with one error line. Bit 2 of the first byte also solves it with a kept
+ * solver (px_solver_create, px_solver_solve): the same lambda bit for bit
+ * as px_solve, and then, with b halved, px_solver_resume from there. */
 #include <proxima/proxima.h>
 
 #include "fuzz.h"
@@ -43,6 +45,36 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* A kept solver on p from zero gives want (px_solve's lambda, m values)
+ * bit for bit; a resume after b is halved ends or fails with one line. */
+static void kept(struct px_problem *p, const struct px_config *c,
+		 const double *want, size_t m)
+{
+	struct px_solver *sv = NULL;
+	struct px_report rep = {0};
+	struct px_error err = {0};
+	double *lambda = calloc(m ? m : 1, sizeof *lambda), *b = px_problem_b(p);
+
+	if (!lambda || px_solver_create(p, c, &sv, &err)) {
+		if (lambda && err.code != PX_ERR_NOMEM) /* px_solve made one */
+			abort();
+		free(lambda);
+		return;
+	}
+	if (px_solver_solve(sv, lambda, &rep, &err) ||
+	    memcmp(lambda, want, m * sizeof *lambda) != 0)
+		abort();
+	px_report_free(&rep);
+	for (size_t i = 0; i < m; i++)
+		b[i] *= 0.5;
+	if (px_solver_resume(sv, lambda, &rep, &err) != PX_OK &&
+	    (!err.msg[0] || strchr(err.msg, '\n')))
+		abort();
+	px_report_free(&rep);
+	px_solver_destroy(sv);
+	free(lambda);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct px_problem *p = NULL;
@@ -70,6 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		double fc3d = px_merit_fc3d(p, lambda, NULL);
 
 		(void)fc3d;
+		if (data[0] & 4)
+			kept(p, cfg[data[0] % N_CONFIGS], lambda, m);
 	} else if (!err.msg[0] || strchr(err.msg, '\n')) {
 		abort();
 	}
