@@ -589,7 +589,7 @@ Test(solve, resume_is_solve_from_where_it_stopped)
 }
 
 /* A failed solve (a warm start that is not finite) leaves the solver
- * usable; destroying NULL does nothing. */
+ * usable, a resume after it included; destroying NULL does nothing. */
 Test(solve, kept_solver_survives_a_failed_solve)
 {
 	struct px_config *cfg = defaults();
@@ -606,6 +606,17 @@ Test(solve, kept_solver_survives_a_failed_solve)
 	cr_assert_str_eq(err.msg, "warm start lambda[5] is not finite");
 	l[5] = 0.0;
 	cr_assert_eq(px_solver_solve(sf, l, &rep, &err), PX_OK, "%s", err.msg);
+	cr_assert(rep.converged);
+	cr_assert_lt(px_merit_fc3d(f, l, NULL), 1e-8);
+	px_report_free(&rep);
+	/* a failed solve leaves nothing to resume from: resume then checks
+	 * lambda and computes the body velocities from it (l[5] is no longer
+	 * where the last success left it; taken on trust, the stale
+	 * velocities would lead elsewhere) */
+	l[5] = NAN;
+	cr_assert_eq(px_solver_solve(sf, l, &rep, &err), PX_ERR_INVALID);
+	l[5] = 0.0;
+	cr_assert_eq(px_solver_resume(sf, l, &rep, &err), PX_OK, "%s", err.msg);
 	cr_assert(rep.converged);
 	cr_assert_lt(px_merit_fc3d(f, l, NULL), 1e-8);
 	px_report_free(&rep);
