@@ -150,9 +150,9 @@ void px_dist_part_free(struct px_dist_part *d);
 /* ---- rounds -------------------------------------------------------- */
 /* d->coupled, once the part is built (rigid: after px_dist_share_copies). */
 int px_dist_find_coupled(struct px_dist_part *d);
-/* b_local of the part's problem from b0 and what the other ranks did: of
- * every own contact (all), or of the coupled ones, whose b alone moves. */
-void px_dist_update_b(struct px_dist_part *d, const double *lambda, int all);
+/* b_local of the part's problem from b0 and what the other ranks did, of
+ * the coupled contacts: the others' b is b0 from the part's build on. */
+void px_dist_update_b(struct px_dist_part *d, const double *lambda);
 /* Rigid parts, once: every owner tells the ranks holding copies of its
  * bodies how many ranks have contacts on them (k of the split rule). */
 int px_dist_share_copies(struct px_dist_part *d, struct px_dist_traffic *t);

@@ -214,7 +214,7 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 		rc = solve_alone(d, cfg, lambda, y, res, err, all, size);
 		goto done;
 	}
-	px_dist_update_b(d, lambda, 1);
+	px_dist_update_b(d, lambda);
 	while (res->sweeps < saved.max_sweeps) {
 		uint64_t e = o->sweeps_per_exchange;
 		struct px_report rep = {0};
@@ -231,9 +231,10 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 		double t1 = MPI_Wtime(), t2;
 
 		if (d->p && !failed) {
-			/* b changes from round to round, A does not */
-			/* from where the last round stopped: no pass to
-			 * check it (the first computes the body velocities) */
+			/* b changes from round to round, A does not; each
+			 * round resumes where the last one stopped, with no
+			 * pass to check it (the first computes the body
+			 * velocities) */
 			if ((!sv && px_solver_create(d->p, cfg, &sv, err)) ||
 			    px_solver_resume(sv, lambda, &rep, err)) {
 				failed = 1; /* told to all at the next test */
@@ -252,7 +253,7 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 			px_error_set(err, rc, "the exchange with the neighbouring ranks failed");
 		}
 		res->exchanges++;
-		px_dist_update_b(d, lambda, 0);
+		px_dist_update_b(d, lambda);
 		if (!check)
 			continue;
 		t1 = MPI_Wtime();

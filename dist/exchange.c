@@ -144,14 +144,12 @@ static void update_b_assembled(struct px_dist_part *d, const double *lambda,
 	}
 }
 
-void px_dist_update_b(struct px_dist_part *d, const double *lambda, int all)
+void px_dist_update_b(struct px_dist_part *d, const double *lambda)
 {
-	const size_t n = all ? d->n_own : d->n_coupled;
-
 	if (!d->p)
 		return;
-	for (size_t j = 0; j < n; j++) {
-		const size_t k = all ? j : d->coupled[j];
+	for (size_t j = 0; j < d->n_coupled; j++) {
+		const size_t k = d->coupled[j];
 
 		if (d->kind == PX_DIST_RIGID)
 			update_b_rigid(d, k);

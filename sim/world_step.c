@@ -229,17 +229,17 @@ static void step_free(struct step *t, const struct px_world *w)
 	px_dynamics_free(&t->d);
 }
 
-/* Per contact, the points of its bodies that were at the contact point at
- * the collision, in body coordinates (anchor[7k..]: a's, b's, unused for a
- * static b) and, in anchor[7k + 6], the depth then plus, for a static b,
- * n . p, which the current depth subtracts the points' separation along n
- * from. The frame's n points from b to a, so a moving along n opens it. */
-static void anchors_set(const struct px_world *w, const struct step *t,
-			double *anchor)
+/* Into t->anchor, per contact, the points of its bodies that were at the
+ * contact point at the collision, in body coordinates (anchor[7k..]: a's,
+ * b's, unused for a static b) and, in anchor[7k + 6], the depth then plus,
+ * for a static b, n . p, which the current depth subtracts the points'
+ * separation along n from. The frame's n points from b to a, so a moving
+ * along n opens it. */
+static void anchors_set(const struct px_world *w, struct step *t)
 {
 	for (size_t k = 0; k < w->n_contacts; k++) {
 		const struct px_contact_rows *r = t->rows + k;
-		double *l = anchor + 7 * k, rot[9];
+		double *l = t->anchor + 7 * k, rot[9];
 
 		quat_to_matrix(w->bodies[r->world_a].q, rot);
 		mat_tmul(rot, r->ra, l);
@@ -319,8 +319,8 @@ static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 	if (w->hook)
 		t->warm = malloc((n * bs + 1) * sizeof *t->warm);
 	if (!t->rows || !t->vel || !t->vfree || !t->depth || !t->claimed ||
-	    !w->lambda || !t->lsub || (moves && (!t->anchor || !t->rot)) || (soft && !t->vsoft) ||
-	    (w->hook && !t->warm))
+	    !w->lambda || !t->lsub || (moves && (!t->anchor || !t->rot)) ||
+	    (soft && !t->vsoft) || (w->hook && !t->warm))
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	for (size_t k = 0; k < n; k++)
 		t->depth[k] = w->contacts[k].depth;
@@ -583,7 +583,7 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 		goto out;
 	px_contact_rows_build(w, &t.d, w->contacts, n, t.rows);
 	if (t.anchor)
-		anchors_set(w, &t, t.anchor);
+		anchors_set(w, &t);
 	if (n) {
 		rc = problems(w, &t, h, err);
 		if (rc)
