@@ -398,6 +398,7 @@ struct solve {
 	size_t cap;
 	char msg[512];
 	double t0;
+	double swept; /* the clock when the last sweep ended */
 	uint64_t id; /* the solver's, for px_plugin_mark_prepared */
 	int once;    /* px_solve's solver: one solve, nothing kept for a next */
 };
@@ -648,7 +649,8 @@ static int solve_sweep(struct solve *S, int *part, double *dn, double *df,
 	ts = now();
 	S->sch->sweep(px_plugin_state(S->ps), &S->kern, S->wk.perm, changed,
 		      *part);
-	S->rep->sweep_seconds += now() - ts;
+	S->swept = now();
+	S->rep->sweep_seconds += S->swept - ts;
 	if (S->set->check &&
 	    (rc = px_check_report(&S->chk, S->rep->sweeps + 1, S->err)))
 		return rc;
@@ -677,7 +679,7 @@ static void solve_verdict(struct solve *S, int part, double dn, double df,
 			: PX_SWEEP_ACCEPT;
 
 	rep->sweeps++;
-	*rec = (struct px_sweep_record){delta, NAN, now() - S->t0, part,
+	*rec = (struct px_sweep_record){delta, NAN, S->swept - S->t0, part,
 					verdict == PX_SWEEP_ACCEPT};
 	if (verdict != PX_SWEEP_ACCEPT || !isfinite(delta)) {
 		/* w is recomputed from the restored lambda rather than

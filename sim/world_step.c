@@ -84,8 +84,9 @@ static void rows_velocity(const struct px_contact_rows *r, uint32_t bs,
 			 (ub ? v3_dot(f, ub + 3) : 0.0);
 }
 
-/* Body velocities (6 per dynamic body) before the (sub)step, and free
- * ones: gravity and, if asked, the gyroscopic torque -w x I w for h. */
+/* Free body velocities (6 per dynamic body) for h: gravity and, if
+ * asked, the gyroscopic torque -w x I w; and, if vel is not NULL (a
+ * bounce needs them), the velocities before the (sub)step. */
 static void velocities(const struct px_world *w, const struct px_dynamics *d,
 		       double h, double *vel, double *vfree)
 {
@@ -93,12 +94,14 @@ static void velocities(const struct px_world *w, const struct px_dynamics *d,
 
 	for (size_t k = 0; k < d->n; k++) {
 		const struct px_body *b = w->bodies + d->world[k];
-		double *u = vel + 6 * k, *f = vfree + 6 * k;
+		double *f = vfree + 6 * k;
 
-		memcpy(u, b->v, 3 * sizeof *u);
-		memcpy(u + 3, b->w, 3 * sizeof *u);
-		memcpy(f, u, 6 * sizeof *f);
-		v3_axpy(f, h, s->gravity, f);
+		if (vel) {
+			memcpy(vel + 6 * k, b->v, 3 * sizeof *vel);
+			memcpy(vel + 6 * k + 3, b->w, 3 * sizeof *vel);
+		}
+		v3_axpy(b->v, h, s->gravity, f);
+		memcpy(f + 3, b->w, 3 * sizeof *f);
 		if (s->gyroscopic) {
 			double r[9], wl[3], lw[3], lww[3], tq[3], dw[3];
 
@@ -199,7 +202,8 @@ struct step {
 	 * a step, only b */
 	struct px_solver *sv, *svs;
 	struct px_softness soft[2];
-	double *vel, *vfree;  /* 6 per dynamic body */
+	double *vel, *vfree;  /* 6 per dynamic body; vel only if bounce */
+	int bounce;           /* some contact has restitution */
 	double *vsoft;        /* soft: the free velocities, for the relaxation */
 	double *lsub;         /* a substep's impulses (w->lambda when N = 1) */
 	double *depth;        /* per contact, at the current substep */
@@ -486,7 +490,7 @@ static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
 
 	if (i && moreau)
 		drift(w, 0.5 * h);
-	velocities(w, &t->d, h, t->vel, t->vfree);
+	velocities(w, &t->d, h, t->bounce ? t->vel : NULL, t->vfree);
 	if (n) {
 		struct px_problem *p = soft ? t->ps : t->p;
 
@@ -508,6 +512,13 @@ static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
 		set_velocities(w, t, t->vsoft, t->sv);
 	}
 	return PX_OK;
+}
+
+/* a += b, n values */
+static void add_to(double *restrict a, const double *restrict b, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		a[k] += b[k];
 }
 
 static int finite_n(const double *x, int n)
@@ -588,6 +599,8 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 		rc = problems(w, &t, h, err);
 		if (rc)
 			goto out;
+		for (size_t k = 0; k < n; k++)
+			t.bounce |= px_problem_restitution(t.p)[k] > 0.0;
 		st->cache_hits = px_world_warm_start(
 		    w, w->contacts, t.rows, n, w->bs, t.lsub, t.claimed);
 	}
@@ -596,8 +609,8 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 		rc = substep(w, &t, i, h, cfg, &y, err);
 		if (rc)
 			goto out;
-		for (size_t k = 0; substeps > 1 && k < n * w->bs; k++)
-			w->lambda[k] += t.lsub[k];
+		if (substeps > 1)
+			add_to(w->lambda, t.lsub, n * w->bs);
 	}
 	rc = px_world_cache_store(w, w->contacts, t.rows, n, w->bs, t.lsub,
 				  err);
