@@ -41,24 +41,6 @@ static const char *const stepping_name[] = {"semi-implicit", "moreau"};
 static const char *const stab_name[] = {"none", "baumgarte", "post",
 					 "soft"};
 
-static void csv_header(FILE *f)
-{
-	fprintf(f, "step,time,contacts,cache_hits,sweeps,merit,converged,"
-		   "collide_s,build_s,solve_s,stab_s,total_s,kinetic,"
-		   "potential,max_depth\n");
-}
-
-static void csv_row(FILE *f, const struct px_step_stats *s)
-{
-	fprintf(f, "%llu,%.9g,%zu,%zu,%llu,%.6e,%d,%.6e,%.6e,%.6e,%.6e,%.6e,"
-		   "%.12g,%.12g,%.6e\n",
-		(unsigned long long)s->step, s->time, s->contacts,
-		s->cache_hits, (unsigned long long)s->sweeps, s->merit,
-		s->converged, s->seconds_collide, s->seconds_build,
-		s->seconds_solve, s->seconds_stab, s->seconds_total,
-		s->kinetic, s->potential, s->max_depth);
-}
-
 /* Frame i of the VTK output: DIR/frame_NNNNNN.vtp, its name kept for the
  * .pvd index (relative to DIR). */
 static int vtk_frame(const char *dir, unsigned long long i,
@@ -120,7 +102,7 @@ static int simulate(const struct run_opts *o)
 				     o->csv, strerror(errno));
 			goto fail;
 		}
-		csv_header(csv);
+		px_step_stats_csv_header(csv);
 	}
 	if (o->vtk) {
 		if (mkdir(o->vtk, 0777) && errno != EEXIST) {
@@ -167,7 +149,7 @@ static int simulate(const struct run_opts *o)
 		solve += st.seconds_solve;
 		collide += st.seconds_collide;
 		if (csv)
-			csv_row(csv, &st);
+			px_step_stats_csv_row(csv, &st);
 		if (o->vtk && i % o->vtk_every == 0 &&
 		    vtk_frame(o->vtk, i, w, &names, &times, &n_frames, &err))
 			goto fail;

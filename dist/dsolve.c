@@ -208,11 +208,26 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 	rc = px_dist_agree(rc, err);
 	if (rc)
 		goto done;
-	MPI_Allreduce(MPI_IN_PLACE, &linked, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-	res->coupled = linked;
-	if (!linked) {
-		rc = solve_alone(d, cfg, lambda, y, res, err, all, size);
-		goto done;
+	{
+		int any[2] = {linked, 0}; /* coupled; a warm start somewhere */
+
+		for (size_t i = 0; i < m && !any[1]; i++)
+			any[1] = lambda[i] != 0.0;
+		MPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+		linked = any[0];
+		res->coupled = linked;
+		if (!linked) {
+			rc = solve_alone(d, cfg, lambda, y, res, err, all, size);
+			goto done;
+		}
+		/* the shared bodies' copies start from what the warm start
+		 * does to them: one exchange of its change from zero */
+		memset(old, 0, m * sizeof *old);
+		if (any[1])
+			rc = px_dist_exchange(d, old, lambda, &res->traffic);
+		rc = px_dist_agree(rc ? px_error_set(err, PX_ERR_NOMEM, "out of memory for an exchange") : PX_OK, err);
+		if (rc)
+			goto done;
 	}
 	px_dist_update_b(d, lambda);
 	while (res->sweeps < saved.max_sweeps) {

@@ -14,7 +14,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: mpirun -np P proxima solve [-c CONFIG] PROBLEM [--out FILE]\n"
 		"                    [--partition metis|FILE] [DIST-OPTIONS]\n"
-		"       mpirun -np P proxima run [-c CONFIG] SCENE [DIST-OPTIONS]\n"
+		"       mpirun -np P proxima run [-c CONFIG] SCENE [--steps N] [--csv FILE]\n"
+		"                    [DIST-OPTIONS]\n"
 		"Distributed options:\n"
 		"  --combine sum|split    how shared bodies (ghost contacts) combine the\n"
 		"                         ranks' changes: plain sum (block Jacobi) or\n"
@@ -81,6 +82,17 @@ int px_dist_parse(int argc, char **argv, int with_files,
 			a->out = argv[++i];
 		else if (with_files && strcmp(k, "--partition") == 0 && i + 1 < argc)
 			a->partition = argv[++i];
+		else if (!with_files && strcmp(k, "--csv") == 0 && i + 1 < argc)
+			a->csv = argv[++i];
+		else if (!with_files && strcmp(k, "--steps") == 0 && i + 1 < argc) {
+			char *end;
+			const char *v = argv[++i];
+
+			a->steps = strtoull(v, &end, 10);
+			if (*v == '-' || *end || a->steps < 1)
+				return px_error_set(err, PX_ERR_INVALID,
+						    "--steps '%s': expected a whole number >= 1", v);
+		}
 		else if (k[0] == '-' || a->target)
 			return px_error_set(err, PX_ERR_INVALID,
 					    "%s: bad argument '%s' (try 'proxima-mpi --help')",

@@ -22,17 +22,51 @@ static double bounding_radius(const struct px_shape *s)
 	}
 }
 
-static double box_distance(const struct px_region *r, const double x[3])
+/* The distance from x to the box [lo, hi]. */
+static double box_distance(const double lo[3], const double hi[3],
+			   const double x[3])
 {
 	double d2 = 0;
 
 	for (int i = 0; i < 3; i++) {
-		double e = x[i] < r->lo[i] ? r->lo[i] - x[i] :
-			   x[i] > r->hi[i] ? x[i] - r->hi[i] : 0;
+		double e = x[i] < lo[i] ? lo[i] - x[i] :
+			   x[i] > hi[i] ? x[i] - hi[i] : 0;
 
 		d2 += e * e;
 	}
 	return sqrt(d2);
+}
+
+int px_region_keeps(const struct px_region *r, int q, const double x[3])
+{
+	const double *b = r->box + 6 * q;
+
+	return px_region_owner(r, x) == q ||
+	       box_distance(b, b + 3, x) <= r->ghost;
+}
+
+int px_region_neighbours(const struct px_region *r, int **out, size_t *n)
+{
+	const double *me = r->box + 6 * r->rank;
+
+	*n = 0;
+	*out = malloc(((size_t)r->size + 1) * sizeof **out);
+	if (!*out)
+		return PX_ERR_NOMEM;
+	for (int q = 0; q < r->size; q++) {
+		const double *b = r->box + 6 * q;
+		double d2 = 0;
+
+		for (int i = 0; i < 3; i++) {
+			/* the gap between the boxes along axis i */
+			double e = fmax(b[i] - me[3 + i], me[i] - b[3 + i]);
+
+			d2 += e > 0 ? e * e : 0;
+		}
+		if (q != r->rank && sqrt(d2) <= 2 * r->ghost)
+			(*out)[(*n)++] = q;
+	}
+	return PX_OK;
 }
 
 int px_region_owner(const struct px_region *r, const double x[3])
@@ -78,7 +112,7 @@ static int keep(void *ctx, const struct px_body *b, size_t index)
 	}
 	if (!b->is_static) {
 		owner = px_region_owner(r, b->x);
-		if (owner != r->rank && box_distance(r, b->x) > r->ghost)
+		if (owner != r->rank && box_distance(r->lo, r->hi, b->x) > r->ghost)
 			return 0;
 	}
 	if (r->n == r->cap) {
@@ -119,6 +153,8 @@ static int build(struct px_region *r, double *pts, size_t n, int r0, int r1,
 
 	if (r1 - r0 == 1) {
 		*nd = (struct px_rcb_node){.axis = -1, .rank = r0};
+		memcpy(r->box + 6 * r0, lo, 3 * sizeof *lo);
+		memcpy(r->box + 6 * r0 + 3, hi, 3 * sizeof *hi);
 		if (r0 == r->rank) {
 			memcpy(r->lo, lo, sizeof r->lo);
 			memcpy(r->hi, hi, sizeof r->hi);
@@ -180,7 +216,8 @@ int px_region_read(const char *path, int rank, int size,
 	if (rc)
 		return rc;
 	r->node = calloc(2 * (size_t)size, sizeof *r->node);
-	if (!r->node || r->nomem)
+	r->box = malloc(6 * (size_t)size * sizeof *r->box);
+	if (!r->node || !r->box || r->nomem)
 		return px_error_set(err, PX_ERR_NOMEM, "%s: out of memory", path);
 	build(r, r->sample, r->n_sample, 0, size, lo, hi);
 	/* a contact between an own body and another needs their centres
@@ -199,6 +236,7 @@ int px_region_read(const char *path, int rank, int size,
 void px_region_free(struct px_region *r)
 {
 	free(r->node);
+	free(r->box);
 	free(r->gid);
 	free(r->owner);
 	free(r->sample);

@@ -26,6 +26,7 @@ struct px_region {
 	struct px_rcb_node *node; /* 2 size - 1 nodes, root 0 */
 	int n_node;
 	double lo[3], hi[3];      /* this rank's box */
+	double *box;              /* every rank's: lo, hi (6 per rank) */
 	double ghost;             /* ghost layer width */
 	/* what the last read kept (pass 3) */
 	uint64_t *gid;            /* generation index per kept body */
@@ -49,6 +50,15 @@ int px_region_read(const char *path, int rank, int size,
 
 /* The rank whose box holds centre x. */
 int px_region_owner(const struct px_region *r, const double x[3]);
+
+/* Whether rank q keeps a body centred at x: its box holds x or x is
+ * within the ghost layer's width of it. */
+int px_region_keeps(const struct px_region *r, int q, const double x[3]);
+
+/* The ranks other than r->rank whose boxes are within 2 ghost widths of
+ * its own, ascending, into a malloc'ed *out (*n of them): the ranks that
+ * may share bodies with it after a step. */
+int px_region_neighbours(const struct px_region *r, int **out, size_t *n);
 
 void px_region_free(struct px_region *r);
 

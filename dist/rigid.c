@@ -48,7 +48,7 @@ static int cmp_holder(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static int contact_owner(const struct px_region *reg, const struct px_contact *c)
+int px_dist_contact_owner(const struct px_region *reg, const struct px_contact *c)
 {
 	int32_t oa = reg->owner[c->a], ob = reg->owner[c->b];
 
@@ -152,7 +152,7 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 	px_contact_rows_build(w, &dyn, c, n, rows);
 	d->n_bodies = dyn.n;
 	for (size_t k = 0; k < n; k++)
-		d->n_own += contact_owner(reg, &c[k]) == reg->rank;
+		d->n_own += px_dist_contact_owner(reg, &c[k]) == reg->rank;
 	d->gid = malloc((d->n_own + 1) * sizeof *d->gid);
 	d->b0 = malloc((3 * d->n_own + 1) * sizeof *d->b0);
 	d->frame = malloc((9 * d->n_own + 1) * sizeof *d->frame);
@@ -185,7 +185,7 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 	memcpy(d->inv_mass, dyn.inv_mass, dyn.n * sizeof *d->inv_mass);
 	memcpy(d->inv_inertia, dyn.inv_inertia, 9 * dyn.n * sizeof *d->inv_inertia);
 	for (size_t k = 0; k < n; k++) {
-		const int oc = contact_owner(reg, &c[k]);
+		const int oc = px_dist_contact_owner(reg, &c[k]);
 		const uint32_t ends[2] = {rows[k].pa, rows[k].pb};
 
 		for (int e = 0; e < 2; e++) {

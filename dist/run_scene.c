@@ -1,150 +1,167 @@
-/* `mpirun -np P proxima run [-c CONFIG] SCENE`: each rank generates only
- * its region of the scene (recursive coordinate bisection, region.c) and a
- * ghost layer around it, collides its bodies, builds the velocity problem
- * of the first step in its local world and keeps its own contacts
- * (rigid.c); the ranks then solve the first step together (dsolve.c).
- * Stepping the world further across ranks is not done (README: what is
- * missing). The report adds the bodies per rank and the impulse check:
- * the bodies' total momentum change against the impulse the static
- * contacts applied. */
+/* `mpirun -np P proxima run [-c CONFIG] SCENE [--steps N] [--csv FILE]`:
+ * each rank generates only its region of the scene (recursive coordinate
+ * bisection, region.c) and a ghost layer around it, and the ranks step
+ * the world together (step.h): each step's own contacts solved
+ * distributed, the bodies moved by their owners, the ghost layers
+ * refreshed and bodies migrated. The report: the bodies per rank, the
+ * last step's partition, sharing and solve, then the run's contacts,
+ * sweeps, migrations, traffic, energy and the momentum check (the bodies'
+ * total momentum change against gravity's impulse and what the static
+ * contacts applied); --csv writes rank 0's per-step statistics summed
+ * over the ranks, as `proxima run --csv` does. */
 #include <math.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "rigid.h"
 #include "scene.h"
+#include "step.h"
 
-struct capture {
-	const struct px_region *reg;
-	struct px_world *w;
-	enum px_dist_combine combine;
-	struct px_dist_part *d;
-	int done;
+/* Per rank and step, gathered in rank order. */
+enum { G_CONTACTS, G_SWEEPS, G_CONV, G_JX, G_JY, G_JZ, G_KIN, G_POT, G_PX,
+       G_PY, G_PZ, G_DEPTH, G_WARM, G_MASS, G_OWN, G_GHOST, G_CUT, G_K1,
+       G_K2, G_K3, G_K4, G_N };
+
+/* The run's totals, on rank 0. */
+struct totals {
+	double sum[G_N], most[G_N]; /* of the last gather */
+	double p0[3], e0, mass;
+	double impulse[3];          /* the static contacts', all steps */
+	double contacts, max_contacts, depth, sweeps;
+	unsigned long long unconverged;
 };
 
-static int hook(void *ctx, const struct px_step_solve *s, struct px_error *err)
+static void gather(const struct px_dist_world *dw, double *all,
+		   struct totals *t)
 {
-	struct capture *c = ctx;
+	double mine[G_N] = {0}, e[2];
+	const struct px_body *b = px_world_bodies(dw->w);
+	const struct px_dist_part *d = &dw->d;
 
-	c->done = 1;
-	return px_dist_rigid_capture(c->w, s->problem, c->reg, c->combine, c->d, err);
-}
-
-/* Collide and build the first step's problem in the rank's world; the
- * world's own solve of it is cut to one sweep (its result is not used). */
-static int first_step(const struct px_dist_args *a, const struct px_region *reg,
-		      const struct px_world_settings *s,
-		      const struct px_body *bodies, size_t n,
-		      struct px_dist_part *d, struct px_error *err)
-{
-	struct px_world *w = NULL;
-	struct px_config *once = NULL;
-	struct px_step_stats st;
-	struct capture c = {reg, NULL, a->o.combine, d, 0};
-	int rc = px_world_create(s, &w, err);
-
-	for (size_t i = 0; !rc && i < n; i++)
-		rc = px_world_add_body(w, bodies + i, NULL, err);
-	if (!rc)
-		rc = px_config_read(a->config, &once, err);
-	if (!rc) {
-		px_config_settings_mut(once)->max_sweeps = 1;
-		c.w = w;
-		px_world_set_solve_hook(w, hook, &c);
-		rc = px_world_step(w, once, &st, err);
+	mine[G_CONTACTS] = (double)d->n_own;
+	mine[G_SWEEPS] = (double)dw->res.sweeps;
+	mine[G_CONV] = dw->res.converged;
+	memcpy(mine + G_JX, dw->static_impulse, 3 * sizeof *mine);
+	px_dist_world_sums(dw, mine + G_PX, e);
+	mine[G_KIN] = e[0];
+	mine[G_POT] = e[1];
+	mine[G_DEPTH] = dw->max_depth;
+	mine[G_WARM] = (double)dw->warm;
+	for (size_t i = 0; i < px_world_n_bodies(dw->w); i++) {
+		mine[G_MASS] += dw->reg->owner[i] == dw->rank ? b[i].mass : 0;
+		mine[G_OWN] += dw->reg->owner[i] == dw->rank;
+		mine[G_GHOST] += dw->reg->owner[i] >= 0 && dw->reg->owner[i] != dw->rank;
 	}
-	if (!rc && !c.done) /* no contact in this rank's world */
-		*d = (struct px_dist_part){.kind = PX_DIST_RIGID,
-					   .combine = a->o.combine, .bs = 3,
-					   .width = 6};
-	px_config_free(once);
-	px_world_destroy(w);
-	return rc;
-}
-
-/* Linear momentum: [0..2] the own bodies' change, [3..5] the impulse of
- * the own contacts on static bodies. */
-static void momentum(const struct px_dist_part *d, const double *lambda,
-		     int rank, double out[6])
-{
-	memset(out, 0, 6 * sizeof *out);
-	for (size_t i = 0; i < d->n_bodies; i++)
-		if (d->shared[i] && d->body_owner[i] == rank)
-			for (int q = 0; q < 3; q++)
-				out[q] += d->vbar[6 * i + q] / d->inv_mass[i];
-	for (size_t k = 0; k < d->n_own; k++) {
-		const uint32_t ab[2] = {d->body_a[k], d->body_b[k]};
-		const double *fr = d->frame + 9 * k, *l = lambda + 3 * k;
-		double f[3];
-
-		for (int q = 0; q < 3; q++)
-			f[q] = l[0] * fr[q] + l[1] * fr[3 + q] + l[2] * fr[6 + q];
-		for (int e = 0; e < 2; e++) {
-			const uint32_t x = ab[e];
-			const double sign = e ? -1 : 1;
-
-			if (x == PX_STATIC)
-				continue;
-			if (ab[1 - e] == PX_STATIC)
-				for (int q = 0; q < 3; q++)
-					out[3 + q] += sign * f[q];
-			if (!d->shared[x] && d->body_owner[x] == rank)
-				for (int q = 0; q < 3; q++)
-					out[q] += sign * f[q];
-		}
-	}
-}
-
-static void report_scene(const struct px_dist_args *a, const struct px_region *reg,
-			 size_t n_kept, const struct px_dist_part *d,
-			 const double *lambda, int rank, int size)
-{
-	enum { N = 13 };
-	double mine[N] = {0}, *all = NULL, p[6] = {0}, k[4] = {0};
-	double own = 0, ghost = 0, cut = 0;
-
-	for (size_t i = 0; i < n_kept; i++) {
-		own += reg->owner[i] == rank;
-		ghost += reg->owner[i] >= 0 && reg->owner[i] != rank;
-	}
-	mine[0] = own;
-	mine[1] = ghost;
-	momentum(d, lambda, rank, mine + 2);
-	mine[12] = (double)d->n_cut;
+	mine[G_CUT] = (double)d->n_cut;
 	/* own shared bodies by the number of ranks with contacts on them */
 	for (size_t i = 0; i < d->n_bodies; i++)
-		if (d->shared[i] && d->body_owner[i] == rank)
-			mine[8 + (d->copies[i] < 4 ? d->copies[i] - 1 : 3)]++;
-	if (rank == 0)
-		all = malloc((size_t)size * N * sizeof *all);
-	MPI_Gather(mine, N, MPI_DOUBLE, all, N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-	if (rank != 0 || !all) {
-		free(all);
+		if (d->shared[i] && d->body_owner[i] == dw->rank)
+			mine[G_K1 + (d->copies[i] < 4 ? d->copies[i] - 1 : 3)]++;
+	MPI_Gather(mine, G_N, MPI_DOUBLE, all, G_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	if (dw->rank != 0)
 		return;
-	}
-	printf("scene       %s: the first step; bodies per rank (own + ghost layer):", a->target);
-	for (int r = 0; r < size; r++) {
-		printf(" %.0f+%.0f", all[N * r], all[N * r + 1]);
-		for (int q = 0; q < 6; q++)
-			p[q] += all[N * r + 2 + q];
-		for (int q = 0; q < 4; q++)
-			k[q] += all[N * r + 8 + q];
-		cut += all[N * r + 12];
-	}
-	printf("\npartition   recursive coordinate bisection of the centres: cut %.0f contacts (between bodies of different ranks)", cut);
-	printf("\nshared      %.0f bodies have copies on other ranks; ranks with contacts on them: 1: %.0f, 2: %.0f, 3: %.0f, 4 or more: %.0f",
-	       k[0] + k[1] + k[2] + k[3], k[0], k[1], k[2], k[3]);
-	double diff = 0, scale = 0;
+	memset(t->sum, 0, sizeof t->sum);
+	memset(t->most, 0, sizeof t->most);
+	t->sum[G_CONV] = 1;
+	for (int r = 0; r < dw->size; r++)
+		for (int i = 0; i < G_N; i++) {
+			const double v = all[(size_t)r * G_N + i];
 
+			if (i == G_CONV)
+				t->sum[i] = fmin(t->sum[i], v);
+			else
+				t->sum[i] += v;
+			t->most[i] = fmax(t->most[i], v);
+		}
+}
+
+/* After step k (rank 0): the run's totals and the CSV row. */
+static void tally(struct totals *t, unsigned long long k, double dt,
+		  const struct px_dist_world *dw, double seconds, FILE *csv)
+{
+	const struct px_step_stats st = {
+		.step = k,
+		.time = (double)k * dt,
+		.contacts = (size_t)t->sum[G_CONTACTS],
+		.cache_hits = (size_t)t->sum[G_WARM],
+		.sweeps = (uint64_t)t->most[G_SWEEPS],
+		.merit = dw->res.fc3d,
+		.converged = t->sum[G_CONV] != 0,
+		.seconds_solve = dw->res.seconds,
+		.seconds_total = seconds,
+		.kinetic = t->sum[G_KIN],
+		.potential = t->sum[G_POT],
+		.max_depth = t->most[G_DEPTH],
+	};
+
+	for (int q = 0; q < 3; q++)
+		t->impulse[q] += t->sum[G_JX + q];
+	t->contacts += t->sum[G_CONTACTS];
+	t->max_contacts = fmax(t->max_contacts, t->sum[G_CONTACTS]);
+	t->depth = fmax(t->depth, t->most[G_DEPTH]);
+	t->sweeps += t->most[G_SWEEPS];
+	t->unconverged += t->sum[G_CONV] == 0;
+	if (csv)
+		px_step_stats_csv_row(csv, &st);
+}
+
+/* The scene, the partition and the sharing at the last step. */
+static void report_head(const struct px_dist_args *a, const struct totals *t,
+			const struct px_world_settings *s,
+			unsigned long long steps, int size, const double *start)
+{
+	const double *k = t->sum + G_K1;
+
+	printf("scene       %s: %llu steps of %g s; bodies per rank at the start (own + ghost layer):",
+	       a->target, steps, s->dt);
+	for (int r = 0; r < size; r++)
+		printf(" %.0f+%.0f", start[(size_t)r * G_N + G_OWN],
+		       start[(size_t)r * G_N + G_GHOST]);
+	printf("\npartition   recursive coordinate bisection of the centres, kept for the run: cut %.0f contacts (between bodies of different ranks) at the last step",
+	       t->sum[G_CUT]);
+	printf("\nshared      %.0f bodies have copies on other ranks at the last step; ranks with contacts on them: 1: %.0f, 2: %.0f, 3: %.0f, 4 or more: %.0f\n",
+	       k[0] + k[1] + k[2] + k[3], k[0], k[1], k[2], k[3]);
+	printf("last step   step %llu's distributed solve, down to the fc3d error:\n", steps);
+}
+
+/* The run: contacts, sweeps, energy, the momentum check. */
+static void report_run(const struct totals *t, const struct px_world_settings *s,
+		       unsigned long long steps, double seconds)
+{
+	double diff = 0, scale = 0, change[3], expect[3], gravity[3];
+
+	printf("run         own contacts %.1f per step on average (all ranks), at most %.0f; deepest penetration %.3g m; %.0f sweeps in all, %.1f per step; %llu of %llu steps stopped without converging\n",
+	       t->contacts / (double)steps, t->max_contacts, t->depth, t->sweeps,
+	       t->sweeps / (double)steps, t->unconverged, steps);
+	printf("energy      %.6g J at the start, %.6g J at the end (kinetic + potential)\n",
+	       t->e0, t->sum[G_KIN] + t->sum[G_POT]);
 	for (int q = 0; q < 3; q++) {
-		diff = fmax(diff, fabs(p[q] - p[3 + q]));
-		scale = fmax(scale, fabs(p[3 + q]));
+		change[q] = t->sum[G_PX + q] - t->p0[q];
+		gravity[q] = t->mass * s->gravity[q] * s->dt * (double)steps;
+		expect[q] = t->impulse[q] + gravity[q];
+		diff = fmax(diff, fabs(change[q] - expect[q]));
+		scale = fmax(scale, fmax(fabs(t->impulse[q]), fabs(gravity[q])));
 	}
-	printf("\nmomentum    bodies' change (%.9g, %.9g, %.9g) N s, static contacts' impulse (%.9g, %.9g, %.9g) N s: difference %.3g (relative %.3g)\n",
-	       p[0], p[1], p[2], p[3], p[4], p[5], diff, scale > 0 ? diff / scale : diff);
-	free(all);
+	printf("momentum    bodies' change (%.9g, %.9g, %.9g) N s, static contacts' impulse (%.9g, %.9g, %.9g) N s, gravity's (%.9g, %.9g, %.9g) N s: difference %.3g (relative %.3g)\n",
+	       change[0], change[1], change[2], t->impulse[0], t->impulse[1],
+	       t->impulse[2], gravity[0], gravity[1], gravity[2], diff,
+	       scale > 0 ? diff / scale : diff);
+	printf("wall time   %.3f s for the run (rank 0)\n", seconds);
+}
+
+/* The run's migrations and its traffic outside the solves (collective). */
+static void report_moves(const struct px_dist_world *dw, unsigned long long steps)
+{
+	double mine[3] = {(double)dw->migrated, (double)dw->traffic.messages,
+			  (double)dw->traffic.bytes}, sum[3];
+
+	MPI_Reduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (dw->rank == 0)
+		printf("migration   %.0f bodies changed rank; copies, cut impulses and ghost refresh: %.1f messages, %.0f bytes per step (all ranks)\n",
+		       sum[0], sum[1] / (double)steps, sum[2] / (double)steps);
 }
 
 int px_dist_cmd_run(int argc, char **argv)
@@ -155,10 +172,11 @@ int px_dist_cmd_run(int argc, char **argv)
 	struct px_world_settings s;
 	struct px_body *bodies = NULL;
 	struct px_region reg = {0};
-	struct px_dist_part d = {0};
-	struct px_dist_result res = {0};
-	struct px_dist_traffic setup = {0};
-	double *lambda = NULL;
+	struct px_dist_world dw = {0};
+	struct totals t = {0};
+	double *all = NULL, *start = NULL, t0;
+	unsigned long long steps = 0;
+	FILE *csv = NULL;
 	size_t n = 0;
 	int rank, size, rc, status = EXIT_BAD_INPUT;
 
@@ -168,35 +186,75 @@ int px_dist_cmd_run(int argc, char **argv)
 	if (!rc && reg.n_dynamic < (size_t)size)
 		rc = px_error_set(&err, PX_ERR_INVALID, "%s: -np %d is more ranks than its %zu moving bodies",
 				  a.target, size, reg.n_dynamic);
-	if (px_dist_agree(rc, &err))
-		goto fail;
-	rc = first_step(&a, &reg, &s, bodies, n, &d, &err);
-	if (rc) {
-		px_dist_prefix_rank(&err, rank);
-		px_dist_prefix(&err, a.target);
-	}
-	if (px_dist_agree(rc, &err))
-		goto fail;
-	rc = px_dist_share_copies(&d, &setup);
 	if (!rc)
-		rc = px_dist_rigid_build(&d, &err);
-	if (px_dist_solve_own(rc, &a, cfg, &d, &lambda, &res, &err))
+		rc = px_dist_world_create(&dw, &reg, &s, bodies, n, cfg, a.config, &a.o, &err);
+	if (!rc && rank == 0) {
+		all = malloc((size_t)size * G_N * sizeof *all);
+		start = malloc((size_t)size * G_N * sizeof *start);
+		if (!all || !start)
+			rc = px_error_set(&err, PX_ERR_NOMEM, "out of memory");
+	}
+	if (!rc && rank == 0 && a.csv) {
+		csv = fopen(a.csv, "w");
+		if (!csv)
+			rc = px_error_set(&err, PX_ERR_IO, "%s: cannot write", a.csv);
+		else
+			px_step_stats_csv_header(csv);
+	}
+	if (rc)
+		px_dist_prefix(&err, a.target);
+	if (px_dist_agree(rc, &err))
 		goto fail;
-	report_scene(&a, &reg, n, &d, lambda, rank, size);
-	px_dist_report(&d, &a.o, &res, "copies of shared bodies (owners' included)", cfg, a.config);
+	steps = a.steps ? a.steps : s.steps;
+	gather(&dw, start, &t);
+	if (rank == 0) {
+		memcpy(t.p0, t.sum + G_PX, sizeof t.p0);
+		t.e0 = t.sum[G_KIN] + t.sum[G_POT];
+		t.mass = t.sum[G_MASS];
+	}
+	t0 = MPI_Wtime();
+	for (unsigned long long k = 1; k <= steps; k++) {
+		const double ts = MPI_Wtime();
+
+		rc = px_dist_world_step(&dw, &err);
+		if (rc) {
+			char at[64];
+
+			snprintf(at, sizeof at, "step %llu", k);
+			px_dist_prefix(&err, at);
+			px_dist_prefix(&err, a.target);
+			goto fail;
+		}
+		gather(&dw, all, &t);
+		if (rank == 0)
+			tally(&t, k, s.dt, &dw, MPI_Wtime() - ts, csv);
+	}
+	t0 = MPI_Wtime() - t0;
 	if (rank == 0)
+		report_head(&a, &t, &s, steps, size, start);
+	px_dist_report(&dw.d, &a.o, &dw.res, "copies of shared bodies (owners' included)", cfg, a.config);
+	if (rank == 0) {
 		printf("fc3d error  %.3e (||F|| = %.3e; Siconos fc3d_compute_error summed over the ranks)\n",
-		       res.fc3d, res.fc3d_abs);
-	status = res.converged ? EXIT_CONVERGED : EXIT_NOT_CONVERGED;
+		       dw.res.fc3d, dw.res.fc3d_abs);
+		report_run(&t, &s, steps, t0);
+	}
+	report_moves(&dw, steps);
+	if (rank == 0 && csv)
+		printf("statistics  %s\n", a.csv);
+	status = EXIT_CONVERGED;
 	goto done;
 fail:
 	px_dist_fail(&err);
 done:
-	free(res.history);
-	free(lambda);
+	if (csv && fclose(csv) && status == EXIT_CONVERGED) {
+		fprintf(stderr, "proxima: %s: cannot write\n", a.csv);
+		status = EXIT_BAD_INPUT;
+	}
+	free(all);
+	free(start);
 	free(bodies);
+	px_dist_world_free(&dw);
 	px_region_free(&reg);
-	px_dist_part_free(&d);
 	px_config_free(cfg);
 	return status;
 }

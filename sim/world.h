@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <proxima/proxima.h>
 
@@ -98,6 +99,12 @@ struct px_step_stats {
 	double max_depth;        /* deepest penetration found (m, >= 0) */
 };
 
+/* The statistics as CSV (world_csv.c): the header, then one row per
+ * step (`proxima run --csv`, and the distributed run's summed over the
+ * ranks). */
+void px_step_stats_csv_header(FILE *f);
+void px_step_stats_csv_row(FILE *f, const struct px_step_stats *s);
+
 struct px_world;
 
 /* A world with settings s (copied), no bodies. */
@@ -132,7 +139,12 @@ struct px_step_solve {
 	const struct px_problem *problem; /* as the world built it */
 	const double *warm_start;         /* lambda the solve started from
 					     (contact cache or zero) */
-	const double *lambda;             /* what px_solve returned */
+	double *lambda;                   /* what px_solve returned; with one
+					     substep and no soft contact the
+					     hook may overwrite it, and the
+					     bodies then move by what it holds
+					     (a distributed solve puts the
+					     ranks' impulses here) */
 	const struct px_report *report;   /* px_solve's report, history too */
 };
 
@@ -160,5 +172,20 @@ size_t px_world_contacts(const struct px_world *w,
 /* Energies: kinetic 1/2 m v^2 + 1/2 w^T I w, potential -m g.x (J). */
 double px_world_kinetic_energy(const struct px_world *w);
 double px_world_potential_energy(const struct px_world *w);
+/* The same over the bodies i with which[i] non-zero (which NULL: all),
+ * summed in the same order. */
+double px_world_kinetic_energy_of(const struct px_world *w,
+				  const unsigned char *which);
+double px_world_potential_energy_of(const struct px_world *w,
+				    const unsigned char *which);
+
+/* Replace the world's bodies by bodies[0..n) between steps (a rank's
+ * region of a distributed world, whose bodies come and go): old body i is
+ * new body renumber[i], or gone (UINT32_MAX), for i < the old count; the
+ * contact cache follows. The bodies are checked as px_world_add_body
+ * checks them. */
+int px_world_set_bodies(struct px_world *w, const struct px_body *bodies,
+			size_t n, const uint32_t *renumber,
+			struct px_error *err);
 
 #endif

@@ -7,6 +7,7 @@
 #include "grow.h"
 #include "vec.h"
 #include "world_impl.h"
+#include "world_problem.h"
 
 void px_world_settings_default(struct px_world_settings *s)
 {
@@ -143,14 +144,16 @@ static int check_shape(const struct px_shape *sh, struct px_error *err)
 			    (int)sh->kind);
 }
 
-int px_world_add_body(struct px_world *w, const struct px_body *b,
-		       uint32_t *index, struct px_error *err)
+/* b checked as px_world_add_body checks it, into *nb (a static body's
+ * mass, inertia and velocities zeroed); its orientation as it is. */
+static int body_checked(const struct px_body *b, struct px_body *nb,
+			struct px_error *err)
 {
-	struct px_body nb = *b, *nbs;
 	int rc = check_shape(&b->shape, err);
 
 	if (rc)
 		return rc;
+	*nb = *b;
 	if (!finite_n(b->x, 3))
 		return px_error_set(err, PX_ERR_INVALID, "position is not finite");
 	if (!finite_n(b->q, 4) || v3_norm(b->q + 1) + fabs(b->q[0]) == 0.0)
@@ -167,12 +170,12 @@ int px_world_add_body(struct px_world *w, const struct px_body *b,
 		return px_error_set(err, PX_ERR_INVALID,
 				    "restitution must be in [0, 1]");
 	if (b->shape.kind == PX_PLANE)
-		nb.is_static = 1;
-	if (nb.is_static) {
-		nb.mass = 0.0;
-		memset(nb.inertia, 0, sizeof nb.inertia);
-		memset(nb.v, 0, sizeof nb.v);
-		memset(nb.w, 0, sizeof nb.w);
+		nb->is_static = 1;
+	if (nb->is_static) {
+		nb->mass = 0.0;
+		memset(nb->inertia, 0, sizeof nb->inertia);
+		memset(nb->v, 0, sizeof nb->v);
+		memset(nb->w, 0, sizeof nb->w);
 	} else {
 		if (!(b->mass > 0.0) || !isfinite(b->mass))
 			return px_error_set(err, PX_ERR_INVALID,
@@ -182,6 +185,17 @@ int px_world_add_body(struct px_world *w, const struct px_body *b,
 				return px_error_set(err, PX_ERR_INVALID,
 						    "inertia must be positive and finite");
 	}
+	return PX_OK;
+}
+
+int px_world_add_body(struct px_world *w, const struct px_body *b,
+		       uint32_t *index, struct px_error *err)
+{
+	struct px_body nb, *nbs;
+	int rc = body_checked(b, &nb, err);
+
+	if (rc)
+		return rc;
 	quat_normalize(nb.q);
 	nbs = px_grow(w->bodies, &w->cap_bodies, w->n_bodies, sizeof *nbs, 64);
 	if (!nbs)
@@ -191,6 +205,28 @@ int px_world_add_body(struct px_world *w, const struct px_body *b,
 	if (index)
 		*index = (uint32_t)w->n_bodies;
 	w->n_bodies++;
+	w->topology_changed = 1;
+	return PX_OK;
+}
+
+int px_world_set_bodies(struct px_world *w, const struct px_body *bodies,
+			size_t n, const uint32_t *renumber,
+			struct px_error *err)
+{
+	struct px_body *nbs = malloc((n + 1) * sizeof *nbs);
+	int rc = nbs ? PX_OK : px_error_set(err, PX_ERR_NOMEM, "out of memory");
+
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = body_checked(bodies + i, nbs + i, err);
+	if (rc) {
+		free(nbs);
+		return rc;
+	}
+	px_world_cache_renumber(w, renumber, n);
+	free(w->bodies);
+	w->bodies = nbs;
+	w->n_bodies = n;
+	w->cap_bodies = n + 1;
 	w->topology_changed = 1;
 	return PX_OK;
 }
@@ -222,13 +258,24 @@ struct px_world_settings *px_world_settings_mut(struct px_world *w)
 
 double px_world_kinetic_energy(const struct px_world *w)
 {
+	return px_world_kinetic_energy_of(w, NULL);
+}
+
+double px_world_potential_energy(const struct px_world *w)
+{
+	return px_world_potential_energy_of(w, NULL);
+}
+
+double px_world_kinetic_energy_of(const struct px_world *w,
+				  const unsigned char *which)
+{
 	double e = 0.0;
 
 	for (size_t i = 0; i < w->n_bodies; i++) {
 		const struct px_body *b = w->bodies + i;
 		double r[9], wl[3];
 
-		if (b->is_static)
+		if (b->is_static || (which && !which[i]))
 			continue;
 		quat_to_matrix(b->q, r);
 		mat_tmul(r, b->w, wl);
@@ -239,14 +286,15 @@ double px_world_kinetic_energy(const struct px_world *w)
 	return e;
 }
 
-double px_world_potential_energy(const struct px_world *w)
+double px_world_potential_energy_of(const struct px_world *w,
+				    const unsigned char *which)
 {
 	double e = 0.0;
 
 	for (size_t i = 0; i < w->n_bodies; i++) {
 		const struct px_body *b = w->bodies + i;
 
-		if (!b->is_static)
+		if (!b->is_static && (!which || which[i]))
 			e -= b->mass * v3_dot(w->settings.gravity, b->x);
 	}
 	return e;

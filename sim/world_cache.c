@@ -123,6 +123,35 @@ size_t px_world_warm_start(const struct px_world *w,
 	return hits;
 }
 
+static int cmp_cached(const void *x, const void *y)
+{
+	const struct px_cached *a = x, *b = y;
+
+	return pair_cmp(a->a, a->b, b->a, b->b);
+}
+
+void px_world_cache_renumber(struct px_world *w, const uint32_t *renumber,
+			     size_t n)
+{
+	size_t m = 0;
+
+	for (size_t k = 0; k < w->n_cache; k++) {
+		struct px_cached e = w->cache[k];
+
+		e.a = renumber[e.a];
+		e.b = renumber[e.b];
+		if (e.a < n && e.b < n)
+			w->cache[m++] = e;
+	}
+	w->n_cache = m;
+	for (size_t k = 1; k < m; k++)
+		if (cmp_cached(w->cache + k - 1, w->cache + k) > 0) {
+			/* a renumbering that kept the order needs none */
+			qsort(w->cache, m, sizeof *w->cache, cmp_cached);
+			break;
+		}
+}
+
 int px_world_cache_store(struct px_world *w, const struct px_contact *c,
 			  const struct px_contact_rows *rows, size_t n,
 			  uint32_t bs, const double *lambda,

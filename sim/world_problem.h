@@ -73,6 +73,12 @@ size_t px_world_warm_start(const struct px_world *w,
 			   const struct px_contact_rows *rows, size_t n,
 			   uint32_t bs, double *lambda, unsigned char *claimed);
 
+/* Old body i is body renumber[i] of n now, or gone (UINT32_MAX): the
+ * cache entries of gone bodies are dropped, the others renumbered and
+ * sorted by pair again (px_world_set_bodies). */
+void px_world_cache_renumber(struct px_world *w, const uint32_t *renumber,
+			     size_t n);
+
 /* Replace the cache by the impulses lambda of contacts c. */
 int px_world_cache_store(struct px_world *w, const struct px_contact *c,
 			  const struct px_contact_rows *rows, size_t n,

@@ -200,7 +200,7 @@ Test(dist, ghost_exchange_loses_no_impulse)
 		const char *rule = c ? "split" : "sum";
 		double rel, pz;
 
-		snprintf(cmd, sizeof cmd, "run %s --combine %s --check-every 10", scene, rule);
+		snprintf(cmd, sizeof cmd, "run %s --steps 1 --combine %s --check-every 10", scene, rule);
 		cr_assert_eq(mpi(3, cmd), 0, "%s: %s%s", rule, out, err);
 		/* some body is touched by contacts of all three ranks */
 		cr_assert_gt(number_after(", 3: "), 0, "%s", out);
@@ -234,7 +234,7 @@ Test(dist, a_scene_rank_without_contacts)
 	char scene[128], cmd[512];
 
 	two_groups(scene, sizeof scene, "origin = 30, 0, 10\nspacing = 3, 3, 3\n");
-	snprintf(cmd, sizeof cmd, "run %s", scene);
+	snprintf(cmd, sizeof cmd, "run %s --steps 1", scene);
 	cr_assert_eq(mpi(2, cmd), 0, "%s%s", out, err);
 	cr_assert(strstr(out, "contacts per rank 42 0 "), "%s", out);
 	cr_assert_leq(number_after("(relative "), 1e-12, "%s", out);

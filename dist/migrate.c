@@ -1,0 +1,188 @@
+/* Ghost refresh and migration after a distributed step (issue 21,
+ * step.h): the owner of a body at the step's start moved it; it sends it
+ * to every neighbour whose region keeps it now, and each rank's world
+ * takes its new bodies in ascending global id (statics stay where they
+ * are). A body whose centre left its owner's box belongs to the rank
+ * whose box holds it from now on. */
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "step.h"
+
+enum { TAG_BODIES = 12 };
+
+struct moved {
+	uint64_t gid;
+	struct px_body b;
+};
+
+static int cmp_moved(const void *x, const void *y)
+{
+	const struct moved *a = x, *b = y;
+
+	return (a->gid > b->gid) - (a->gid < b->gid);
+}
+
+/* Into out[q] the own bodies neighbour q keeps; the rank's own kept ones
+ * and its statics into *keep. Fails when a body left for a rank that is
+ * not a neighbour (it moved farther than the ghost layer in a step). */
+static int sort_out(struct px_dist_world *dw, struct moved **out,
+		    size_t *n_out, struct moved *keep, size_t *n_keep,
+		    struct px_error *err)
+{
+	const struct px_region *reg = dw->reg;
+	const struct px_body *b = px_world_bodies(dw->w);
+	const size_t n = px_world_n_bodies(dw->w);
+
+	for (size_t i = 0; i < n; i++) {
+		int to;
+
+		if (b[i].is_static) {
+			keep[(*n_keep)++] = (struct moved){reg->gid[i], b[i]};
+			continue;
+		}
+		if (!dw->own[i])
+			continue;
+		to = px_region_owner(reg, b[i].x);
+		if (to != dw->rank) {
+			size_t q = 0;
+
+			while (q < dw->n_nbr && dw->nbr[q] != to)
+				q++;
+			if (q == dw->n_nbr)
+				return px_error_set(err, PX_ERR_INVALID,
+						    "rank %d: body %llu moved to rank %d's box, farther than the ghost layer (%g m) in one step",
+						    dw->rank, (unsigned long long)reg->gid[i],
+						    to, reg->ghost);
+			dw->migrated++;
+		}
+		if (px_region_keeps(reg, dw->rank, b[i].x))
+			keep[(*n_keep)++] = (struct moved){reg->gid[i], b[i]};
+		for (size_t q = 0; q < dw->n_nbr; q++)
+			if (px_region_keeps(reg, dw->nbr[q], b[i].x))
+				out[q][n_out[q]++] = (struct moved){reg->gid[i], b[i]};
+	}
+	return PX_OK;
+}
+
+/* Send out[q] to every neighbour, append what they send to keep. */
+static int swap_bodies(struct px_dist_world *dw, struct moved **out,
+		       const size_t *n_out, struct moved **keep,
+		       size_t *n_keep)
+{
+	MPI_Request *req = malloc((dw->n_nbr + 1) * sizeof *req);
+	int rc = req ? PX_OK : PX_ERR_NOMEM;
+
+	for (size_t q = 0; q < dw->n_nbr; q++) {
+		const size_t bytes = rc ? 0 : n_out[q] * sizeof **out;
+
+		if (req)
+			MPI_Isend(out[q], (int)bytes, MPI_BYTE, dw->nbr[q],
+				  TAG_BODIES, MPI_COMM_WORLD, &req[q]);
+		else /* still let the neighbour's receive end */
+			MPI_Send(NULL, 0, MPI_BYTE, dw->nbr[q], TAG_BODIES,
+				 MPI_COMM_WORLD);
+		dw->traffic.messages++;
+		dw->traffic.bytes += bytes;
+	}
+	for (size_t q = 0; q < dw->n_nbr; q++) {
+		MPI_Status st;
+		int bytes;
+		struct moved *g;
+
+		MPI_Probe(dw->nbr[q], TAG_BODIES, MPI_COMM_WORLD, &st);
+		MPI_Get_count(&st, MPI_BYTE, &bytes);
+		g = rc ? NULL : realloc(*keep, (*n_keep + (size_t)bytes / sizeof *g + 1) * sizeof *g);
+		if (!g) {
+			rc = PX_ERR_NOMEM;
+			MPI_Recv(NULL, 0, MPI_BYTE, dw->nbr[q], TAG_BODIES,
+				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			continue;
+		}
+		*keep = g;
+		MPI_Recv(g + *n_keep, bytes, MPI_BYTE, dw->nbr[q], TAG_BODIES,
+			 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		*n_keep += (size_t)bytes / sizeof *g;
+	}
+	if (req)
+		MPI_Waitall((int)dw->n_nbr, req, MPI_STATUSES_IGNORE);
+	free(req);
+	return rc;
+}
+
+/* The world and the region's gid and owner arrays take the bodies
+ * keep[0..n), sorted by id; the cache follows the bodies that stay. */
+static int take_bodies(struct px_dist_world *dw, struct moved *keep, size_t n,
+		       struct px_error *err)
+{
+	struct px_region *reg = dw->reg;
+	const size_t n_old = px_world_n_bodies(dw->w);
+	struct px_body *b = malloc((n + 1) * sizeof *b);
+	uint32_t *renumber = malloc((n_old + 1) * sizeof *renumber);
+	uint64_t *gid = malloc((n + 1) * sizeof *gid);
+	int32_t *owner = malloc((n + 1) * sizeof *owner);
+	int rc = b && renumber && gid && owner ? PX_OK : PX_ERR_NOMEM;
+
+	if (rc) {
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the bodies");
+		goto done;
+	}
+	qsort(keep, n, sizeof *keep, cmp_moved);
+	for (size_t i = 0; i < n; i++) {
+		b[i] = keep[i].b;
+		gid[i] = keep[i].gid;
+		owner[i] = b[i].is_static ? -1 : px_region_owner(reg, b[i].x);
+	}
+	for (size_t i = 0; i < n_old; i++) {
+		const struct moved key = {.gid = reg->gid[i]};
+		const struct moved *at = bsearch(&key, keep, n, sizeof *keep, cmp_moved);
+
+		renumber[i] = at ? (uint32_t)(at - keep) : UINT32_MAX;
+	}
+	rc = px_world_set_bodies(dw->w, b, n, renumber, err);
+	if (!rc) {
+		free(reg->gid);
+		free(reg->owner);
+		reg->gid = gid;
+		reg->owner = owner;
+		reg->n = reg->cap = n;
+		gid = NULL;
+		owner = NULL;
+	}
+done:
+	free(b);
+	free(renumber);
+	free(gid);
+	free(owner);
+	return rc;
+}
+
+int px_dist_refresh(struct px_dist_world *dw, struct px_error *err)
+{
+	const size_t n = px_world_n_bodies(dw->w);
+	struct moved **out = calloc(dw->n_nbr + 1, sizeof *out);
+	size_t *n_out = calloc(dw->n_nbr + 1, sizeof *n_out), n_keep = 0;
+	struct moved *keep = malloc((n + 1) * sizeof *keep);
+	int rc = out && n_out && keep ? PX_OK : PX_ERR_NOMEM;
+
+	for (size_t q = 0; !rc && q < dw->n_nbr; q++)
+		if (!(out[q] = malloc((n + 1) * sizeof **out)))
+			rc = PX_ERR_NOMEM;
+	if (rc)
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the ghost refresh");
+	else
+		rc = sort_out(dw, out, n_out, keep, &n_keep, err);
+	/* a failure is agreed on before anyone waits on a neighbour */
+	rc = px_dist_agree(rc, err);
+	if (!rc && swap_bodies(dw, out, n_out, &keep, &n_keep))
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the ghost refresh");
+	if (!rc)
+		rc = take_bodies(dw, keep, n_keep, err);
+	for (size_t q = 0; out && q < dw->n_nbr; q++)
+		free(out[q]);
+	free(out);
+	free(n_out);
+	free(keep);
+	return px_dist_agree(rc, err);
+}

@@ -1,0 +1,332 @@
+/* A step of a generated scene's world across ranks (issue 21, step.h):
+ * the distributed solve inside the world's solve hook, then the cut
+ * impulses, so that each rank's world moves its own bodies by every
+ * contact on them. */
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "rigid.h"
+#include "step.h"
+
+enum { TAG_CUT = 11 };
+
+/* The impulse of a contact on a body of another rank, for its owner:
+ * keyed by the global ids of its two bodies (in the pair's order, the
+ * same on every rank: the worlds keep their bodies by ascending id) and
+ * the collision's feature id. */
+struct cut {
+	uint64_t ga, gb;
+	uint64_t feature;
+	double l[3];
+};
+
+static int cmp_cut(const void *x, const void *y)
+{
+	const struct cut *a = x, *b = y;
+
+	if (a->ga != b->ga)
+		return a->ga < b->ga ? -1 : 1;
+	if (a->gb != b->gb)
+		return a->gb < b->gb ? -1 : 1;
+	return (a->feature > b->feature) - (a->feature < b->feature);
+}
+
+static struct cut cut_key(const struct px_region *reg,
+			  const struct px_contact *c)
+{
+	return (struct cut){reg->gid[c->a], reg->gid[c->b], c->feature, {0}};
+}
+
+/* Whether the dynamic end `body` of a contact is another rank's q. */
+static int of_rank(const struct px_region *reg, uint32_t body, int q)
+{
+	return reg->owner[body] == q;
+}
+
+/* Send every neighbour the impulses of own contacts on its bodies, take
+ * theirs: into lambda (every contact of the world, bs 3) the own
+ * contacts' (own, in order) and, for the others on an own body, what
+ * their owners sent; zero for the rest. */
+static int cut_exchange(struct px_dist_world *dw, const double *own,
+			double *lambda, struct px_error *err)
+{
+	const struct px_region *reg = dw->reg;
+	const struct px_contact *c = NULL;
+	const double *unused;
+	uint32_t bs;
+	size_t n = lambda ? px_world_contacts(dw->w, &c, &unused, &bs) : 0;
+	struct cut **out = calloc(dw->n_nbr + 1, sizeof *out), *in = NULL;
+	size_t *n_out = calloc(dw->n_nbr + 1, sizeof *n_out), n_in = 0;
+	MPI_Request *req = malloc((dw->n_nbr + 1) * sizeof *req);
+	int rc = out && n_out && req ? PX_OK : PX_ERR_NOMEM;
+
+	for (size_t q = 0; !rc && q < dw->n_nbr; q++) {
+		out[q] = malloc((n + 1) * sizeof **out);
+		if (!out[q]) {
+			rc = PX_ERR_NOMEM;
+			break;
+		}
+		for (size_t k = 0, j = 0; k < n; k++) {
+			if (px_dist_contact_owner(reg, c + k) != dw->rank)
+				continue;
+			if (of_rank(reg, c[k].a, dw->nbr[q]) ||
+			    of_rank(reg, c[k].b, dw->nbr[q])) {
+				out[q][n_out[q]] = cut_key(reg, c + k);
+				memcpy(out[q][n_out[q]++].l, own + 3 * j,
+				       3 * sizeof *own);
+			}
+			j++;
+		}
+	}
+	if (rc) { /* every rank still sends and receives its messages */
+		for (size_t q = 0; n_out && q < dw->n_nbr; q++)
+			n_out[q] = 0;
+	}
+	for (size_t q = 0; req && q < dw->n_nbr; q++) {
+		MPI_Isend(n_out && n_out[q] ? out[q] : NULL,
+			  (int)((n_out ? n_out[q] : 0) * sizeof **out), MPI_BYTE,
+			  dw->nbr[q], TAG_CUT, MPI_COMM_WORLD, &req[q]);
+		dw->traffic.messages++;
+		dw->traffic.bytes += (n_out ? n_out[q] : 0) * sizeof **out;
+	}
+	for (size_t q = 0; q < dw->n_nbr; q++) {
+		MPI_Status st;
+		int bytes;
+		struct cut *g;
+
+		MPI_Probe(dw->nbr[q], TAG_CUT, MPI_COMM_WORLD, &st);
+		MPI_Get_count(&st, MPI_BYTE, &bytes);
+		g = realloc(in, (n_in + (size_t)bytes / sizeof *in + 1) * sizeof *in);
+		if (!g) {
+			rc = PX_ERR_NOMEM;
+			MPI_Recv(NULL, 0, MPI_BYTE, dw->nbr[q], TAG_CUT,
+				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			continue;
+		}
+		in = g;
+		MPI_Recv(in + n_in, bytes, MPI_BYTE, dw->nbr[q], TAG_CUT,
+			 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		n_in += (size_t)bytes / sizeof *in;
+	}
+	if (req)
+		MPI_Waitall((int)dw->n_nbr, req, MPI_STATUSES_IGNORE);
+	if (rc)
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the cut impulses");
+	else if (n_in)
+		qsort(in, n_in, sizeof *in, cmp_cut);
+	for (size_t k = 0, j = 0; !rc && k < n; k++) {
+		const int mine_a = of_rank(reg, c[k].a, dw->rank);
+		const int mine_b = of_rank(reg, c[k].b, dw->rank);
+		const struct cut key = cut_key(reg, c + k), *got;
+
+		if (px_dist_contact_owner(reg, c + k) == dw->rank) {
+			memcpy(lambda + 3 * k, own + 3 * j++, 3 * sizeof *own);
+			continue;
+		}
+		memset(lambda + 3 * k, 0, 3 * sizeof *lambda);
+		if (!mine_a && !mine_b)
+			continue; /* between ghosts: their owners' business */
+		got = n_in ? bsearch(&key, in, n_in, sizeof *in, cmp_cut) : NULL;
+		if (!got)
+			rc = px_error_set(err, PX_ERR_INVALID,
+					  "rank %d: no impulse came for the contact of bodies %llu and %llu (feature %llu)",
+					  dw->rank, (unsigned long long)key.ga,
+					  (unsigned long long)key.gb,
+					  (unsigned long long)key.feature);
+		else
+			memcpy(lambda + 3 * k, got->l, sizeof got->l);
+	}
+	for (size_t q = 0; out && q < dw->n_nbr; q++)
+		free(out[q]);
+	free(out);
+	free(n_out);
+	free(req);
+	free(in);
+	return px_dist_agree(rc, err);
+}
+
+/* What the step's own contacts did: their impulse on static bodies (the
+ * momentum check) and their deepest penetration. */
+static void own_tally(struct px_dist_world *dw, const double *lambda)
+{
+	const struct px_dist_part *d = &dw->d;
+	const struct px_contact *c;
+	const double *unused;
+	uint32_t bs;
+	const size_t n = px_world_contacts(dw->w, &c, &unused, &bs);
+
+	memset(dw->static_impulse, 0, sizeof dw->static_impulse);
+	dw->max_depth = 0;
+	for (size_t j = 0; j < d->n_own; j++) {
+		const double *fr = d->frame + 9 * j, *l = lambda + 3 * j;
+
+		for (int e = 0; e < 2; e++) {
+			const uint32_t x = e ? d->body_b[j] : d->body_a[j];
+			const uint32_t y = e ? d->body_a[j] : d->body_b[j];
+
+			if (x != PX_STATIC && y == PX_STATIC)
+				for (int q = 0; q < 3; q++)
+					dw->static_impulse[q] +=
+					    (e ? -1 : 1) * (l[0] * fr[q] + l[1] * fr[3 + q] +
+							    l[2] * fr[6 + q]);
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		if (px_dist_contact_owner(dw->reg, c + k) == dw->rank &&
+		    c[k].depth > dw->max_depth)
+			dw->max_depth = c[k].depth;
+}
+
+/* The step's solve on every rank: inside the hook (s: the world's
+ * problem) or, on a rank whose world has no contact or failed before its
+ * hook, after the world's step (s NULL, rc its status). */
+static int solve_step(struct px_dist_world *dw, const struct px_step_solve *s,
+		      int rc, struct px_error *err)
+{
+	struct px_dist_part *d = &dw->d;
+	double *lambda = NULL;
+
+	px_dist_part_free(d);
+	free(dw->res.history);
+	dw->res = (struct px_dist_result){0};
+	*d = (struct px_dist_part){.kind = PX_DIST_RIGID, .combine = dw->o.combine,
+				   .bs = 3, .width = 6};
+	if (!rc && s &&
+	    (rc = px_dist_rigid_capture(dw->w, s->problem, dw->reg,
+					dw->o.combine, d, err)))
+		px_dist_prefix_rank(err, dw->rank);
+	if (!rc) {
+		lambda = calloc(3 * d->n_own + 1, sizeof *lambda);
+		if (!lambda)
+			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
+	if (!rc && s) { /* the world's warm start of the own contacts */
+		const struct px_contact *c;
+		const double *unused;
+		uint32_t bs;
+		const size_t n = px_world_contacts(dw->w, &c, &unused, &bs);
+
+		dw->warm = 0;
+		for (size_t k = 0, j = 0; k < n; k++)
+			if (px_dist_contact_owner(dw->reg, c + k) == dw->rank) {
+				memcpy(lambda + 3 * j, s->warm_start + 3 * k,
+				       3 * sizeof *lambda);
+				dw->warm += lambda[3 * j++] != 0.0;
+			}
+	}
+	rc = px_dist_agree(rc, err);
+	if (!rc && px_dist_share_copies(d, &dw->traffic))
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the copies");
+	if (!rc)
+		rc = px_dist_rigid_build(d, err);
+	rc = px_dist_agree(rc, err);
+	if (!rc)
+		rc = px_dist_solve(d, dw->cfg, &dw->o, lambda, &dw->res, err);
+	if (!rc)
+		rc = cut_exchange(dw, lambda, s ? s->lambda : NULL, err);
+	if (!rc)
+		own_tally(dw, lambda);
+	free(lambda);
+	return rc;
+}
+
+static int hook(void *ctx, const struct px_step_solve *s, struct px_error *err)
+{
+	struct px_dist_world *dw = ctx;
+
+	dw->solved = 1;
+	return solve_step(dw, s, PX_OK, err);
+}
+
+int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
+			 const struct px_world_settings *s,
+			 const struct px_body *bodies, size_t n,
+			 struct px_config *cfg, const char *config_path,
+			 const struct px_dist_opts *o, struct px_error *err)
+{
+	int rc;
+
+	*dw = (struct px_dist_world){.reg = reg, .cfg = cfg, .o = *o,
+				     .rank = reg->rank, .size = reg->size};
+	if (s->substeps > 1)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "the distributed run takes one substep per step (substeps = %u)",
+				    s->substeps);
+	if (s->stabilization == PX_STAB_SOFT)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "the distributed solve of a scene does not take soft contact (stabilization = soft)");
+	if (s->stabilization == PX_STAB_POST)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "the distributed run does not take post-stabilization (stabilization = post)");
+	rc = px_world_create(s, &dw->w, err);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = px_world_add_body(dw->w, bodies + i, NULL, err);
+	if (!rc)
+		rc = px_config_read(config_path, &dw->once, err);
+	if (!rc && px_region_neighbours(reg, &dw->nbr, &dw->n_nbr))
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	if (rc)
+		return rc;
+	/* the world's own solve is thrown away: one sweep */
+	px_config_settings_mut(dw->once)->max_sweeps = 1;
+	px_world_set_solve_hook(dw->w, hook, dw);
+	return PX_OK;
+}
+
+int px_dist_world_step(struct px_dist_world *dw, struct px_error *err)
+{
+	const size_t n = px_world_n_bodies(dw->w);
+	struct px_step_stats st;
+	unsigned char *own = realloc(dw->own, n + 1);
+	int rc = own ? PX_OK : px_error_set(err, PX_ERR_NOMEM, "out of memory");
+
+	if (own) {
+		dw->own = own;
+		for (size_t i = 0; i < n; i++)
+			own[i] = dw->reg->owner[i] == dw->rank;
+	}
+	dw->solved = 0;
+	if (!rc)
+		rc = px_world_step(dw->w, dw->once, &st, err);
+	if (!dw->solved) { /* no contact here, or failed before the hook */
+		const int was = rc;
+
+		rc = solve_step(dw, NULL, rc, err);
+		if (!rc && was)
+			rc = was;
+	}
+	rc = px_dist_agree(rc, err);
+	return rc ? rc : px_dist_refresh(dw, err);
+}
+
+void px_dist_world_sums(const struct px_dist_world *dw, double p[3],
+			double e[2])
+{
+	const struct px_body *b = px_world_bodies(dw->w);
+	const size_t n = px_world_n_bodies(dw->w);
+	unsigned char *own = malloc(n + 1);
+
+	memset(p, 0, 3 * sizeof *p);
+	for (size_t i = 0; i < n; i++)
+		if (dw->reg->owner[i] == dw->rank)
+			for (int q = 0; q < 3; q++)
+				p[q] += b[i].mass * b[i].v[q];
+	for (size_t i = 0; own && i < n; i++)
+		own[i] = dw->reg->owner[i] == dw->rank;
+	e[0] = own ? px_world_kinetic_energy_of(dw->w, own) : NAN;
+	e[1] = own ? px_world_potential_energy_of(dw->w, own) : NAN;
+	free(own);
+}
+
+void px_dist_world_free(struct px_dist_world *dw)
+{
+	px_world_destroy(dw->w);
+	px_config_free(dw->once);
+	px_dist_part_free(&dw->d);
+	free(dw->res.history);
+	free(dw->nbr);
+	free(dw->own);
+	*dw = (struct px_dist_world){0};
+}

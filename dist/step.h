@@ -1,0 +1,74 @@
+/* Stepping a generated scene's world across ranks (issue 21). Each rank
+ * keeps a world of its region: its own bodies (centre in its box) and a
+ * ghost layer (copies of other ranks' bodies within the ghost width of
+ * its box), in ascending global id, so that every rank's copy of a pair
+ * collides to the same contacts. A step:
+ *
+ *   1. the rank's world collides and builds the step's problem; its solve
+ *      hook takes the own contacts (rigid.c) and, with every other rank,
+ *      solves them distributed (dsolve.c) from the world's warm start;
+ *   2. the impulses of own contacts on bodies of other ranks go to those
+ *      owners (cut impulses), so that every rank holds the impulse of
+ *      every contact on its own bodies; the world then moves its bodies
+ *      by them (the ghosts' motion is wrong and thrown away);
+ *   3. each rank sends the bodies it owned to every neighbour whose
+ *      region keeps them now (ghost refresh); a body whose centre left the
+ *      box changes owner (migration) and its contacts' cache entries stay
+ *      on every rank that keeps both bodies.
+ *
+ * The boxes are the first bisection's for the whole run (no re-balancing).
+ * A rank never holds the whole scene. */
+#ifndef PX_DIST_STEP_H
+#define PX_DIST_STEP_H
+
+#include "dist.h"
+#include "region.h"
+#include "world.h"
+
+struct px_dist_world {
+	struct px_world *w;
+	struct px_region *reg;  /* gid and owner of the world's bodies */
+	int *nbr;               /* neighbour ranks, ascending */
+	size_t n_nbr;
+	struct px_config *cfg;  /* the distributed solve's */
+	struct px_config *once; /* the world's own solve: 1 sweep, unused */
+	struct px_dist_opts o;
+	int rank, size;
+	/* the step in progress */
+	unsigned char *own;     /* per body: owned at the step's start */
+	int solved;             /* the hook ran this step */
+	struct px_dist_part d;
+	struct px_dist_result res;
+	double static_impulse[3]; /* of own contacts on static bodies */
+	double max_depth;       /* of own contacts */
+	size_t warm;            /* own contacts warm started (non-zero) */
+	/* the whole run */
+	struct px_dist_traffic traffic; /* cut impulses and bodies */
+	uint64_t migrated;      /* bodies that changed owner */
+};
+
+/* After px_region_read: the rank's world of bodies[0..n) and its
+ * neighbours. cfg (kept) solves; settings' substeps must be 1 and the
+ * stabilization not soft. */
+int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
+			 const struct px_world_settings *s,
+			 const struct px_body *bodies, size_t n,
+			 struct px_config *cfg, const char *config_path,
+			 const struct px_dist_opts *o, struct px_error *err);
+
+/* One step on every rank (collective); the agreed status. */
+int px_dist_world_step(struct px_dist_world *dw, struct px_error *err);
+
+/* This rank's own bodies' linear momentum (3) and energies (kinetic,
+ * potential). */
+void px_dist_world_sums(const struct px_dist_world *dw, double p[3],
+			double e[2]);
+
+void px_dist_world_free(struct px_dist_world *dw);
+
+/* Ghost refresh and migration (migrate.c), collective: every rank sends
+ * the bodies it owned at the step's start (dw->own) to the neighbours
+ * whose regions keep them, and takes its new bodies. */
+int px_dist_refresh(struct px_dist_world *dw, struct px_error *err);
+
+#endif
