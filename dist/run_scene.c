@@ -186,8 +186,9 @@ int px_dist_cmd_run(int argc, char **argv)
 	if (!rc && reg.n_dynamic < (size_t)size)
 		rc = px_error_set(&err, PX_ERR_INVALID, "%s: -np %d is more ranks than its %zu moving bodies",
 				  a.target, size, reg.n_dynamic);
-	if (!rc)
-		rc = px_dist_world_create(&dw, &reg, &s, bodies, n, cfg, a.config, &a.o, &err);
+	if (!rc && (rc = px_dist_world_create(&dw, &reg, &s, bodies, n, cfg,
+					      a.config, &a.o, &err)))
+		px_dist_prefix(&err, a.target);
 	if (!rc && rank == 0) {
 		all = malloc((size_t)size * G_N * sizeof *all);
 		start = malloc((size_t)size * G_N * sizeof *start);
@@ -201,8 +202,6 @@ int px_dist_cmd_run(int argc, char **argv)
 		else
 			px_step_stats_csv_header(csv);
 	}
-	if (rc)
-		px_dist_prefix(&err, a.target);
 	if (px_dist_agree(rc, &err))
 		goto fail;
 	steps = a.steps ? a.steps : s.steps;
