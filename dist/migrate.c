@@ -4,6 +4,7 @@
  * takes its new bodies in ascending global id (statics stay where they
  * are). A body whose centre left its owner's box belongs to the rank
  * whose box holds it from now on. */
+#include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,10 @@ static int cmp_moved(const void *x, const void *y)
 }
 
 /* Into out[q] the own bodies neighbour q keeps; the rank's own kept ones
- * and its statics into *keep. Fails when a body left for a rank that is
- * not a neighbour (it moved farther than the ghost layer in a step). */
+ * and its statics into *keep. Fails when a body moved farther than the
+ * ghost layer's width in the step: from a centre in the rank's box, a
+ * move within that width keeps it where only neighbours (boxes within two
+ * widths) can keep it. */
 static int sort_out(struct px_dist_world *dw, struct moved **out,
 		    size_t *n_out, struct moved *keep, size_t *n_keep,
 		    struct px_error *err)
@@ -36,7 +39,7 @@ static int sort_out(struct px_dist_world *dw, struct moved **out,
 	const size_t n = px_world_n_bodies(dw->w);
 
 	for (size_t i = 0; i < n; i++) {
-		int to;
+		double d[3];
 
 		if (b[i].is_static) {
 			keep[(*n_keep)++] = (struct moved){reg->gid[i], b[i]};
@@ -44,19 +47,15 @@ static int sort_out(struct px_dist_world *dw, struct moved **out,
 		}
 		if (!dw->own[i])
 			continue;
-		to = px_region_owner(reg, b[i].x);
-		if (to != dw->rank) {
-			size_t q = 0;
-
-			while (q < dw->n_nbr && dw->nbr[q] != to)
-				q++;
-			if (q == dw->n_nbr)
-				return px_error_set(err, PX_ERR_INVALID,
-						    "rank %d: body %llu moved to rank %d's box, farther than the ghost layer (%g m) in one step",
-						    dw->rank, (unsigned long long)reg->gid[i],
-						    to, reg->ghost);
-			dw->migrated++;
-		}
+		for (int q = 0; q < 3; q++)
+			d[q] = b[i].x[q] - dw->x0[3 * i + q];
+		if (!(sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) <= reg->ghost))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "rank %d: body %llu moved %g m in one step, more than the ghost layer's width (%g m)",
+					    dw->rank, (unsigned long long)reg->gid[i],
+					    sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]),
+					    reg->ghost);
+		dw->migrated += px_region_owner(reg, b[i].x) != dw->rank;
 		if (px_region_keeps(reg, dw->rank, b[i].x))
 			keep[(*n_keep)++] = (struct moved){reg->gid[i], b[i]};
 		for (size_t q = 0; q < dw->n_nbr; q++)

@@ -279,13 +279,19 @@ int px_dist_world_step(struct px_dist_world *dw, struct px_error *err)
 {
 	const size_t n = px_world_n_bodies(dw->w);
 	struct px_step_stats st;
+	const struct px_body *b = px_world_bodies(dw->w);
 	unsigned char *own = realloc(dw->own, n + 1);
-	int rc = own ? PX_OK : px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	double *x0 = own ? realloc(dw->x0, (3 * n + 1) * sizeof *x0) : NULL;
+	int rc = x0 ? PX_OK : px_error_set(err, PX_ERR_NOMEM, "out of memory");
 
-	if (own) {
+	if (own)
 		dw->own = own;
-		for (size_t i = 0; i < n; i++)
+	if (x0) {
+		dw->x0 = x0;
+		for (size_t i = 0; i < n; i++) {
 			own[i] = dw->reg->owner[i] == dw->rank;
+			memcpy(x0 + 3 * i, b[i].x, 3 * sizeof *x0);
+		}
 	}
 	dw->solved = 0;
 	if (!rc)
@@ -328,5 +334,6 @@ void px_dist_world_free(struct px_dist_world *dw)
 	free(dw->res.history);
 	free(dw->nbr);
 	free(dw->own);
+	free(dw->x0);
 	*dw = (struct px_dist_world){0};
 }

@@ -36,6 +36,7 @@ struct px_dist_world {
 	int rank, size;
 	/* the step in progress */
 	unsigned char *own;     /* per body: owned at the step's start */
+	double *x0;             /* per body: its centre then (3) */
 	int solved;             /* the hook ran this step */
 	struct px_dist_part d;
 	struct px_dist_result res;

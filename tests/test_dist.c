@@ -242,7 +242,7 @@ Test(dist, a_scene_rank_without_contacts)
 
 Test(dist, bad_input_one_line_from_rank_0_and_exit_2)
 {
-	char p[512], scene[128], parts[128], cmd[2048], want[1024];
+	char p[512], scene[128], parts[128], fast[128], cmd[2048], want[1024];
 
 	shared_problem("Rover4516.dat", p, sizeof p);
 	snprintf(cmd, sizeof cmd, "solve %s", p);
@@ -286,6 +286,16 @@ Test(dist, bad_input_one_line_from_rank_0_and_exit_2)
 	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
 	snprintf(want, sizeof want, "proxima: %s: the distributed run takes one substep per step (substeps = 2)\n", scene);
 	cr_assert_str_eq(err, want);
+	write_file("fast.ini",
+		   "[world]\ngravity = 0, 0, 0\ndt = 0.01\n"
+		   "[body a]\nshape = sphere\nradius = 0.5\nmass = 1\nposition = 0, 0, 0\nvelocity = 1000, 0, 0\n"
+		   "[body b]\nshape = sphere\nradius = 0.5\nmass = 1\nposition = 5, 0, 0\n",
+		   fast, sizeof fast);
+	snprintf(cmd, sizeof cmd, "run %s --steps 3", fast);
+	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
+	cr_assert_eq(count_lines(err), 1, "%s", err);
+	cr_assert(strstr(err, "step 1: rank 0: body 0 moved 10 m in one step, more than the ghost layer's width"),
+		  "%s", err);
 	snprintf(cmd, sizeof cmd, "run %s --steps 0", scene);
 	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
 	cr_assert_str_eq(err, "proxima: --steps '0': expected a whole number >= 1\n");
