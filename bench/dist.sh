@@ -36,7 +36,7 @@ ini() { printf '[solver]\n%s\n' "$2" > "$tmp/$1.ini"; }
 run() {
 	np=$1 scene=$2 conf=$3
 	shift 3
-	mpirun -q --oversubscribe --bind-to none -np "$np" "$prog" run \
+	mpirun -q --oversubscribe --bind-to none -np "$np" "$prog" run --steps 1 \
 		-c "$tmp/$conf.ini" "$top/scenes/$scene.ini" "$@" > "$tmp/out" || [ $? -eq 1 ]
 	cat "$tmp/out"
 }

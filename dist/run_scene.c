@@ -187,7 +187,7 @@ int px_dist_cmd_run(int argc, char **argv)
 		rc = px_error_set(&err, PX_ERR_INVALID, "%s: -np %d is more ranks than its %zu moving bodies",
 				  a.target, size, reg.n_dynamic);
 	if (!rc && (rc = px_dist_world_create(&dw, &reg, &s, bodies, n, cfg,
-					      a.config, &a.o, &err)))
+					      &a.o, &err)))
 		px_dist_prefix(&err, a.target);
 	if (!rc && rank == 0) {
 		all = malloc((size_t)size * G_N * sizeof *all);

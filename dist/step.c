@@ -243,8 +243,8 @@ static int hook(void *ctx, const struct px_step_solve *s, struct px_error *err)
 int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 			 const struct px_world_settings *s,
 			 const struct px_body *bodies, size_t n,
-			 struct px_config *cfg, const char *config_path,
-			 const struct px_dist_opts *o, struct px_error *err)
+			 struct px_config *cfg, const struct px_dist_opts *o,
+			 struct px_error *err)
 {
 	int rc;
 
@@ -263,15 +263,12 @@ int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 	rc = px_world_create(s, &dw->w, err);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = px_world_add_body(dw->w, bodies + i, NULL, err);
-	if (!rc)
-		rc = px_config_read(config_path, &dw->once, err);
 	if (!rc && px_region_neighbours(reg, &dw->nbr, &dw->n_nbr))
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	if (rc)
 		return rc;
-	/* the world's own solve is thrown away: one sweep */
-	px_config_settings_mut(dw->once)->max_sweeps = 1;
 	px_world_set_solve_hook(dw->w, hook, dw);
+	px_world_hook_solves(dw->w, 1);
 	return PX_OK;
 }
 
@@ -295,7 +292,7 @@ int px_dist_world_step(struct px_dist_world *dw, struct px_error *err)
 	}
 	dw->solved = 0;
 	if (!rc)
-		rc = px_world_step(dw->w, dw->once, &st, err);
+		rc = px_world_step(dw->w, dw->cfg, &st, err);
 	if (!dw->solved) { /* no contact here, or failed before the hook */
 		const int was = rc;
 
@@ -329,7 +326,6 @@ void px_dist_world_sums(const struct px_dist_world *dw, double p[3],
 void px_dist_world_free(struct px_dist_world *dw)
 {
 	px_world_destroy(dw->w);
-	px_config_free(dw->once);
 	px_dist_part_free(&dw->d);
 	free(dw->res.history);
 	free(dw->nbr);

@@ -5,8 +5,9 @@
  * collides to the same contacts. A step:
  *
  *   1. the rank's world collides and builds the step's problem; its solve
- *      hook takes the own contacts (rigid.c) and, with every other rank,
- *      solves them distributed (dsolve.c) from the world's warm start;
+ *      hook, which is the world's solve (px_world_hook_solves), takes the
+ *      own contacts (rigid.c) and, with every other rank, solves them
+ *      distributed (dsolve.c) from the world's warm start;
  *   2. the impulses of own contacts on bodies of other ranks go to those
  *      owners (cut impulses), so that every rank holds the impulse of
  *      every contact on its own bodies; the world then moves its bodies
@@ -31,7 +32,6 @@ struct px_dist_world {
 	int *nbr;               /* neighbour ranks, ascending */
 	size_t n_nbr;
 	struct px_config *cfg;  /* the distributed solve's */
-	struct px_config *once; /* the world's own solve: 1 sweep, unused */
 	struct px_dist_opts o;
 	int rank, size;
 	/* the step in progress */
@@ -54,8 +54,8 @@ struct px_dist_world {
 int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 			 const struct px_world_settings *s,
 			 const struct px_body *bodies, size_t n,
-			 struct px_config *cfg, const char *config_path,
-			 const struct px_dist_opts *o, struct px_error *err);
+			 struct px_config *cfg, const struct px_dist_opts *o,
+			 struct px_error *err);
 
 /* One step on every rank (collective); the agreed status. */
 int px_dist_world_step(struct px_dist_world *dw, struct px_error *err);

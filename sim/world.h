@@ -163,6 +163,13 @@ typedef int (*px_world_solve_hook)(void *ctx, const struct px_step_solve *s,
 void px_world_set_solve_hook(struct px_world *w, px_world_solve_hook fn,
 			     void *ctx);
 
+/* With on non-zero, the hook is the step's velocity solve: px_world_step
+ * does not solve, the hook finds the warm start in s->lambda and the
+ * bodies move by what it leaves there (a distributed run's ranks solve
+ * together inside it). One substep and no soft contact only: the step
+ * fails otherwise. The step's statistics then count no sweep. */
+void px_world_hook_solves(struct px_world *w, int on);
+
 /* The contacts of the last step and their impulses (n, s, t[, tau] in the
  * contact frame, per contact block_size values). */
 size_t px_world_contacts(const struct px_world *w,

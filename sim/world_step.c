@@ -348,7 +348,10 @@ static int substep_solve(struct px_world *w, struct step *t,
 	if (w->hook)
 		memcpy(t->warm, t->lsub, m * sizeof *t->warm);
 	px_report_free(rep);
-	if (w->settings.substeps <= 1) /* one solve: nothing to keep */
+	if (w->hook_solves) { /* the hook solves */
+		*rep = (struct px_report){.merit = NAN, .check = NAN};
+		rc = PX_OK;
+	} else if (w->settings.substeps <= 1) /* one solve: nothing to keep */
 		rc = px_solve(p, cfg, t->lsub, rep, err);
 	else if (!*sv && (rc = px_solver_create(p, cfg, sv, err)))
 		return rc;
@@ -581,6 +584,10 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	int rc;
 
 	memset(st, 0, sizeof *st);
+	if (w->hook_solves && (substeps > 1 || !w->hook ||
+			       s->stabilization == PX_STAB_SOFT))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "a solving hook needs a hook, one substep and no soft contact");
 	if (s->stepping == PX_MOREAU)
 		drift(w, 0.5 * h);
 	if (px_collide_all(w->bp, w->bodies, w->n_bodies, s->margin,
@@ -662,6 +669,11 @@ void px_world_set_solve_hook(struct px_world *w, px_world_solve_hook fn,
 {
 	w->hook = fn;
 	w->hook_ctx = fn ? ctx : NULL;
+}
+
+void px_world_hook_solves(struct px_world *w, int on)
+{
+	w->hook_solves = on != 0;
 }
 
 size_t px_world_contacts(const struct px_world *w,

@@ -649,3 +649,112 @@ Test(world, solve_hook_sees_each_solve_and_changes_nothing)
 	px_config_free(v.cfg);
 	px_config_free(cfg);
 }
+
+/* A solving hook: px_solve into the world's lambda, from the warm start
+ * the world left there. */
+static int solve_in_hook(void *ctx, const struct px_step_solve *s,
+			 struct px_error *err)
+{
+	struct seen *v = ctx;
+	const size_t m = px_problem_n_contacts(s->problem) *
+			 px_problem_block_size(s->problem);
+	struct px_report rep = {0};
+	int rc;
+
+	v->calls++;
+	v->sweeps = s->report->sweeps;
+	cr_assert_eq(memcmp(s->warm_start, s->lambda, m * sizeof *s->lambda), 0);
+	rc = px_solve(s->problem, v->cfg, s->lambda, &rep, err);
+	px_report_free(&rep);
+	return rc;
+}
+
+/* px_world_hook_solves: the world does not solve, the bodies move by what
+ * the hook leaves in lambda; a hook that runs px_solve moves them as the
+ * world's own solve does, bit for bit. Substeps are refused. */
+Test(world, a_solving_hook_moves_the_bodies_by_its_impulses)
+{
+	struct px_config *cfg = config_from_text(tight_ini);
+	struct px_world *w[2];
+	struct px_step_stats st;
+	struct px_error err = {0};
+	struct seen v = {.cfg = config_from_text(tight_ini)};
+
+	for (int k = 0; k < 2; k++) {
+		struct px_body b = box(0.5, 0.4, 0.3, 7.0, 0.5);
+
+		w[k] = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
+		add(w[k], ground_box(0.5));
+		b.x[2] = 0.32;
+		b.w[2] = 0.5; /* a spin: friction matters */
+		add(w[k], b);
+	}
+	px_world_set_solve_hook(w[1], solve_in_hook, &v);
+	px_world_hook_solves(w[1], 1);
+	for (int i = 1; i <= 30; i++) {
+		step(w[0], cfg, &st);
+		step(w[1], cfg, &st);
+		cr_assert_eq(memcmp(px_world_bodies(w[0]), px_world_bodies(w[1]),
+				    2 * sizeof(struct px_body)),
+			     0, "step %d", i);
+		cr_assert_eq(st.sweeps, 0, "step %d: the world solved", i);
+	}
+	cr_assert_gt(v.calls, 0);
+	cr_assert_eq(v.sweeps, 0);
+	px_world_settings_mut(w[1])->substeps = 2;
+	cr_assert_eq(px_world_step(w[1], cfg, &st, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "a solving hook needs a hook, one substep and no soft contact");
+	px_world_destroy(w[0]);
+	px_world_destroy(w[1]);
+	px_config_free(v.cfg);
+	px_config_free(cfg);
+}
+
+/* px_world_set_bodies: a body gone, the others renumbered; the contact
+ * cache follows them, so the next step warm starts the remaining box's
+ * four corners and it moves as it does beside the other box. */
+Test(world, set_bodies_renumbers_the_cache)
+{
+	struct px_config *cfg = config_from_text(tight_ini);
+	struct px_world *w[2];
+	struct px_step_stats st;
+	struct px_error err = {0};
+	struct px_body kept[2];
+	const uint32_t renumber[3] = {0, UINT32_MAX, 1};
+
+	for (int k = 0; k < 2; k++) {
+		struct px_body a = box(0.5, 0.4, 0.3, 7.0, 0.5);
+		struct px_body b = box(0.5, 0.4, 0.3, 3.0, 0.5);
+
+		w[k] = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
+		add(w[k], ground_box(0.5));
+		a.x[0] = -2;
+		b.x[0] = 2;
+		b.w[2] = 0.3;
+		add(w[k], a);
+		add(w[k], b);
+		for (int i = 0; i < 20; i++)
+			step(w[k], cfg, &st);
+	}
+	kept[0] = px_world_bodies(w[1])[0];
+	kept[1] = px_world_bodies(w[1])[2];
+	cr_assert_eq(px_world_set_bodies(w[1], kept, 2, renumber, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(px_world_n_bodies(w[1]), 2);
+	step(w[0], cfg, &st);
+	step(w[1], cfg, &st);
+	cr_assert_eq(st.contacts, 4);
+	cr_assert_eq(st.cache_hits, 4);
+	for (int q = 0; q < 3; q++) {
+		cr_assert_float_eq(px_world_bodies(w[1])[1].x[q],
+				   px_world_bodies(w[0])[2].x[q], 1e-12);
+		cr_assert_float_eq(px_world_bodies(w[1])[1].w[q],
+				   px_world_bodies(w[0])[2].w[q], 1e-9);
+	}
+	/* the bodies are checked as px_world_add_body checks them */
+	kept[1].mass = -1;
+	cr_assert_eq(px_world_set_bodies(w[1], kept, 2, renumber, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "mass must be positive and finite");
+	px_world_destroy(w[0]);
+	px_world_destroy(w[1]);
+	px_config_free(cfg);
+}
