@@ -196,7 +196,7 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 	double *old = malloc((m + 1) * sizeof *old);
 	double *y = malloc((m + 1) * sizeof *y);
 	double mine[S_N], g[S_N], *all;
-	int size, linked = d->n_links > 0, rc = PX_OK, failed = 0;
+	int size, linked = d->n_links > 0, rc = PX_OK, failed = 0, any[2] = {0, 0};
 	double t0 = MPI_Wtime();
 	struct px_solver *sv = NULL; /* the rank's part's, across rounds */
 
@@ -208,24 +208,24 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 	rc = px_dist_agree(rc, err);
 	if (rc)
 		goto done;
-	{
-		int any[2] = {linked, 0}; /* coupled; a warm start somewhere */
-
-		for (size_t i = 0; i < m && !any[1]; i++)
-			any[1] = lambda[i] != 0.0;
-		MPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-		linked = any[0];
-		res->coupled = linked;
-		if (!linked) {
-			rc = solve_alone(d, cfg, lambda, y, res, err, all, size);
-			goto done;
-		}
+	/* one reduction: whether some rank is coupled, some rank warm */
+	any[0] = linked;
+	for (size_t i = 0; i < m && !any[1]; i++)
+		any[1] = lambda[i] != 0.0;
+	MPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	res->coupled = linked = any[0];
+	if (!linked) {
+		rc = solve_alone(d, cfg, lambda, y, res, err, all, size);
+		goto done;
+	}
+	if (any[1]) {
 		/* the shared bodies' copies start from what the warm start
 		 * does to them: one exchange of its change from zero */
 		memset(old, 0, m * sizeof *old);
-		if (any[1])
-			rc = px_dist_exchange(d, old, lambda, &res->traffic);
-		rc = px_dist_agree(rc ? px_error_set(err, PX_ERR_NOMEM, "out of memory for an exchange") : PX_OK, err);
+		rc = px_dist_exchange(d, old, lambda, &res->traffic);
+		if (rc)
+			px_error_set(err, rc, "the exchange with the neighbouring ranks failed");
+		rc = px_dist_agree(rc, err);
 		if (rc)
 			goto done;
 	}

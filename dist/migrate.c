@@ -39,7 +39,7 @@ static int sort_out(struct px_dist_world *dw, struct moved **out,
 	const size_t n = px_world_n_bodies(dw->w);
 
 	for (size_t i = 0; i < n; i++) {
-		double d[3];
+		double d[3], moved;
 
 		if (b[i].is_static) {
 			keep[(*n_keep)++] = (struct moved){reg->gid[i], b[i]};
@@ -49,12 +49,12 @@ static int sort_out(struct px_dist_world *dw, struct moved **out,
 			continue;
 		for (int q = 0; q < 3; q++)
 			d[q] = b[i].x[q] - dw->x0[3 * i + q];
-		if (!(sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) <= reg->ghost))
+		moved = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+		if (!(moved <= reg->ghost))
 			return px_error_set(err, PX_ERR_INVALID,
 					    "rank %d: body %llu moved %g m in one step, more than the ghost layer's width (%g m)",
 					    dw->rank, (unsigned long long)reg->gid[i],
-					    sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]),
-					    reg->ghost);
+					    moved, reg->ghost);
 		dw->migrated += px_region_owner(reg, b[i].x) != dw->rank;
 		if (px_region_keeps(reg, dw->rank, b[i].x))
 			keep[(*n_keep)++] = (struct moved){reg->gid[i], b[i]};

@@ -191,6 +191,7 @@ static int solve_step(struct px_dist_world *dw, const struct px_step_solve *s,
 	px_dist_part_free(d);
 	free(dw->res.history);
 	dw->res = (struct px_dist_result){0};
+	dw->warm = 0;
 	*d = (struct px_dist_part){.kind = PX_DIST_RIGID, .combine = dw->o.combine,
 				   .bs = 3, .width = 6};
 	if (!rc && s &&
@@ -208,7 +209,6 @@ static int solve_step(struct px_dist_world *dw, const struct px_step_solve *s,
 		uint32_t bs;
 		const size_t n = px_world_contacts(dw->w, &c, &unused, &bs);
 
-		dw->warm = 0;
 		for (size_t k = 0, j = 0; k < n; k++)
 			if (px_dist_contact_owner(dw->reg, c + k) == dw->rank) {
 				memcpy(lambda + 3 * j, s->warm_start + 3 * k,

@@ -205,7 +205,6 @@ int px_world_add_body(struct px_world *w, const struct px_body *b,
 	if (index)
 		*index = (uint32_t)w->n_bodies;
 	w->n_bodies++;
-	w->topology_changed = 1;
 	return PX_OK;
 }
 
@@ -227,7 +226,6 @@ int px_world_set_bodies(struct px_world *w, const struct px_body *bodies,
 	w->bodies = nbs;
 	w->n_bodies = n;
 	w->cap_bodies = n + 1;
-	w->topology_changed = 1;
 	return PX_OK;
 }
 

@@ -19,7 +19,6 @@ struct px_world {
 	struct px_world_settings settings;
 	struct px_body *bodies;
 	size_t n_bodies, cap_bodies;
-	int topology_changed;
 	uint64_t step;
 	double time;
 
