@@ -5,7 +5,6 @@
  * are). A body whose centre left its owner's box belongs to the rank
  * whose box holds it from now on. */
 #include <math.h>
-#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,13 +24,13 @@ static int cmp_moved(const void *x, const void *y)
 	return (a->gid > b->gid) - (a->gid < b->gid);
 }
 
-/* Into out[q] the own bodies neighbour q keeps; the rank's own kept ones
- * and its statics into *keep. Fails when a body moved farther than the
- * ghost layer's width in the step: from a centre in the rank's box, a
- * move within that width keeps it where only neighbours (boxes within two
- * widths) can keep it. */
+/* Into out[q] (bytes[q]) the own bodies neighbour q keeps; the rank's
+ * own kept ones and its statics into *keep. Fails when a body moved
+ * farther than the ghost layer's width in the step: from a centre in the
+ * rank's box, a move within that width keeps it where only neighbours
+ * (boxes within two widths) can keep it. */
 static int sort_out(struct px_dist_world *dw, struct moved **out,
-		    size_t *n_out, struct moved *keep, size_t *n_keep,
+		    size_t *bytes, struct moved *keep, size_t *n_keep,
 		    struct px_error *err)
 {
 	const struct px_region *reg = dw->reg;
@@ -59,55 +58,13 @@ static int sort_out(struct px_dist_world *dw, struct moved **out,
 		if (px_region_keeps(reg, dw->rank, b[i].x))
 			keep[(*n_keep)++] = (struct moved){reg->gid[i], b[i]};
 		for (size_t q = 0; q < dw->n_nbr; q++)
-			if (px_region_keeps(reg, dw->nbr[q], b[i].x))
-				out[q][n_out[q]++] = (struct moved){reg->gid[i], b[i]};
+			if (px_region_keeps(reg, dw->nbr[q], b[i].x)) {
+				out[q][bytes[q] / sizeof **out] =
+				    (struct moved){reg->gid[i], b[i]};
+				bytes[q] += sizeof **out;
+			}
 	}
 	return PX_OK;
-}
-
-/* Send out[q] to every neighbour, append what they send to keep. */
-static int swap_bodies(struct px_dist_world *dw, struct moved **out,
-		       const size_t *n_out, struct moved **keep,
-		       size_t *n_keep)
-{
-	MPI_Request *req = malloc((dw->n_nbr + 1) * sizeof *req);
-	int rc = req ? PX_OK : PX_ERR_NOMEM;
-
-	for (size_t q = 0; q < dw->n_nbr; q++) {
-		const size_t bytes = rc ? 0 : n_out[q] * sizeof **out;
-
-		if (req)
-			MPI_Isend(out[q], (int)bytes, MPI_BYTE, dw->nbr[q],
-				  TAG_BODIES, MPI_COMM_WORLD, &req[q]);
-		else /* still let the neighbour's receive end */
-			MPI_Send(NULL, 0, MPI_BYTE, dw->nbr[q], TAG_BODIES,
-				 MPI_COMM_WORLD);
-		dw->traffic.messages++;
-		dw->traffic.bytes += bytes;
-	}
-	for (size_t q = 0; q < dw->n_nbr; q++) {
-		MPI_Status st;
-		int bytes;
-		struct moved *g;
-
-		MPI_Probe(dw->nbr[q], TAG_BODIES, MPI_COMM_WORLD, &st);
-		MPI_Get_count(&st, MPI_BYTE, &bytes);
-		g = rc ? NULL : realloc(*keep, (*n_keep + (size_t)bytes / sizeof *g + 1) * sizeof *g);
-		if (!g) {
-			rc = PX_ERR_NOMEM;
-			MPI_Recv(NULL, 0, MPI_BYTE, dw->nbr[q], TAG_BODIES,
-				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			continue;
-		}
-		*keep = g;
-		MPI_Recv(g + *n_keep, bytes, MPI_BYTE, dw->nbr[q], TAG_BODIES,
-			 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		*n_keep += (size_t)bytes / sizeof *g;
-	}
-	if (req)
-		MPI_Waitall((int)dw->n_nbr, req, MPI_STATUSES_IGNORE);
-	free(req);
-	return rc;
 }
 
 /* The world and the region's gid and owner arrays take the bodies
@@ -160,28 +117,40 @@ done:
 int px_dist_refresh(struct px_dist_world *dw, struct px_error *err)
 {
 	const size_t n = px_world_n_bodies(dw->w);
-	struct moved **out = calloc(dw->n_nbr + 1, sizeof *out);
-	size_t *n_out = calloc(dw->n_nbr + 1, sizeof *n_out), n_keep = 0;
-	struct moved *keep = malloc((n + 1) * sizeof *keep);
-	int rc = out && n_out && keep ? PX_OK : PX_ERR_NOMEM;
+	struct moved **out = calloc(dw->n_nbr + 1, sizeof *out), *keep;
+	size_t *bytes = calloc(dw->n_nbr + 1, sizeof *bytes), n_keep = 0, got = 0;
+	unsigned char *in = NULL;
+	int rc = out && bytes ? PX_OK : PX_ERR_NOMEM;
 
 	for (size_t q = 0; !rc && q < dw->n_nbr; q++)
 		if (!(out[q] = malloc((n + 1) * sizeof **out)))
 			rc = PX_ERR_NOMEM;
-	if (rc)
-		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the ghost refresh");
+	keep = rc ? NULL : malloc((n + 1) * sizeof *keep);
+	if (!keep)
+		rc = px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the ghost refresh",
+				  dw->rank);
 	else
-		rc = sort_out(dw, out, n_out, keep, &n_keep, err);
-	/* a failure is agreed on before anyone waits on a neighbour */
-	rc = px_dist_agree(rc, err);
-	if (!rc && swap_bodies(dw, out, n_out, &keep, &n_keep))
-		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the ghost refresh");
-	if (!rc)
-		rc = take_bodies(dw, keep, n_keep, err);
+		rc = sort_out(dw, out, bytes, keep, &n_keep, err);
+	rc = px_dist_world_swap(dw, TAG_BODIES, rc, (void *const *)out, bytes,
+				&in, &got, err);
+	if (!rc) {
+		struct moved *all = realloc(keep, (n_keep + got / sizeof *all + 1) * sizeof *all);
+
+		if (all) {
+			keep = all;
+			memcpy(keep + n_keep, in, got);
+			n_keep += got / sizeof *all;
+			rc = take_bodies(dw, keep, n_keep, err);
+		} else {
+			rc = px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the ghost refresh",
+					  dw->rank);
+		}
+	}
 	for (size_t q = 0; out && q < dw->n_nbr; q++)
 		free(out[q]);
 	free(out);
-	free(n_out);
+	free(bytes);
 	free(keep);
+	free(in);
 	return px_dist_agree(rc, err);
 }

@@ -45,6 +45,53 @@ static int of_rank(const struct px_region *reg, uint32_t body, int q)
 	return reg->owner[body] == q;
 }
 
+int px_dist_world_swap(struct px_dist_world *dw, int tag, int rc,
+		       void *const *out, const size_t *out_bytes,
+		       unsigned char **in, size_t *in_bytes,
+		       struct px_error *err)
+{
+	const size_t m = dw->n_nbr;
+	uint64_t *cnt = dw->cnt;
+	MPI_Request *req = dw->req;
+	size_t total = 0;
+
+	*in = NULL;
+	*in_bytes = 0;
+	for (size_t q = 0; q < m; q++) {
+		cnt[q] = rc ? 0 : out_bytes[q];
+		MPI_Isend(cnt + q, 1, MPI_UINT64_T, dw->nbr[q], tag, MPI_COMM_WORLD,
+			  req + q);
+		MPI_Irecv(cnt + m + q, 1, MPI_UINT64_T, dw->nbr[q], tag,
+			  MPI_COMM_WORLD, req + m + q);
+		dw->traffic.messages++;
+		dw->traffic.bytes += sizeof *cnt;
+	}
+	MPI_Waitall((int)(2 * m), req, MPI_STATUSES_IGNORE);
+	for (size_t q = 0; q < m; q++)
+		total += cnt[m + q];
+	if (!rc && !(*in = malloc(total + 1)))
+		rc = px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the neighbours' messages",
+				  dw->rank);
+	rc = px_dist_agree(rc, err);
+	if (rc) {
+		free(*in);
+		*in = NULL;
+		return rc;
+	}
+	for (size_t q = 0, at = 0; q < m; q++) {
+		MPI_Irecv(*in + at, (int)cnt[m + q], MPI_BYTE, dw->nbr[q], tag,
+			  MPI_COMM_WORLD, req + m + q);
+		at += cnt[m + q];
+		MPI_Isend(out[q], (int)out_bytes[q], MPI_BYTE, dw->nbr[q], tag,
+			  MPI_COMM_WORLD, req + q);
+		dw->traffic.messages++;
+		dw->traffic.bytes += out_bytes[q];
+	}
+	MPI_Waitall((int)(2 * m), req, MPI_STATUSES_IGNORE);
+	*in_bytes = total;
+	return PX_OK;
+}
+
 /* Send every neighbour the impulses of own contacts on its bodies, take
  * theirs: into lambda (every contact of the world, bs 3) the own
  * contacts' (own, in order) and, for the others on an own body, what
@@ -56,15 +103,16 @@ static int cut_exchange(struct px_dist_world *dw, const double *own,
 	const struct px_contact *c = NULL;
 	const double *unused;
 	uint32_t bs;
-	size_t n = lambda ? px_world_contacts(dw->w, &c, &unused, &bs) : 0;
-	struct cut **out = calloc(dw->n_nbr + 1, sizeof *out), *in = NULL;
-	size_t *n_out = calloc(dw->n_nbr + 1, sizeof *n_out), n_in = 0;
-	MPI_Request *req = malloc((dw->n_nbr + 1) * sizeof *req);
-	int rc = out && n_out && req ? PX_OK : PX_ERR_NOMEM;
+	const size_t n = lambda ? px_world_contacts(dw->w, &c, &unused, &bs) : 0;
+	struct cut **out = calloc(dw->n_nbr + 1, sizeof *out), *in;
+	size_t *bytes = calloc(dw->n_nbr + 1, sizeof *bytes), n_in = 0;
+	unsigned char *got_bytes = NULL;
+	int rc = out && bytes ? PX_OK : PX_ERR_NOMEM;
 
 	for (size_t q = 0; !rc && q < dw->n_nbr; q++) {
-		out[q] = malloc((n + 1) * sizeof **out);
-		if (!out[q]) {
+		size_t m = 0;
+
+		if (!(out[q] = malloc((n + 1) * sizeof **out))) {
 			rc = PX_ERR_NOMEM;
 			break;
 		}
@@ -73,48 +121,21 @@ static int cut_exchange(struct px_dist_world *dw, const double *own,
 				continue;
 			if (of_rank(reg, c[k].a, dw->nbr[q]) ||
 			    of_rank(reg, c[k].b, dw->nbr[q])) {
-				out[q][n_out[q]] = cut_key(reg, c + k);
-				memcpy(out[q][n_out[q]++].l, own + 3 * j,
-				       3 * sizeof *own);
+				out[q][m] = cut_key(reg, c + k);
+				memcpy(out[q][m++].l, own + 3 * j, 3 * sizeof *own);
 			}
 			j++;
 		}
+		bytes[q] = m * sizeof **out;
 	}
-	if (rc) { /* every rank still sends and receives its messages */
-		for (size_t q = 0; n_out && q < dw->n_nbr; q++)
-			n_out[q] = 0;
-	}
-	for (size_t q = 0; req && q < dw->n_nbr; q++) {
-		MPI_Isend(n_out && n_out[q] ? out[q] : NULL,
-			  (int)((n_out ? n_out[q] : 0) * sizeof **out), MPI_BYTE,
-			  dw->nbr[q], TAG_CUT, MPI_COMM_WORLD, &req[q]);
-		dw->traffic.messages++;
-		dw->traffic.bytes += (n_out ? n_out[q] : 0) * sizeof **out;
-	}
-	for (size_t q = 0; q < dw->n_nbr; q++) {
-		MPI_Status st;
-		int bytes;
-		struct cut *g;
-
-		MPI_Probe(dw->nbr[q], TAG_CUT, MPI_COMM_WORLD, &st);
-		MPI_Get_count(&st, MPI_BYTE, &bytes);
-		g = realloc(in, (n_in + (size_t)bytes / sizeof *in + 1) * sizeof *in);
-		if (!g) {
-			rc = PX_ERR_NOMEM;
-			MPI_Recv(NULL, 0, MPI_BYTE, dw->nbr[q], TAG_CUT,
-				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			continue;
-		}
-		in = g;
-		MPI_Recv(in + n_in, bytes, MPI_BYTE, dw->nbr[q], TAG_CUT,
-			 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		n_in += (size_t)bytes / sizeof *in;
-	}
-	if (req)
-		MPI_Waitall((int)dw->n_nbr, req, MPI_STATUSES_IGNORE);
 	if (rc)
-		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the cut impulses");
-	else if (n_in)
+		rc = px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the cut impulses",
+				  dw->rank);
+	rc = px_dist_world_swap(dw, TAG_CUT, rc, (void *const *)out, bytes,
+				&got_bytes, &n_in, err);
+	in = (struct cut *)got_bytes;
+	n_in /= sizeof *in;
+	if (n_in)
 		qsort(in, n_in, sizeof *in, cmp_cut);
 	for (size_t k = 0, j = 0; !rc && k < n; k++) {
 		const int mine_a = of_rank(reg, c[k].a, dw->rank);
@@ -141,9 +162,8 @@ static int cut_exchange(struct px_dist_world *dw, const double *own,
 	for (size_t q = 0; out && q < dw->n_nbr; q++)
 		free(out[q]);
 	free(out);
-	free(n_out);
-	free(req);
-	free(in);
+	free(bytes);
+	free(got_bytes);
 	return px_dist_agree(rc, err);
 }
 
@@ -265,6 +285,12 @@ int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 		rc = px_world_add_body(dw->w, bodies + i, NULL, err);
 	if (!rc && px_region_neighbours(reg, &dw->nbr, &dw->n_nbr))
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	if (!rc) {
+		dw->req = malloc((2 * dw->n_nbr + 1) * sizeof *dw->req);
+		dw->cnt = malloc((2 * dw->n_nbr + 1) * sizeof *dw->cnt);
+		if (!dw->req || !dw->cnt)
+			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
 	if (rc)
 		return rc;
 	px_world_set_solve_hook(dw->w, hook, dw);
@@ -329,6 +355,8 @@ void px_dist_world_free(struct px_dist_world *dw)
 	px_dist_part_free(&dw->d);
 	free(dw->res.history);
 	free(dw->nbr);
+	free(dw->req);
+	free(dw->cnt);
 	free(dw->own);
 	free(dw->x0);
 	*dw = (struct px_dist_world){0};

@@ -22,6 +22,8 @@
 #ifndef PX_DIST_STEP_H
 #define PX_DIST_STEP_H
 
+#include <mpi.h>
+
 #include "dist.h"
 #include "region.h"
 #include "world.h"
@@ -31,6 +33,8 @@ struct px_dist_world {
 	struct px_region *reg;  /* gid and owner of the world's bodies */
 	int *nbr;               /* neighbour ranks, ascending */
 	size_t n_nbr;
+	MPI_Request *req;       /* 2 per neighbour (px_dist_world_swap) */
+	uint64_t *cnt;          /* 2 per neighbour: sizes sent, received */
 	struct px_config *cfg;  /* the distributed solve's */
 	struct px_dist_opts o;
 	int rank, size;
@@ -66,6 +70,17 @@ void px_dist_world_sums(const struct px_dist_world *dw, double p[3],
 			double e[2]);
 
 void px_dist_world_free(struct px_dist_world *dw);
+
+/* With every neighbour, collective: send out[q] (out_bytes[q] bytes) to
+ * neighbour q and receive what each sends, in neighbour order, into one
+ * malloc'ed *in (*in_bytes in all). The sizes go first; then every rank
+ * agrees on rc (this rank's status so far, its message in err) and on its
+ * receive buffer before any payload moves, so a failure anywhere is every
+ * rank's and no rank waits on a message that will not come. */
+int px_dist_world_swap(struct px_dist_world *dw, int tag, int rc,
+		       void *const *out, const size_t *out_bytes,
+		       unsigned char **in, size_t *in_bytes,
+		       struct px_error *err);
 
 /* Ghost refresh and migration (migrate.c), collective: every rank sends
  * the bodies it owned at the step's start (dw->own) to the neighbours
