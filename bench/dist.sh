@@ -23,13 +23,9 @@
 set -eu
 . "$(dirname "$0")/env.sh"
 [ $# -gt 0 ] || set -- ballgrid-24 ballpile-24 ballgrid-40 ballpile-40
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$(dirname "$0")/mpi_env.sh"
 # oversubscribed cores: OpenMP threads that wait sleep rather than spin
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
-prog="$build/dist/proxima-mpi"
-[ -x "$prog" ] || { echo "$0: $prog is not built (configure found no MPI or METIS)" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 ini() { printf '[solver]\n%s\n' "$2" > "$tmp/$1.ini"; }
 # run NP SCENE CONF [OPTION...]: the report (status 1, not converged, is fine)

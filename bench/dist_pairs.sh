@@ -14,11 +14,7 @@ set -eu
 . "$(dirname "$0")/env.sh"
 runs=${1:-7}
 scene=${2:-ballgrid-40}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-prog="$build/dist/proxima-mpi"
-[ -x "$prog" ] || { echo "$0: $prog is not built (configure found no MPI or METIS)" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/mpi_env.sh"
 printf '[solver]\nabs_tol = 0\nrel_tol = 0\nmax_sweeps = 200\n' > "$tmp/t200.ini"
 # t NP [OPTION...]: the slowest rank's time (status 1, not converged, is fine)
 t() {

@@ -18,11 +18,7 @@ steps=${1:-20}
 runs=${2:-3}
 shift $(($# < 2 ? $# : 2))
 [ $# -gt 0 ] || set -- ballgrid-24 ballpile-24
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-prog="$build/dist/proxima-mpi"
-[ -x "$prog" ] || { echo "$0: $prog is not built (configure found no MPI or METIS)" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/mpi_env.sh"
 printf '[solver]\nabs_tol = 0\nrel_tol = 0\nmax_sweeps = 50\n' > "$tmp/w50.ini"
 
 field() { sed -n "s/^$1 *//p" "$tmp/out" | head -1; }

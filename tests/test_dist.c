@@ -240,6 +240,17 @@ Test(dist, a_scene_rank_without_contacts)
 	cr_assert_leq(number_after("(relative "), 1e-12, "%s", out);
 }
 
+/* `run SCENE ARGS` on 2 ranks: exit status 2 and one line saying says. */
+static void run_fails(const char *scene, const char *args, const char *says)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof cmd, "run %s%s", scene, args);
+	cr_assert_eq(mpi(2, cmd), 2, "%s: %s", cmd, err);
+	cr_assert_eq(count_lines(err), 1, "%s", err);
+	cr_assert(strstr(err, says), "%s", err);
+}
+
 Test(dist, bad_input_one_line_from_rank_0_and_exit_2)
 {
 	char p[512], scene[128], parts[128], fast[128], cmd[2048], want[1024];
@@ -259,11 +270,7 @@ Test(dist, bad_input_one_line_from_rank_0_and_exit_2)
 	/* only rank 1's region has torsional friction: its part fails */
 	two_groups(scene, sizeof scene,
 		   "origin = 30, 0, 1\nspacing = 2, 2, 2\nmu_tau = 0.01\n");
-	snprintf(cmd, sizeof cmd, "run %s", scene);
-	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
-	cr_assert_eq(count_lines(err), 1, "%s", err);
-	cr_assert(strstr(err, "rank 1: the distributed solve of a scene needs 3-row contacts"),
-		  "%s", err);
+	run_fails(scene, "", "rank 1: the distributed solve of a scene needs 3-row contacts");
 
 	write_file("soft.ini",
 		   "[world]\ndt = 0.01\nstabilization = soft\n"
@@ -271,11 +278,7 @@ Test(dist, bad_input_one_line_from_rank_0_and_exit_2)
 		   "[grid near]\nshape = sphere\nradius = 1\ncount = 3, 3, 2\n"
 		   "origin = 0, 0, 1\nspacing = 2, 2, 2\nmass = 1\n",
 		   scene, sizeof scene);
-	snprintf(cmd, sizeof cmd, "run %s", scene);
-	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
-	cr_assert_eq(count_lines(err), 1, "%s", err);
-	cr_assert(strstr(err, "does not take soft contact (stabilization = soft)"),
-		  "%s", err);
+	run_fails(scene, "", "does not take soft contact (stabilization = soft)");
 
 	write_file("sub.ini",
 		   "[world]\ndt = 0.01\nsubsteps = 2\n"
@@ -291,11 +294,8 @@ Test(dist, bad_input_one_line_from_rank_0_and_exit_2)
 		   "[body a]\nshape = sphere\nradius = 0.5\nmass = 1\nposition = 0, 0, 0\nvelocity = 1000, 0, 0\n"
 		   "[body b]\nshape = sphere\nradius = 0.5\nmass = 1\nposition = 5, 0, 0\n",
 		   fast, sizeof fast);
-	snprintf(cmd, sizeof cmd, "run %s --steps 3", fast);
-	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
-	cr_assert_eq(count_lines(err), 1, "%s", err);
-	cr_assert(strstr(err, "step 1: rank 0: body 0 moved 10 m in one step, more than the ghost layer's width"),
-		  "%s", err);
+	run_fails(fast, " --steps 3",
+		  "step 1: rank 0: body 0 moved 10 m in one step, more than the ghost layer's width");
 	snprintf(cmd, sizeof cmd, "run %s --steps 0", scene);
 	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
 	cr_assert_str_eq(err, "proxima: --steps '0': expected a whole number >= 1\n");
