@@ -14,11 +14,13 @@ enum { TAG_CUT = 11 };
 
 /* The impulse of a contact on a body of another rank, for its owner:
  * keyed by the global ids of its two bodies (in the pair's order, the
- * same on every rank: the worlds keep their bodies by ascending id) and
- * the collision's feature id. */
+ * same on every rank: the worlds keep their bodies by ascending id), the
+ * collision's feature id and the contact point (every rank's copies of
+ * the two bodies are the same to the bit, and so are their contacts). */
 struct cut {
 	uint64_t ga, gb;
 	uint64_t feature;
+	double p[3];
 	double l[3];
 };
 
@@ -30,16 +32,22 @@ static int cmp_cut(const void *x, const void *y)
 		return a->ga < b->ga ? -1 : 1;
 	if (a->gb != b->gb)
 		return a->gb < b->gb ? -1 : 1;
-	return (a->feature > b->feature) - (a->feature < b->feature);
+	if (a->feature != b->feature)
+		return a->feature < b->feature ? -1 : 1;
+	for (int i = 0; i < 3; i++)
+		if (a->p[i] != b->p[i])
+			return a->p[i] < b->p[i] ? -1 : 1;
+	return 0;
 }
 
 static struct cut cut_key(const struct px_region *reg,
 			  const struct px_contact *c)
 {
-	return (struct cut){reg->gid[c->a], reg->gid[c->b], c->feature, {0}};
+	return (struct cut){reg->gid[c->a], reg->gid[c->b], c->feature,
+			    {c->p[0], c->p[1], c->p[2]}, {0}};
 }
 
-/* Whether the dynamic end `body` of a contact is another rank's q. */
+/* Whether body (an end of a contact, static or not) is rank q's. */
 static int of_rank(const struct px_region *reg, uint32_t body, int q)
 {
 	return reg->owner[body] == q;
