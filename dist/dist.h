@@ -88,6 +88,7 @@ struct px_dist_part {
 	double *inv_mass;         /* true, per local body */
 	double *inv_inertia;      /* true, 9 per local body */
 	uint32_t *body_a, *body_b; /* local body per contact (or PX_STATIC) */
+	uint32_t *world_contact;  /* per contact: its index in the world */
 	double *lever;            /* 6 per contact */
 	double *frame;            /* 9 per contact */
 	double *point;            /* 3 per contact: its position */

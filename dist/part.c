@@ -28,6 +28,7 @@ void px_dist_part_free(struct px_dist_part *d)
 	free(d->inv_inertia);
 	free(d->body_a);
 	free(d->body_b);
+	free(d->world_contact);
 	free(d->lever);
 	free(d->frame);
 	free(d->point);

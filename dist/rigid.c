@@ -48,7 +48,9 @@ static int cmp_holder(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-int px_dist_contact_owner(const struct px_region *reg, const struct px_contact *c)
+/* The owner of its dynamic body of smallest global id (the same on every
+ * rank). */
+static int contact_owner(const struct px_region *reg, const struct px_contact *c)
 {
 	int32_t oa = reg->owner[c->a], ob = reg->owner[c->b];
 
@@ -152,8 +154,9 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 	px_contact_rows_build(w, &dyn, c, n, rows);
 	d->n_bodies = dyn.n;
 	for (size_t k = 0; k < n; k++)
-		d->n_own += px_dist_contact_owner(reg, &c[k]) == reg->rank;
+		d->n_own += contact_owner(reg, &c[k]) == reg->rank;
 	d->gid = malloc((d->n_own + 1) * sizeof *d->gid);
+	d->world_contact = malloc((d->n_own + 1) * sizeof *d->world_contact);
 	d->b0 = malloc((3 * d->n_own + 1) * sizeof *d->b0);
 	d->frame = malloc((9 * d->n_own + 1) * sizeof *d->frame);
 	d->lever = malloc((6 * d->n_own + 1) * sizeof *d->lever);
@@ -171,7 +174,7 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 	d->total = calloc(6 * d->n_bodies + 1, sizeof *d->total);
 	d->fric = malloc((d->n_own + 1) * sizeof *d->fric);
 	d->point = malloc((3 * d->n_own + 1) * sizeof *d->point);
-	if (!d->gid || !d->b0 || !d->frame || !d->lever || !d->body_a ||
+	if (!d->gid || !d->world_contact || !d->b0 || !d->frame || !d->lever || !d->body_a ||
 	    !d->body_b || !d->fric || !d->point || !d->body_gid || !d->body_owner ||
 	    !d->inv_mass || !d->inv_inertia || !d->copies || !d->shared ||
 	    !d->vbar || !d->self || !d->du || !d->total) {
@@ -185,7 +188,7 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 	memcpy(d->inv_mass, dyn.inv_mass, dyn.n * sizeof *d->inv_mass);
 	memcpy(d->inv_inertia, dyn.inv_inertia, 9 * dyn.n * sizeof *d->inv_inertia);
 	for (size_t k = 0; k < n; k++) {
-		const int oc = px_dist_contact_owner(reg, &c[k]);
+		const int oc = contact_owner(reg, &c[k]);
 		const uint32_t ends[2] = {rows[k].pa, rows[k].pb};
 
 		for (int e = 0; e < 2; e++) {
@@ -204,6 +207,7 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 			continue;
 		d->n_cut += (rows[k].pa != PX_STATIC && d->body_owner[rows[k].pa] != reg->rank) ||
 			    (rows[k].pb != PX_STATIC && d->body_owner[rows[k].pb] != reg->rank);
+		d->world_contact[j] = (uint32_t)k;
 		d->gid[j] = reg->gid[c[k].a] < reg->gid[c[k].b] ?
 			    reg->gid[c[k].a] << 32 | reg->gid[c[k].b] :
 			    reg->gid[c[k].b] << 32 | reg->gid[c[k].a];

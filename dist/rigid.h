@@ -6,11 +6,6 @@
 #include "region.h"
 #include "world.h"
 
-/* The rank a contact of the rank's world belongs to: the owner of its
- * dynamic body of smallest global id (the same on every rank). */
-int px_dist_contact_owner(const struct px_region *reg,
-			  const struct px_contact *c);
-
 /* Inside the world's solve hook of the first step: take this rank's
  * contacts from the problem p the local world w built (no message). */
 int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,

@@ -100,6 +100,50 @@ int px_dist_world_swap(struct px_dist_world *dw, int tag, int rc,
 	return PX_OK;
 }
 
+/* The index in dw->nbr of rank r, or n_nbr. */
+static size_t nbr_index(const struct px_dist_world *dw, int r)
+{
+	size_t q = 0;
+
+	while (q < dw->n_nbr && dw->nbr[q] != r)
+		q++;
+	return q;
+}
+
+/* Into out[q] (bytes[q]) the impulse of every own contact on a body of
+ * neighbour q (each contact once per neighbour). */
+static void cuts_out(const struct px_dist_world *dw, const double *own,
+		     struct cut **out, size_t *bytes)
+{
+	const struct px_dist_part *d = &dw->d;
+	const struct px_region *reg = dw->reg;
+	const struct px_contact *c;
+	const double *unused;
+	uint32_t bs;
+
+	px_world_contacts(dw->w, &c, &unused, &bs);
+	for (size_t j = 0; j < d->n_own; j++) {
+		const struct px_contact *ck = c + d->world_contact[j];
+		const int32_t oa = reg->owner[ck->a], ob = reg->owner[ck->b];
+
+		for (int e = 0; e < 2; e++) {
+			const int32_t o = e ? ob : oa;
+			size_t q;
+
+			if (o < 0 || o == dw->rank || (e && ob == oa))
+				continue;
+			q = nbr_index(dw, o);
+			if (q == dw->n_nbr) /* cannot be: the owner of a body
+					       this rank keeps is a neighbour */
+				continue;
+			out[q][bytes[q] / sizeof **out] = cut_key(reg, ck);
+			memcpy(out[q][bytes[q] / sizeof **out].l, own + 3 * j,
+			       3 * sizeof *own);
+			bytes[q] += sizeof **out;
+		}
+	}
+}
+
 /* Send every neighbour the impulses of own contacts on its bodies, take
  * theirs: into lambda (every contact of the world, bs 3) the own
  * contacts' (own, in order) and, for the others on an own body, what
@@ -107,6 +151,7 @@ int px_dist_world_swap(struct px_dist_world *dw, int tag, int rc,
 static int cut_exchange(struct px_dist_world *dw, const double *own,
 			double *lambda, struct px_error *err)
 {
+	const struct px_dist_part *d = &dw->d;
 	const struct px_region *reg = dw->reg;
 	const struct px_contact *c = NULL;
 	const double *unused;
@@ -114,49 +159,38 @@ static int cut_exchange(struct px_dist_world *dw, const double *own,
 	const size_t n = lambda ? px_world_contacts(dw->w, &c, &unused, &bs) : 0;
 	struct cut **out = calloc(dw->n_nbr + 1, sizeof *out), *in;
 	size_t *bytes = calloc(dw->n_nbr + 1, sizeof *bytes), n_in = 0;
-	unsigned char *got_bytes = NULL;
-	int rc = out && bytes ? PX_OK : PX_ERR_NOMEM;
+	unsigned char *got_bytes = NULL, *mine = malloc(n + 1);
+	int rc = out && bytes && mine ? PX_OK : PX_ERR_NOMEM;
 
-	for (size_t q = 0; !rc && q < dw->n_nbr; q++) {
-		size_t m = 0;
-
-		if (!(out[q] = malloc((n + 1) * sizeof **out))) {
+	for (size_t q = 0; !rc && q < dw->n_nbr; q++)
+		if (!(out[q] = malloc((d->n_own + 1) * sizeof **out)))
 			rc = PX_ERR_NOMEM;
-			break;
-		}
-		for (size_t k = 0, j = 0; k < n; k++) {
-			if (px_dist_contact_owner(reg, c + k) != dw->rank)
-				continue;
-			if (of_rank(reg, c[k].a, dw->nbr[q]) ||
-			    of_rank(reg, c[k].b, dw->nbr[q])) {
-				out[q][m] = cut_key(reg, c + k);
-				memcpy(out[q][m++].l, own + 3 * j, 3 * sizeof *own);
-			}
-			j++;
-		}
-		bytes[q] = m * sizeof **out;
-	}
 	if (rc)
 		rc = px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the cut impulses",
 				  dw->rank);
+	else
+		cuts_out(dw, own, out, bytes);
 	rc = px_dist_world_swap(dw, TAG_CUT, rc, (void *const *)out, bytes,
 				&got_bytes, &n_in, err);
 	in = (struct cut *)got_bytes;
 	n_in /= sizeof *in;
 	if (n_in)
 		qsort(in, n_in, sizeof *in, cmp_cut);
-	for (size_t k = 0, j = 0; !rc && k < n; k++) {
-		const int mine_a = of_rank(reg, c[k].a, dw->rank);
-		const int mine_b = of_rank(reg, c[k].b, dw->rank);
+	if (!rc && lambda) { /* NULL: no contact in this rank's world */
+		memset(lambda, 0, 3 * n * sizeof *lambda);
+		memset(mine, 0, n);
+		for (size_t j = 0; j < d->n_own; j++) {
+			memcpy(lambda + 3 * d->world_contact[j], own + 3 * j,
+			       3 * sizeof *own);
+			mine[d->world_contact[j]] = 1;
+		}
+	}
+	for (size_t k = 0; !rc && k < n; k++) {
 		const struct cut key = cut_key(reg, c + k), *got;
 
-		if (px_dist_contact_owner(reg, c + k) == dw->rank) {
-			memcpy(lambda + 3 * k, own + 3 * j++, 3 * sizeof *own);
-			continue;
-		}
-		memset(lambda + 3 * k, 0, 3 * sizeof *lambda);
-		if (!mine_a && !mine_b)
-			continue; /* between ghosts: their owners' business */
+		if (mine[k] || (!of_rank(reg, c[k].a, dw->rank) &&
+				!of_rank(reg, c[k].b, dw->rank)))
+			continue; /* own, or between ghosts: their owners' */
 		got = n_in ? bsearch(&key, in, n_in, sizeof *in, cmp_cut) : NULL;
 		if (!got)
 			rc = px_error_set(err, PX_ERR_INVALID,
@@ -172,6 +206,7 @@ static int cut_exchange(struct px_dist_world *dw, const double *own,
 	free(out);
 	free(bytes);
 	free(got_bytes);
+	free(mine);
 	return px_dist_agree(rc, err);
 }
 
@@ -183,12 +218,13 @@ static void own_tally(struct px_dist_world *dw, const double *lambda)
 	const struct px_contact *c;
 	const double *unused;
 	uint32_t bs;
-	const size_t n = px_world_contacts(dw->w, &c, &unused, &bs);
 
+	px_world_contacts(dw->w, &c, &unused, &bs);
 	memset(dw->static_impulse, 0, sizeof dw->static_impulse);
 	dw->max_depth = 0;
 	for (size_t j = 0; j < d->n_own; j++) {
 		const double *fr = d->frame + 9 * j, *l = lambda + 3 * j;
+		const double depth = c[d->world_contact[j]].depth;
 
 		for (int e = 0; e < 2; e++) {
 			const uint32_t x = e ? d->body_b[j] : d->body_a[j];
@@ -200,11 +236,9 @@ static void own_tally(struct px_dist_world *dw, const double *lambda)
 					    (e ? -1 : 1) * (l[0] * fr[q] + l[1] * fr[3 + q] +
 							    l[2] * fr[6 + q]);
 		}
+		if (depth > dw->max_depth)
+			dw->max_depth = depth;
 	}
-	for (size_t k = 0; k < n; k++)
-		if (px_dist_contact_owner(dw->reg, c + k) == dw->rank &&
-		    c[k].depth > dw->max_depth)
-			dw->max_depth = c[k].depth;
 }
 
 /* The step's solve on every rank: inside the hook (s: the world's
@@ -231,18 +265,11 @@ static int solve_step(struct px_dist_world *dw, const struct px_step_solve *s,
 		if (!lambda)
 			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	}
-	if (!rc && s) { /* the world's warm start of the own contacts */
-		const struct px_contact *c;
-		const double *unused;
-		uint32_t bs;
-		const size_t n = px_world_contacts(dw->w, &c, &unused, &bs);
-
-		for (size_t k = 0, j = 0; k < n; k++)
-			if (px_dist_contact_owner(dw->reg, c + k) == dw->rank) {
-				memcpy(lambda + 3 * j, s->warm_start + 3 * k,
-				       3 * sizeof *lambda);
-				dw->warm += lambda[3 * j++] != 0.0;
-			}
+	for (size_t j = 0; !rc && j < d->n_own; j++) {
+		/* the world's warm start of the own contacts */
+		memcpy(lambda + 3 * j, s->warm_start + 3 * d->world_contact[j],
+		       3 * sizeof *lambda);
+		dw->warm += lambda[3 * j] != 0.0;
 	}
 	rc = px_dist_agree(rc, err);
 	if (!rc && px_dist_share_copies(d, &dw->traffic))

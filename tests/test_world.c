@@ -589,6 +589,21 @@ static int record(void *ctx, const struct px_step_solve *s,
 	return PX_OK;
 }
 
+/* Two identical worlds: a box 2 cm above the ground (steps without
+ * contacts first), spinning at spin rad/s about z. */
+static void dropped_box_twice(struct px_world *w[2], double spin)
+{
+	for (int k = 0; k < 2; k++) {
+		struct px_body b = box(0.5, 0.4, 0.3, 7.0, 0.5);
+
+		w[k] = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
+		add(w[k], ground_box(0.5));
+		b.x[2] = 0.32;
+		b.w[2] = spin;
+		add(w[k], b);
+	}
+}
+
 Test(world, solve_hook_sees_each_solve_and_changes_nothing)
 {
 	struct px_config *cfg = config_from_text(tight_ini);
@@ -599,14 +614,7 @@ Test(world, solve_hook_sees_each_solve_and_changes_nothing)
 	double prev[64] = {0};
 	int free_steps = 0;
 
-	for (int k = 0; k < 2; k++) {
-		struct px_body b = box(0.5, 0.4, 0.3, 7.0, 0.5);
-
-		w[k] = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
-		add(w[k], ground_box(0.5));
-		b.x[2] = 0.32; /* falls 2 cm first: steps without contacts */
-		add(w[k], b);
-	}
+	dropped_box_twice(w, 0.0);
 	px_world_set_solve_hook(w[1], record, &v);
 	for (int i = 1; i <= 30; i++) {
 		const struct px_contact *c;
@@ -680,15 +688,7 @@ Test(world, a_solving_hook_moves_the_bodies_by_its_impulses)
 	struct px_error err = {0};
 	struct seen v = {.cfg = config_from_text(tight_ini)};
 
-	for (int k = 0; k < 2; k++) {
-		struct px_body b = box(0.5, 0.4, 0.3, 7.0, 0.5);
-
-		w[k] = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
-		add(w[k], ground_box(0.5));
-		b.x[2] = 0.32;
-		b.w[2] = 0.5; /* a spin: friction matters */
-		add(w[k], b);
-	}
+	dropped_box_twice(w, 0.5); /* a spin: friction matters */
 	px_world_set_solve_hook(w[1], solve_in_hook, &v);
 	px_world_hook_solves(w[1], 1);
 	for (int i = 1; i <= 30; i++) {
