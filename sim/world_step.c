@@ -84,6 +84,36 @@ static void rows_velocity(const struct px_contact_rows *r, uint32_t bs,
 			 (ub ? v3_dot(f, ub + 3) : 0.0);
 }
 
+/* rows_velocity's value rounded otherwise: each frame row times the
+ * contact point's relative velocity (three products where it takes six),
+ * for substeps, whose trajectories no hash pins. a is dynamic. */
+static inline void rows_velocity_relative(const struct px_contact_rows *r,
+					  uint32_t bs, const double *vel,
+					  double *out)
+{
+	const double *f = r->frame, *ua = vel + 6 * (size_t)r->pa;
+	double u[3];
+
+	point_velocity(ua, r->ra, u);
+	if (r->pb != PX_STATIC) {
+		const double *ub = vel + 6 * (size_t)r->pb;
+		double pb[3];
+
+		point_velocity(ub, r->rb, pb);
+		u[0] -= pb[0];
+		u[1] -= pb[1];
+		u[2] -= pb[2];
+	}
+	out[0] = v3_dot(f, u);
+	out[1] = v3_dot(f + 3, u);
+	out[2] = v3_dot(f + 6, u);
+	if (bs == 4)
+		out[3] = v3_dot(f, ua + 3) -
+			 (r->pb != PX_STATIC
+				  ? v3_dot(f, vel + 6 * (size_t)r->pb + 3)
+				  : 0.0);
+}
+
 /* Free body velocities (6 per dynamic body) for h: gravity and, if
  * asked, the gyroscopic torque -w x I w; and, if vel is not NULL (a
  * bounce needs them), the velocities before the (sub)step. */
@@ -264,33 +294,50 @@ static void rotations_now(const struct px_world *w, struct step *t)
 		quat_to_matrix(w->bodies[t->d.world[i]].q, t->rot + 9 * i);
 }
 
-/* f . (R l), R row-major, written out (as mat_mul's loop it was slower) */
-static inline double turned_dot(const double *f, const double *rot,
-				const double *l)
+/* What the contacts of one manifold (the same two bodies, the same
+ * normal n; the collision gives them in a row) share in depth_now: each
+ * body's R^T n, and n . (x_a - x_b). */
+struct manifold {
+	uint32_t pa, pb;
+	double n[3], ga[3], gb[3], c;
+};
+
+/* o = R^T n, R row-major */
+static inline void turned_normal(const double *rot, const double *n,
+				 double *o)
 {
-	return f[0] * (rot[0] * l[0] + rot[1] * l[1] + rot[2] * l[2]) +
-	       f[1] * (rot[3] * l[0] + rot[4] * l[1] + rot[5] * l[2]) +
-	       f[2] * (rot[6] * l[0] + rot[7] * l[1] + rot[8] * l[2]);
+	o[0] = rot[0] * n[0] + rot[3] * n[1] + rot[6] * n[2];
+	o[1] = rot[1] * n[0] + rot[4] * n[1] + rot[7] * n[2];
+	o[2] = rot[2] * n[0] + rot[5] * n[1] + rot[8] * n[2];
 }
 
 /* Contact k's depth after the bodies moved since the collision: the depth
  * then less the separation along n that its bodies' anchor points
- * (anchors_set) have now, at x + R l (R from rotations_now). Box2D v3
- * updates a contact's separation so in its substeps instead of colliding
- * again. */
+ * (anchors_set) have now, at x + R l (R from rotations_now), as n . x +
+ * (R^T n) . l, the manifold's m shared by the contacts that follow while
+ * their bodies and normal are the same. Box2D v3 updates a contact's
+ * separation so in its substeps instead of colliding again. */
 static double depth_now(const struct px_world *w, const struct step *t,
-			size_t k)
+			size_t k, struct manifold *m)
 {
 	const struct px_contact_rows *r = t->rows + k;
 	const double *f = r->frame, *l = t->anchor + 7 * k;
-	double sep = v3_dot(f, w->bodies[r->world_a].x);
+	const int dyn_b = r->pb != PX_STATIC;
 
-	sep += turned_dot(f, t->rot + 9 * r->pa, l);
-	if (r->pb != PX_STATIC) {
-		sep -= v3_dot(f, w->bodies[r->world_b].x);
-		sep -= turned_dot(f, t->rot + 9 * r->pb, l + 3);
+	if (r->pa != m->pa || r->pb != m->pb || f[0] != m->n[0] ||
+	    f[1] != m->n[1] || f[2] != m->n[2]) {
+		m->pa = r->pa;
+		m->pb = r->pb;
+		memcpy(m->n, f, sizeof m->n);
+		turned_normal(t->rot + 9 * (size_t)r->pa, f, m->ga);
+		m->c = v3_dot(f, w->bodies[r->world_a].x);
+		if (dyn_b) {
+			turned_normal(t->rot + 9 * (size_t)r->pb, f, m->gb);
+			m->c -= v3_dot(f, w->bodies[r->world_b].x);
+		}
 	}
-	return l[6] - sep;
+	return l[6] - (m->c + v3_dot(m->ga, l) - (dyn_b ? v3_dot(m->gb, l + 3)
+							  : 0.0));
 }
 
 static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
@@ -450,16 +497,21 @@ static void velocity_b(const struct px_world *w, struct step *t,
 	const double *e = px_problem_restitution(p), *vel = t->vel;
 	const uint32_t bs = w->bs;
 	double *b = px_problem_b(p);
+	const int relative = s->substeps > 1;
+	struct manifold m = {.pa = PX_STATIC}; /* a is dynamic: no match */
 
 	if (moved)
 		rotations_now(w, t);
 	for (size_t k = 0; k < w->n_contacts; k++) {
 		double pre[4], *bk = b + bs * k;
-		const double depth = moved ? (t->depth[k] = depth_now(w, t, k))
-					   : t->depth[k];
+		const double depth =
+		    moved ? (t->depth[k] = depth_now(w, t, k, &m)) : t->depth[k];
 		int bounce;
 
-		rows_velocity(rows + k, bs, vfree, bk);
+		if (relative)
+			rows_velocity_relative(rows + k, bs, vfree, bk);
+		else
+			rows_velocity(rows + k, bs, vfree, bk);
 		if (e[k] > 0.0)
 			rows_velocity(rows + k, bs, vel, pre);
 		bounce = e[k] > 0.0 && -pre[0] > s->restitution_threshold &&
