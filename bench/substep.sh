@@ -16,8 +16,9 @@
 #   soft240  the same at contact_hertz = 240
 # and, where bench/bullet_world was built and has the scene, Bullet with W
 # iterations. Prints CSV: scene, work, variant, sweeps, substeps, stands
-# (the highest body within 1 cm of its start after the run), top_drift
-# (m), max_drop (the largest drop of any body, m), energy_drift ((E_end -
+# (the highest body within 1 cm of its start at every step of the run),
+# top_drift (its distance from its start at the end, m), top_drift_max
+# (the largest over the run, m), max_drop (the largest drop of any body, m), energy_drift ((E_end -
 # E_start) / |E_start|, potential from z = 0; Bullet: -), ms_per_step (CPU
 # time of the process per step: the machine may be shared) and
 # x_today (time per step over today's at the same work, in this run).
@@ -39,7 +40,7 @@ dt=0.016666666666666666
 key() { # key NAME LINE: the value of NAME=... in LINE
 	printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
-echo "scene,work,variant,sweeps,substeps,stands,top_drift,max_drop,energy_drift,ms_per_step,x_today"
+echo "scene,work,variant,sweeps,substeps,stands,top_drift,top_drift_max,max_drop,energy_drift,ms_per_step,x_today"
 for scene in $scenes; do
 	for w in $works; do
 		today=
@@ -60,9 +61,10 @@ for scene in $scenes; do
 				--dt "$dt" --iterations "$sw" --substeps "$sub" $extra)
 			ms=$(key cpu_ms_per_step "$line")
 			[ -n "$today" ] || today=$ms
-			printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$scene" "$w" \
+			printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$scene" "$w" \
 				"$variant" "$sw" "$sub" "$(key stands "$line")" \
-				"$(key top_drift "$line")" "$(key max_drop "$line")" \
+				"$(key top_drift "$line")" \
+				"$(key top_drift_max "$line")" "$(key max_drop "$line")" \
 				"$(key energy_drift "$line")" "$ms" \
 				"$(awk -v a="$ms" -v b="$today" 'BEGIN { printf "%.2f", a / b }')"
 		done
@@ -74,9 +76,10 @@ for scene in $scenes; do
 		line=$("$build/bench/bullet_world" "$scene" --steps "$steps" \
 			--warmup 1 --iterations "$w")
 		ms=$(key cpu_ms_per_step "$line")
-		printf '%s,%s,bullet,%s,1,%s,%s,%s,-,%s,%s\n' "$scene" "$w" "$w" \
+		printf '%s,%s,bullet,%s,1,%s,%s,%s,%s,-,%s,%s\n' "$scene" "$w" "$w" \
 			"$(key stands "$line")" "$(key top_drift "$line")" \
-			"$(key max_drop "$line")" "$ms" \
+			"$(key top_drift_max "$line")" "$(key max_drop "$line")" \
+			"$ms" \
 			"$(awk -v a="$ms" -v b="$today" 'BEGIN { printf "%.2f", a / b }')"
 	done
 done

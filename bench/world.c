@@ -43,6 +43,12 @@ static size_t highest(const struct px_world *w)
 	return top;
 }
 
+static double distance(const double a[3], const double b[3])
+{
+	return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+		    (a[2] - b[2]) * (a[2] - b[2]));
+}
+
 /* The process's CPU time (s): steadier than the wall clock on a busy
  * machine, and bench/world runs on one thread unless --threads. */
 static double cpu_seconds(void)
@@ -55,13 +61,13 @@ static double cpu_seconds(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench/world SCENE.ini [--name NAME] [--steps S] [--warmup W] [--iterations I] [--substeps N] [--stabilization baumgarte|post|none|soft] [--hertz HZ] [--dt DT] [--threads T] [--friction NAME] [--ordering NAME] [--csv FILE]\n");
+	fprintf(stderr, "usage: bench/world SCENE.ini [--name NAME] [--steps S] [--warmup W] [--iterations I] [--substeps N] [--stabilization baumgarte|post|none|soft] [--hertz HZ] [--dt DT] [--threads T] [--friction NAME] [--ordering NAME] [--seed S (random ordering)] [--csv FILE]\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *scene = NULL, *name = NULL, *csv_path = NULL;
-	const char *friction = "disc", *ordering = "identity";
+	const char *friction = "disc", *ordering = "identity", *seed = NULL;
 	unsigned long steps = 0, iters = 10, threads = 1, warmup = 0,
 		      substeps = 0;
 	const char *stab = NULL;
@@ -69,7 +75,7 @@ int main(int argc, char **argv)
 	size_t hi = 0;
 	double hertz = -1.0, dt = 0.0, cpu0 = 0.0, cpu = 0.0;
 	size_t contacts_first = 0;
-	double *z0 = NULL, max_drop = 0.0;
+	double *z0 = NULL, max_drop = 0.0, drift_max = 0.0;
 	struct px_world *w = NULL;
 	struct px_config *cfg = NULL;
 	struct px_error err = {0};
@@ -104,6 +110,8 @@ int main(int argc, char **argv)
 			friction = argv[++i];
 		else if (i + 1 < argc && strcmp(argv[i], "--ordering") == 0)
 			ordering = argv[++i];
+		else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
+			seed = argv[++i];
 		else if (i + 1 < argc && strcmp(argv[i], "--csv") == 0)
 			csv_path = argv[++i];
 		else if (!scene && argv[i][0] != '-')
@@ -120,10 +128,12 @@ int main(int argc, char **argv)
 	/* exactly `iters` sweeps per step: a tolerance that is never met */
 	snprintf(text, sizeof text,
 		 "[solver]\nmax_sweeps = %lu\nabs_tol = 0\nrel_tol = 0\n"
-		 "[friction]\nplugin = %s\n[ordering]\nplugin = %s\n"
+		 "[friction]\nplugin = %s\n[ordering]\nplugin = %s\n%s%s%s"
 		 "[rfactor]\nplugin = local\nnu = 1\n"
 		 "[scheduler]\nplugin = %s\n%s",
-		 iters, friction, ordering, threads > 1 ? "colored" : "sequential",
+		 iters, friction, ordering, seed ? "seed = " : "",
+		 seed ? seed : "", seed ? "\n" : "",
+		 threads > 1 ? "colored" : "sequential",
 		 threads > 1 ? "threads = " : "");
 	if (threads > 1)
 		snprintf(text + strlen(text), sizeof text - strlen(text),
@@ -180,6 +190,8 @@ int main(int argc, char **argv)
 
 			max_drop = drop > max_drop ? drop : max_drop;
 		}
+		drift_max = fmax(drift_max,
+				 distance(px_world_bodies(w)[hi].x, top0));
 		if (csv)
 			fprintf(csv, "%lu,%zu,%.6e,%.6e,%.6e,%.6e\n", i + 1,
 				st.contacts, st.seconds_collide,
@@ -219,19 +231,16 @@ int main(int argc, char **argv)
 			       shift > 0.35 ? "yes" : "no");
 		}
 		{
-			const double *x = b[hi].x;
-			const double drift = sqrt(
-			    (x[0] - top0[0]) * (x[0] - top0[0]) +
-			    (x[1] - top0[1]) * (x[1] - top0[1]) +
-			    (x[2] - top0[2]) * (x[2] - top0[2]));
+			const double drift = distance(b[hi].x, top0);
 			const double e1 = px_world_kinetic_energy(w) +
 					  px_world_potential_energy(w);
 
-			/* stands: the top body within 1 cm of its start */
+			/* stands: the top body within 1 cm of its start at
+			 * every step */
 			printf(" cpu_ms_per_step=%.4f", 1e3 * cpu / m);
-			printf(" substeps=%u sweeps_per_step=%.1f top=%zu top_drift=%.6f stands=%s energy_start=%.6g energy_end=%.6g energy_drift=%.6g",
+			printf(" substeps=%u sweeps_per_step=%.1f top=%zu top_drift=%.6f top_drift_max=%.6f stands=%s energy_start=%.6g energy_end=%.6g energy_drift=%.6g",
 			       px_world_settings(w)->substeps, sweeps / m, hi,
-			       drift, drift <= 0.01 ? "yes" : "no", e0, e1,
+			       drift, drift_max, drift_max <= 0.01 ? "yes" : "no", e0, e1,
 			       e0 != 0.0 ? (e1 - e0) / fabs(e0) : e1 - e0);
 		}
 		putchar('\n');
