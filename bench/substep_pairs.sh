@@ -4,10 +4,11 @@
 #
 #   bench/substep_pairs.sh [RUNS]   (default 7)
 #
-# boxstack-20 at work 20: today (20 sweeps, one solve) against sub1 (1
-# sweep in each of 20 substeps); boxstack-40 at work 100: today (100
-# sweeps) against sub5_r (5 sweeps in each of 20 substeps, the random
-# ordering); as bench/substep.sh runs them (bench/world, dt 1/60 s, 600
+# boxstack-20 at work 20: today (20 sweeps, one solve) against sub1_r (1
+# sweep in each of 20 substeps, the random ordering: with identity the
+# column's top sways 2.9 cm); boxstack-40 at work 100: today (100 sweeps)
+# against sub5_r (5 sweeps in each of 20 substeps, the random ordering);
+# as bench/substep.sh runs them (bench/world, dt 1/60 s, 600
 # steps). Prints each run's CPU ms per step and ratio, then the ratios'
 # minimum, median and maximum. Target: at most 1.5. Run it under
 # flock /tmp/proxima-bench.lock.
@@ -43,6 +44,6 @@ pairs() { # pairs LABEL SCENE WORK SWEEPS SUBSTEPS [OPTION...]
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-pairs sub1 boxstack-20 20 1 20
+pairs sub1_r boxstack-20 20 1 20 --ordering random
 pairs sub5_r boxstack-40 100 5 20 --ordering random
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
