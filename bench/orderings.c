@@ -1,8 +1,9 @@
 /* bench/orderings: every ordering plugin on the same problems, in one
  * process (000 sec. 6, Tables 2-3).
  *
- * Problems: a column of boxes built in code (stack.h; it has contact
- * positions, so `coordinate` applies) and any Siconos .dat files named on
+ * Problems: a column of boxes built in code (sim/stack_problem.h; it has
+ * contact positions, so `coordinate` applies) and any Siconos .dat files
+ * named on
  * the command line (no positions: `coordinate` is reported n/a). Every
  * ordering runs with the default config's other plugins (disc, local with
  * gamma 1 and nu 1, and the scheduler of --scheduler).
@@ -27,7 +28,7 @@
 #include <proxima/proxima.h>
 
 #include "common.h"
-#include "stack.h"
+#include "../sim/stack_problem.h"
 
 struct ordering {
 	const char *label;

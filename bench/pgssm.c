@@ -4,8 +4,8 @@
  * Work is counted as 002 sec. 5 does, in PGS iterations: a sweep is 1, a
  * product with A made by the accelerator (a CG iteration, a merit) is 1
  * ("sweep equivalent"); the driver's own evaluations of the stop test are
- * not work. Problems: 002's test cases built in code (bench/scene.c,
- * bench/stack.c) and any problem files named on the command line. Both
+ * not work. Problems: 002's test cases built in code (sim/scene_problems.c,
+ * sim/stack_problem.c) and any problem files named on the command line. Both
  * methods: local r (gamma 1, nu 1), sequential, identity, from lambda = 0;
  * friction disc with Siconos's fc3d error as the merit, or (--friction
  * box, 002's model) box with |H| = sqrt(2 minmap) (000 eq. 22-23).
@@ -36,8 +36,8 @@
 #include <proxima/proxima.h>
 
 #include "common.h"
-#include "scene.h"
-#include "stack.h"
+#include "../sim/scene_problems.h"
+#include "../sim/stack_problem.h"
 
 #define MAX_W 8
 
@@ -435,7 +435,7 @@ int main(int argc, char **argv)
 			"heavy-on-light 1000:1 (002 Fig. 2d)",
 			"heavy-on-light 100:1",
 			"incline 20 deg, 3 cubes at rest (002 Fig. 2e)",
-			"box column of 5 sliding (bench/stack.c)",
+			"box column of 5 sliding (sim/stack_problem.c)",
 			"box column of 20 at rest",
 		};
 		int r = s == 0	 ? scene_heavy_on_light(1000.0, 0.5, PX_FORM_RIGID, &p, &err)

@@ -1,6 +1,6 @@
 /* bench/schedulers: the scheduler plugins on the thesis's scenes (004 sec.
- * 3.8, Tables 3.2-3.5), generated in code (scene.h): ball grids and ball
- * piles of N^3 unit spheres at their first time step.
+ * 3.8, Tables 3.2-3.5), generated in code (sim/scene_problems.h): ball
+ * grids and ball piles of N^3 unit spheres at their first time step.
  *
  * Method (004 sec. 3.8): sequential Gauss-Seidel runs 50 sweeps and its
  * quality gamma (004 eq. 3.32: the natural merit with constant r = 100) is
@@ -27,7 +27,7 @@
 #include <proxima/proxima.h>
 
 #include "common.h"
-#include "scene.h"
+#include "../sim/scene_problems.h"
 
 struct scheduler {
 	const char *label;

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../bench/stack.h"
+#include "../sim/stack_problem.h"
 #include "helpers.h"
 
 /* An ordering plugin loaded from INI text, with its ops and state. */

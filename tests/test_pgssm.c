@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../bench/scene.h"
-#include "../bench/stack.h"
+#include "../sim/scene_problems.h"
+#include "../sim/stack_problem.h"
 #include "helpers.h"
 
 #define SOLVER "[solver]\nmax_sweeps = %d\nmerit = %s\nabs_tol = %g\n" \

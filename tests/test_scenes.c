@@ -1,4 +1,4 @@
-/* The scenes built in code (bench/scene.[ch]) and the rigid form of A:
+/* The scenes built in code (sim/scene_problems.[ch]) and the rigid form of A:
  * SCENES.md's contact counts, the rigid form equal to the factorized one
  * of the same scene, its refusals, and a solve on it meeting the contact
  * laws. */
@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../bench/scene.h"
-#include "../bench/stack.h"
+#include "../sim/scene_problems.h"
+#include "../sim/stack_problem.h"
 #include "helpers.h"
 
 /* max |A_rigid - A_factorized| relative to max |A|, and the same for b. */

@@ -35,7 +35,7 @@ static void cross(const double a[3], const double b[3], double out[3])
 
 /* J (3 x 6) and M^-1 J^T (6 x 3) of one ball of a contact: rows
  * sign * (d, rc x d) for d = n, s, t, rc the contact point relative to the
- * ball's centre (bench/stack.c's convention, +1 for the ball on the
+ * ball's centre (sim/stack_problem.c's convention, +1 for the ball on the
  * normal's side). */
 static void ball_side(const double frame[9], const double rc[3], double sign,
 		      double *jac, double *mjt)

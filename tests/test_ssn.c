@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../bench/scene.h"
+#include "../sim/scene_problems.h"
 #include "helpers.h"
 
 #define SOLVER "[solver]\nmax_sweeps = %d\nmerit = fc3d\nabs_tol = %g\n" \

@@ -1,8 +1,9 @@
-/* The box column of stack.h, on scene.h's problem builder. */
+/* The box column of stack_problem.h, on scene_problems.h's problem
+ * builder. */
 #include <stdlib.h>
 
-#include "scene.h"
-#include "stack.h"
+#include "scene_problems.h"
+#include "stack_problem.h"
 
 #define HX 0.7
 #define HY 0.7

@@ -1,4 +1,4 @@
-/* The factorized contact problem of a scene (scene.h), 001 Appendix A and
+/* The factorized contact problem of a scene (scene_problems.h), 001 Appendix A and
  * 003 sec. 4: for contact point p between body a and body b with frame rows
  * d = n, s, t, the rows of J_a are (d, r_a x d) with r_a = p - c_a, those of
  * J_b are -(d, r_b x d); the columns of M^-1 J^T are (d / m, I^-1 (r x d)).
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/vec.h"
-#include "scene.h"
+#include "vec.h"
+#include "scene_problems.h"
 
 /* J (3 x 6) and M^-1 J^T (6 x 3) of one side; b_row += J (v + dt g). */
 static void side(const struct scene_body *body, const double frame[9],

@@ -1,8 +1,7 @@
-/* A column of boxes on the ground as a factorized contact problem, for the
- * benchmarks and tests of orderings until the rigid-body world builds
- * scenes itself. */
-#ifndef PX_BENCH_STACK_H
-#define PX_BENCH_STACK_H
+/* A column of boxes on the ground as a factorized contact problem built in
+ * code (scene_problems.h), for the tests and benchmarks of orderings. */
+#ifndef PX_SIM_STACK_PROBLEM_H
+#define PX_SIM_STACK_PROBLEM_H
 
 #include <stddef.h>
 
@@ -15,7 +14,7 @@
  * friction has work to do. Four contacts per face, at its corners, frame
  * (n, s, t) = (z, x, y); the contacts of the ground face come first, then
  * face by face upwards, corners in the same order. mu for every contact;
- * A in the factorized or the rigid form (scene.h).
+ * A in the factorized or the rigid form (scene_problems.h).
  * Returns PX_OK or an error (out of memory). */
 int stack_problem_create(size_t boxes, double mu, double slide,
 			 enum px_form form, struct px_problem **out,

@@ -1,9 +1,10 @@
 /* Contact problems of simple scenes built in code (SCENES.md), for the
- * benchmarks and tests until the rigid-body world builds scenes itself:
- * bodies with identity orientation, contacts given by point and normal,
- * turned into a factorized problem for the first time step. */
-#ifndef PX_BENCH_SCENE_H
-#define PX_BENCH_SCENE_H
+ * tests and benchmarks that need a problem of known structure without a
+ * world (the world's own, scene.h, come from its collision): bodies with
+ * identity orientation, contacts given by point and normal, turned into a
+ * factorized problem for the first time step. */
+#ifndef PX_SIM_SCENE_PROBLEMS_H
+#define PX_SIM_SCENE_PROBLEMS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -43,7 +44,7 @@ int scene_problem_create(const struct scene_body *bodies, size_t n_bodies,
  *   ballpile-N: N planes of N^2 spheres with the specified random gaps and
  *     velocities (its 64-bit LCG, seed 12345), dt 0.01; contacts between
  *     in-plane neighbours that touch (within 1e-9 m) and with the ground;
- *   boxstack: stack.h. */
+ *   boxstack: stack_problem.h. */
 int scene_ballgrid(size_t n, enum px_form form, struct px_problem **out,
 		   struct px_error *err);
 int scene_ballpile(size_t n, enum px_form form, struct px_problem **out,
