@@ -58,6 +58,7 @@ static const struct {
 	{"ballpile-8.ini", 513},   {"ballpile-24.ini", 13825},
 	{"ballpile-40.ini", 64001}, {"boxstack-10.ini", 11},
 	{"boxstack-20.ini", 21},   {"boxstack-40.ini", 41},
+	{"boxstack-40-substeps.ini", 41},
 	{"boxstack-10-003.ini", 11}, {"heavyonlight.ini", 3},
 	{"heavyonlight-4.ini", 6}, {"incline.ini", 5},
 	{"wall.ini", 106},         {"wall-81.ini", 81},
