@@ -18,10 +18,11 @@
 # iterations. Prints CSV: scene, work, variant, sweeps, substeps, stands
 # (the highest body within 1 cm of its start at every step of the run),
 # top_drift (its distance from its start at the end, m), top_drift_max
-# (the largest over the run, m), max_drop (the largest drop of any body, m), energy_drift ((E_end -
-# E_start) / |E_start|, potential from z = 0; Bullet: -), ms_per_step (CPU
-# time of the process per step: the machine may be shared) and
-# x_today (time per step over today's at the same work, in this run).
+# (the largest over the run, m), max_drop (the largest drop of any body,
+# m), energy_drift ((E_end - E_start) / |E_start|, potential from z = 0;
+# Bullet: -), ms_per_step (CPU time of the process per step: the machine
+# may be shared) and x_today (time per step over today's at the same
+# work, in this run).
 # Sequential Gauss-Seidel, disc friction, identity ordering unless _r,
 # exactly the sweeps asked (bench/world's config). Run it under flock /tmp/proxima-bench.lock.
 set -eu
