@@ -32,7 +32,7 @@ static const char identity_doc[] =
 	"reuse them.\n"
 	"\n"
 	"Choose it as the baseline and the default: its result depends only on\n"
-	"the problem file,, and for scenes it is the order in which the world\n"
+	"the problem file, and for scenes it is the order in which the world\n"
 	"builds the contacts. The other orderings are measured against it\n"
 	"(bench/orderings.sh; 000 reports its heuristics as speedups over it). No\n"
 	"parameters.\n";
