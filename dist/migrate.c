@@ -24,14 +24,13 @@ static int cmp_moved(const void *x, const void *y)
 	return (a->gid > b->gid) - (a->gid < b->gid);
 }
 
-/* Into out[q] (bytes[q]) the own bodies neighbour q keeps; the rank's
- * own kept ones and its statics into *keep. Fails when a body moved
+/* Into out's buffer q the own bodies neighbour q keeps; the rank's own
+ * kept ones and its statics into *keep. Fails when a body moved
  * farther than the ghost layer's width in the step: from a centre in the
  * rank's box, a move within that width keeps it where only neighbours
  * (boxes within two widths) can keep it. */
-static int sort_out(struct px_dist_world *dw, struct moved **out,
-		    size_t *bytes, struct moved *keep, size_t *n_keep,
-		    struct px_error *err)
+static int sort_out(struct px_dist_world *dw, struct px_dist_outbox *out,
+		    struct moved *keep, size_t *n_keep, struct px_error *err)
 {
 	const struct px_region *reg = dw->reg;
 	const struct px_body *b = px_world_bodies(dw->w);
@@ -59,9 +58,9 @@ static int sort_out(struct px_dist_world *dw, struct moved **out,
 			keep[(*n_keep)++] = (struct moved){reg->gid[i], b[i]};
 		for (size_t q = 0; q < dw->n_nbr; q++)
 			if (px_region_keeps(reg, dw->nbr[q], b[i].x)) {
-				out[q][bytes[q] / sizeof **out] =
-				    (struct moved){reg->gid[i], b[i]};
-				bytes[q] += sizeof **out;
+				const struct moved m = {reg->gid[i], b[i]};
+
+				px_dist_outbox_put(out, q, &m, sizeof m);
 			}
 	}
 	return PX_OK;
@@ -117,22 +116,19 @@ done:
 int px_dist_refresh(struct px_dist_world *dw, struct px_error *err)
 {
 	const size_t n = px_world_n_bodies(dw->w);
-	struct moved **out = calloc(dw->n_nbr + 1, sizeof *out), *keep;
-	size_t *bytes = calloc(dw->n_nbr + 1, sizeof *bytes), n_keep = 0, got = 0;
+	struct px_dist_outbox out;
+	struct moved *keep;
+	size_t n_keep = 0, got = 0;
 	unsigned char *in = NULL;
-	int rc = out && bytes ? PX_OK : PX_ERR_NOMEM;
+	int rc = px_dist_outbox_init(&out, dw, n * sizeof *keep);
 
-	for (size_t q = 0; !rc && q < dw->n_nbr; q++)
-		if (!(out[q] = malloc((n + 1) * sizeof **out)))
-			rc = PX_ERR_NOMEM;
 	keep = rc ? NULL : malloc((n + 1) * sizeof *keep);
 	if (!keep)
 		rc = px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the ghost refresh",
 				  dw->rank);
 	else
-		rc = sort_out(dw, out, bytes, keep, &n_keep, err);
-	rc = px_dist_world_swap(dw, TAG_BODIES, rc, (void *const *)out, bytes,
-				&in, &got, err);
+		rc = sort_out(dw, &out, keep, &n_keep, err);
+	rc = px_dist_world_swap(dw, TAG_BODIES, rc, &out, &in, &got, err);
 	if (!rc) {
 		struct moved *all = realloc(keep, (n_keep + got / sizeof *all + 1) * sizeof *all);
 
@@ -146,10 +142,7 @@ int px_dist_refresh(struct px_dist_world *dw, struct px_error *err)
 					  dw->rank);
 		}
 	}
-	for (size_t q = 0; out && q < dw->n_nbr; q++)
-		free(out[q]);
-	free(out);
-	free(bytes);
+	px_dist_outbox_free(&out);
 	free(keep);
 	free(in);
 	return px_dist_agree(rc, err);

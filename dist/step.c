@@ -53,10 +53,32 @@ static int of_rank(const struct px_region *reg, uint32_t body, int q)
 	return reg->owner[body] == q;
 }
 
+int px_dist_outbox_init(struct px_dist_outbox *o,
+			const struct px_dist_world *dw, size_t cap)
+{
+	o->n = dw->n_nbr;
+	o->buf = calloc(o->n + 1, sizeof *o->buf);
+	o->bytes = calloc(o->n + 1, sizeof *o->bytes);
+	if (!o->buf || !o->bytes)
+		return PX_ERR_NOMEM;
+	for (size_t q = 0; q < o->n; q++)
+		if (!(o->buf[q] = malloc(cap + 1)))
+			return PX_ERR_NOMEM;
+	return PX_OK;
+}
+
+void px_dist_outbox_free(struct px_dist_outbox *o)
+{
+	for (size_t q = 0; o->buf && q < o->n; q++)
+		free(o->buf[q]);
+	free(o->buf);
+	free(o->bytes);
+	*o = (struct px_dist_outbox){0};
+}
+
 int px_dist_world_swap(struct px_dist_world *dw, int tag, int rc,
-		       void *const *out, const size_t *out_bytes,
-		       unsigned char **in, size_t *in_bytes,
-		       struct px_error *err)
+		       const struct px_dist_outbox *out, unsigned char **in,
+		       size_t *in_bytes, struct px_error *err)
 {
 	const size_t m = dw->n_nbr;
 	uint64_t *cnt = dw->cnt;
@@ -66,7 +88,7 @@ int px_dist_world_swap(struct px_dist_world *dw, int tag, int rc,
 	*in = NULL;
 	*in_bytes = 0;
 	for (size_t q = 0; q < m; q++) {
-		cnt[q] = rc ? 0 : out_bytes[q];
+		cnt[q] = rc ? 0 : out->bytes[q];
 		MPI_Isend(cnt + q, 1, MPI_UINT64_T, dw->nbr[q], tag, MPI_COMM_WORLD,
 			  req + q);
 		MPI_Irecv(cnt + m + q, 1, MPI_UINT64_T, dw->nbr[q], tag,
@@ -90,10 +112,10 @@ int px_dist_world_swap(struct px_dist_world *dw, int tag, int rc,
 		MPI_Irecv(*in + at, (int)cnt[m + q], MPI_BYTE, dw->nbr[q], tag,
 			  MPI_COMM_WORLD, req + m + q);
 		at += cnt[m + q];
-		MPI_Isend(out[q], (int)out_bytes[q], MPI_BYTE, dw->nbr[q], tag,
-			  MPI_COMM_WORLD, req + q);
+		MPI_Isend(out->buf[q], (int)out->bytes[q], MPI_BYTE, dw->nbr[q],
+			  tag, MPI_COMM_WORLD, req + q);
 		dw->traffic.messages++;
-		dw->traffic.bytes += out_bytes[q];
+		dw->traffic.bytes += out->bytes[q];
 	}
 	MPI_Waitall((int)(2 * m), req, MPI_STATUSES_IGNORE);
 	*in_bytes = total;
@@ -110,10 +132,10 @@ static size_t nbr_index(const struct px_dist_world *dw, int r)
 	return q;
 }
 
-/* Into out[q] (bytes[q]) the impulse of every own contact on a body of
+/* Into out's buffer q the impulse of every own contact on a body of
  * neighbour q (each contact once per neighbour). */
 static void cuts_out(const struct px_dist_world *dw, const double *own,
-		     struct cut **out, size_t *bytes)
+		     struct px_dist_outbox *out)
 {
 	const struct px_dist_part *d = &dw->d;
 	const struct px_region *reg = dw->reg;
@@ -128,6 +150,7 @@ static void cuts_out(const struct px_dist_world *dw, const double *own,
 
 		for (int e = 0; e < 2; e++) {
 			const int32_t o = e ? ob : oa;
+			struct cut cut;
 			size_t q;
 
 			if (o < 0 || o == dw->rank || (e && ob == oa))
@@ -136,10 +159,9 @@ static void cuts_out(const struct px_dist_world *dw, const double *own,
 			if (q == dw->n_nbr) /* cannot be: the owner of a body
 					       this rank keeps is a neighbour */
 				continue;
-			out[q][bytes[q] / sizeof **out] = cut_key(reg, ck);
-			memcpy(out[q][bytes[q] / sizeof **out].l, own + 3 * j,
-			       3 * sizeof *own);
-			bytes[q] += sizeof **out;
+			cut = cut_key(reg, ck);
+			memcpy(cut.l, own + 3 * j, sizeof cut.l);
+			px_dist_outbox_put(out, q, &cut, sizeof cut);
 		}
 	}
 }
@@ -157,21 +179,18 @@ static int cut_exchange(struct px_dist_world *dw, const double *own,
 	const double *unused;
 	uint32_t bs;
 	const size_t n = lambda ? px_world_contacts(dw->w, &c, &unused, &bs) : 0;
-	struct cut **out = calloc(dw->n_nbr + 1, sizeof *out), *in;
-	size_t *bytes = calloc(dw->n_nbr + 1, sizeof *bytes), n_in = 0;
+	struct px_dist_outbox out;
+	struct cut *in;
+	size_t n_in = 0;
 	unsigned char *got_bytes = NULL, *mine = malloc(n + 1);
-	int rc = out && bytes && mine ? PX_OK : PX_ERR_NOMEM;
+	int rc = px_dist_outbox_init(&out, dw, d->n_own * sizeof *in);
 
-	for (size_t q = 0; !rc && q < dw->n_nbr; q++)
-		if (!(out[q] = malloc((d->n_own + 1) * sizeof **out)))
-			rc = PX_ERR_NOMEM;
-	if (rc)
+	if (rc || !mine)
 		rc = px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the cut impulses",
 				  dw->rank);
 	else
-		cuts_out(dw, own, out, bytes);
-	rc = px_dist_world_swap(dw, TAG_CUT, rc, (void *const *)out, bytes,
-				&got_bytes, &n_in, err);
+		cuts_out(dw, own, &out);
+	rc = px_dist_world_swap(dw, TAG_CUT, rc, &out, &got_bytes, &n_in, err);
 	in = (struct cut *)got_bytes;
 	n_in /= sizeof *in;
 	if (n_in)
@@ -201,10 +220,7 @@ static int cut_exchange(struct px_dist_world *dw, const double *own,
 		else
 			memcpy(lambda + 3 * k, got->l, sizeof got->l);
 	}
-	for (size_t q = 0; out && q < dw->n_nbr; q++)
-		free(out[q]);
-	free(out);
-	free(bytes);
+	px_dist_outbox_free(&out);
 	free(got_bytes);
 	free(mine);
 	return px_dist_agree(rc, err);

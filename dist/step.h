@@ -23,6 +23,7 @@
 #define PX_DIST_STEP_H
 
 #include <mpi.h>
+#include <string.h>
 
 #include "dist.h"
 #include "region.h"
@@ -71,16 +72,40 @@ void px_dist_world_sums(const struct px_dist_world *dw, double p[3],
 
 void px_dist_world_free(struct px_dist_world *dw);
 
-/* With every neighbour, collective: send out[q] (out_bytes[q] bytes) to
- * neighbour q and receive what each sends, in neighbour order, into one
- * malloc'ed *in (*in_bytes in all). The sizes go first; then every rank
- * agrees on rc (this rank's status so far, its message in err) and on its
- * receive buffer before any payload moves, so a failure anywhere is every
- * rank's and no rank waits on a message that will not come. */
+/* What a rank sends its neighbours in one px_dist_world_swap: per
+ * neighbour q a buffer buf[q] of which bytes[q] are filled. */
+struct px_dist_outbox {
+	unsigned char **buf;
+	size_t *bytes;
+	size_t n; /* neighbours */
+};
+
+/* One empty buffer of cap bytes per neighbour of dw; PX_ERR_NOMEM (and
+ * an outbox px_dist_outbox_free takes) when out of memory. */
+int px_dist_outbox_init(struct px_dist_outbox *o,
+			const struct px_dist_world *dw, size_t cap);
+
+/* Append size bytes of item to neighbour q's buffer (room for them is
+ * the caller's: init's cap). */
+static inline void px_dist_outbox_put(struct px_dist_outbox *o, size_t q,
+				      const void *item, size_t size)
+{
+	memcpy(o->buf[q] + o->bytes[q], item, size);
+	o->bytes[q] += size;
+}
+
+void px_dist_outbox_free(struct px_dist_outbox *o);
+
+/* With every neighbour, collective: send out's buffer q to neighbour q
+ * and receive what each sends, in neighbour order, into one malloc'ed
+ * *in (*in_bytes in all). The sizes go first; then every rank agrees on
+ * rc (this rank's status so far, its message in err; out is read only
+ * when rc is PX_OK) and on its receive buffer before any payload moves,
+ * so a failure anywhere is every rank's and no rank waits on a message
+ * that will not come. */
 int px_dist_world_swap(struct px_dist_world *dw, int tag, int rc,
-		       void *const *out, const size_t *out_bytes,
-		       unsigned char **in, size_t *in_bytes,
-		       struct px_error *err);
+		       const struct px_dist_outbox *out, unsigned char **in,
+		       size_t *in_bytes, struct px_error *err);
 
 /* Ghost refresh and migration (migrate.c), collective: every rank sends
  * the bodies it owned at the step's start (dw->own) to the neighbours
