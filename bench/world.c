@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../sim/scene.h"
+#include "../sim/vec.h"
 #include "../sim/world.h"
 #include "common.h"
 
@@ -45,8 +46,10 @@ static size_t highest(const struct px_world *w)
 
 static double distance(const double a[3], const double b[3])
 {
-	return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
-		    (a[2] - b[2]) * (a[2] - b[2]));
+	double d[3];
+
+	v3_sub(a, b, d);
+	return v3_norm(d);
 }
 
 /* The process's CPU time (s): steadier than the wall clock on a busy
