@@ -389,12 +389,14 @@ void px_dist_world_sums(const struct px_dist_world *dw, double p[3],
 	unsigned char *own = malloc(n + 1);
 
 	memset(p, 0, 3 * sizeof *p);
-	for (size_t i = 0; i < n; i++)
-		if (dw->reg->owner[i] == dw->rank)
-			for (int q = 0; q < 3; q++)
-				p[q] += b[i].mass * b[i].v[q];
-	for (size_t i = 0; own && i < n; i++)
-		own[i] = dw->reg->owner[i] == dw->rank;
+	for (size_t i = 0; i < n; i++) {
+		const int mine = dw->reg->owner[i] == dw->rank;
+
+		if (own)
+			own[i] = (unsigned char)mine;
+		for (int q = 0; mine && q < 3; q++)
+			p[q] += b[i].mass * b[i].v[q];
+	}
 	e[0] = own ? px_world_kinetic_energy_of(dw->w, own) : NAN;
 	e[1] = own ? px_world_potential_energy_of(dw->w, own) : NAN;
 	free(own);
