@@ -39,6 +39,20 @@ static const char *plugin_name(const struct px_config *c, unsigned kind)
 	return px_plugin_header(px_config_plugin(c, kind))->name;
 }
 
+/* The back-tracking factor the config's rfactor plugin applies, read from
+ * its behaviour: a sweep whose residual grew tenfold is rejected and r
+ * multiplied by nu. */
+static double backtrack_factor(const struct px_config *c)
+{
+	const struct px_plugin *pl = px_config_plugin(c, PX_KIND_RFACTOR);
+	const struct px_rfactor_ops *ops = (const void *)px_plugin_header(pl);
+	double r = 1.0;
+
+	cr_assert_eq(ops->adapt(px_plugin_state(pl), 1.0, 10.0, &r, 1),
+		     PX_SWEEP_REJECT);
+	return r;
+}
+
 Test(config, defaults_without_a_file)
 {
 	struct px_config *c;
@@ -54,6 +68,7 @@ Test(config, defaults_without_a_file)
 	cr_assert_str_eq(plugin_name(c, PX_KIND_ORDERING), "identity");
 	cr_assert_str_eq(plugin_name(c, PX_KIND_RFACTOR), "local");
 	cr_assert_str_eq(plugin_name(c, PX_KIND_SCHEDULER), "sequential");
+	cr_assert_float_eq(backtrack_factor(c), 0.9, 0); /* local's nu */
 	px_config_free(c);
 }
 
@@ -77,6 +92,7 @@ Test(config, reads_every_section)
 	cr_assert_float_eq(s->rel_tol, 0, 0);
 	cr_assert_eq(s->merit, PX_MERIT_DELTA);
 	cr_assert_str_eq(plugin_name(c, PX_KIND_RFACTOR), "local");
+	cr_assert_float_eq(backtrack_factor(c), 0.5, 0); /* nu = 0.5 was read */
 	px_config_free(c);
 	unlink(path);
 }
