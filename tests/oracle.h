@@ -5,9 +5,12 @@
  *
  * 1. Coulomb's law contact by contact (oracle_contact_laws). With u = A
  *    lambda + b computed here, d_k > 0 contact k's own normal diagonal A_nn
- *    (a velocity divided by d_k is an impulse) and s_k = max(||lambda_k||,
- *    ||b_k|| / d_k) the contact's own scale, three residuals in impulse
- *    units, each of which must be at most rel s_k + abs:
+ *    (a velocity divided by d_k is an impulse), t_k the sums |b_i| +
+ *    sum_j |A_ij lambda_j| over its rows i (the size of the terms its u_k
+ *    adds up, which bounds how well u_k can be known) and s_k =
+ *    max(||lambda_k||, ||t_k|| / d_k) the contact's own scale, three
+ *    residuals in impulse units, each of which must be at most rel s_k +
+ *    abs:
  *      normal    |min(lambda_n, u_n / d_k)|: lambda_n >= 0, u_n >= 0 and
  *                lambda_n u_n = 0;
  *      cone      max(0, ||lambda_f|| - mu lambda_n): the friction disc;
@@ -47,9 +50,11 @@
 #endif
 
 /* u = A lambda + b on the dense A (m x m, row-major); malloc'd, with A
- * into *a_out (malloc'd) when not NULL. */
-static inline double *oracle_velocity(const struct px_problem *p,
-				      const double *lambda, double **a_out)
+ * into *a_out (malloc'd) when not NULL and the terms' sizes |b_i| + sum_j
+ * |A_ij lambda_j| into t (m) when not NULL. */
+static inline double *oracle_velocity_terms(const struct px_problem *p,
+					    const double *lambda,
+					    double **a_out, double *t)
 {
 	const size_t m = px_problem_n_contacts(p) * px_problem_block_size(p);
 	const double *b = px_problem_b_const(p);
@@ -59,11 +64,15 @@ static inline double *oracle_velocity(const struct px_problem *p,
 	cr_assert(a && u);
 	cr_assert_eq(px_problem_to_dense(p, a), PX_OK);
 	for (size_t i = 0; i < m; i++) {
-		double s = b[i];
+		double s = b[i], size = fabs(b[i]);
 
-		for (size_t j = 0; j < m; j++)
+		for (size_t j = 0; j < m; j++) {
 			s += a[i * m + j] * lambda[j];
+			size += fabs(a[i * m + j] * lambda[j]);
+		}
 		u[i] = s;
+		if (t)
+			t[i] = size;
 	}
 	if (a_out)
 		*a_out = a;
@@ -72,17 +81,23 @@ static inline double *oracle_velocity(const struct px_problem *p,
 	return u;
 }
 
+static inline double *oracle_velocity(const struct px_problem *p,
+				      const double *lambda, double **a_out)
+{
+	return oracle_velocity_terms(p, lambda, a_out, NULL);
+}
+
 /* The three residuals of contact k (see the top of this file) into r[3]:
  * normal, cone, friction, in impulse units; returns the contact's scale. */
 static inline double oracle_contact_residuals(const double l[3],
 					      const double v[3],
-					      const double bk[3], double d,
+					      const double tk[3], double d,
 					      double mu, double r[3])
 {
 	const double lf = hypot(l[1], l[2]), vf = hypot(v[1], v[2]);
 	const double scale = fmax(sqrt(l[0] * l[0] + lf * lf),
-				  sqrt(bk[0] * bk[0] + bk[1] * bk[1] +
-				       bk[2] * bk[2]) / d);
+				  sqrt(tk[0] * tk[0] + tk[1] * tk[1] +
+				       tk[2] * tk[2]) / d);
 
 	r[0] = fabs(fmin(l[0], v[0] / d));
 	r[1] = fmax(0.0, lf - mu * l[0]);
@@ -105,12 +120,13 @@ static inline int oracle_contact_laws_worst(const struct px_problem *p,
 	const size_t n = px_problem_n_contacts(p);
 	const uint32_t bs = px_problem_block_size(p);
 	const size_t m = n * bs;
-	const double *b = px_problem_b_const(p);
 	const struct px_friction_params *fr = px_problem_friction_const(p);
-	double *a, *u = oracle_velocity(p, lambda, &a);
+	double *t = malloc((m ? m : 1) * sizeof *t), *a;
+	double *u = oracle_velocity_terms(p, lambda, &a, t);
 	double w = 0.0;
 	int bad = 0;
 
+	cr_assert_not_null(t);
 	cr_assert_geq(bs, 3);
 	for (size_t k = 0; k < n; k++) {
 		const size_t o = k * bs;
@@ -118,7 +134,7 @@ static inline int oracle_contact_laws_worst(const struct px_problem *p,
 		double r[3], s;
 
 		cr_assert_gt(d, 0.0, "%s: contact %zu: A_nn = %g", what, k, d);
-		s = oracle_contact_residuals(lambda + o, u + o, b + o, d,
+		s = oracle_contact_residuals(lambda + o, u + o, t + o, d,
 					     fr[k].mu, r);
 		for (int i = 0; i < 3; i++) {
 			if (s > 0.0)
@@ -135,6 +151,7 @@ static inline int oracle_contact_laws_worst(const struct px_problem *p,
 	}
 	if (worst)
 		*worst = w;
+	free(t);
 	free(a);
 	free(u);
 	return bad;

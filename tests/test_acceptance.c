@@ -1,4 +1,6 @@
-/* Acceptance on every problem in ../shared/problems:
+/* Acceptance on every problem in ../shared/problems, each answer checked by
+ * the oracles of tests/oracle.h (Siconos's fc3d error and Coulomb's law
+ * contact by contact, computed outside the solver):
  *   - conf/default.ini reaches fc3d error < 1e-8 and the contact laws hold,
  *     and so does it with the colored scheduler (greedy) in place of
  *     sequential: run on one thread, as its iterate is bit for bit the same
@@ -6,7 +8,9 @@
  *   - every combination of {disc, ellipsoid with mu_s = mu_t} x {global,
  *     local, blocked} x {sequential, jacobi, colored greedy, colored
  *     balanced with small colors merged, naive} either reaches fc3d error
- *     < 1e-8 or says it did not converge: none reports success above 1e-8.
+ *     < 1e-8 with the contact laws holding, or says it did not converge:
+ *     none reports success on a wrong answer; and on every problem the
+ *     sequential ones that must converge (see must_converge) do.
  *     The parallel schedulers run 2 threads even on the smallest problems
  *     (serial_below = 0). The combinations stop on delta (the default stop
  *     test, certified by the driver) with a sweep cap that keeps the suite
@@ -17,10 +21,19 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "oracle.h"
 
+/* Coulomb's law per contact (tests/oracle.h): at fc3d < 5e-9 the worst
+ * contact's residual over its own scale was 2.4e-6 (Capsules-i122, a few
+ * contacts sliding at ~1e-5 of its velocity scale, whose direction that
+ * error fixes only so far), 8.4e-7 on Capsules-i125 and at most 3e-7 on
+ * the others. */
+#define LAW_REL 1e-5
+#define LAW_ABS 0.0
 static const char *const problems[] = {
 	"BoxesStack1-i100000-32.hdf5.dat",
 	"Capsules-i122-1617.dat",
+	"Capsules-i125-1213.hdf5",
 	"Confeti-ex13-4contact-Fc3D-SBM.dat",
 	"FC3D_Example1.dat",
 	"FC3D_Example1_SBM.dat",
@@ -35,14 +48,29 @@ static const char *const problems[] = {
 
 #define N_PROBLEMS (sizeof problems / sizeof *problems)
 
+/* How many of the 30 combinations converge within 400 sweeps on each
+ * problem (as measured when this was written; every one that does is
+ * checked by the oracles): all of them on the small problems and
+ * Rover4516, 10 on Rover1040 (sequential ones), none on the hard ones
+ * (BoxesStack1 needs ~290000 sweeps, the Capsules, KaplasTower and
+ * OneObject thousands). */
+static const int must_converge[] = {0, 0, 0, 30, 30, 30, 30, 30, 0, 30, 0, 10, 30};
+_Static_assert(sizeof must_converge / sizeof *must_converge == N_PROBLEMS,
+	       "one count per problem");
+
+/* Coulomb's law per contact for the combinations that converge: at fc3d
+ * 3e-11 or less there, the worst contact's residual was 3e-10 of its own
+ * scale. */
+#define COMBO_LAW_REL 1e-8
+
 static struct px_problem *read_problem(size_t i)
 {
 	char path[4096];
 	struct px_problem *p;
 	struct px_error err = {0};
 
-	cr_assert_eq(px_dat_read(shared_problem(problems[i], path, sizeof path),
-				 &p, &err),
+	cr_assert_eq(px_problem_read(shared_problem(problems[i], path, sizeof path),
+				     &p, PX_FCLIB_R_NONE, NULL, &err),
 		     PX_OK, "%s", err.msg);
 	return p;
 }
@@ -87,13 +115,10 @@ static void default_config(size_t i, const char *scheduler)
 	double *x = zeros(p), e;
 
 	cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s", err.msg);
-	e = px_merit_fc3d(p, x, NULL);
+	e = oracle_fc3d(p, x);
 	cr_assert(rep.converged, "%s: not converged after %llu sweeps, fc3d %g",
 		  problems[i], (unsigned long long)rep.sweeps, e);
-	cr_assert_lt(e, 1e-8, "%s: fc3d %g", problems[i], e);
-	/* 1e-5: Capsules has contacts sliding at ~1e-5 of the velocity scale,
-	 * whose direction an fc3d error of 5e-9 fixes only to ~5e-8 */
-	cr_assert_eq(check_contact_laws(p, x, 1e-5), 0, "%s", problems[i]);
+	assert_solution(p, x, LAW_REL, LAW_ABS, 1e-8, problems[i]);
 	cr_log_info("%s %s: %llu sweeps, fc3d %.2e\n",
 		    scheduler ? scheduler : "default", problems[i],
 		    (unsigned long long)rep.sweeps, e);
@@ -124,7 +149,7 @@ static void combinations(size_t i)
 				char text[512];
 				struct px_config *cfg;
 				struct px_report rep;
-				double *x = zeros(p), e;
+				double *x = zeros(p);
 
 				snprintf(text, sizeof text,
 					 "[solver]\nmax_sweeps = 400\nmerit = delta\n"
@@ -133,12 +158,13 @@ static void combinations(size_t i)
 					 fr[f], rf[r], sc[s]);
 				cfg = config_from_text(text);
 				cr_assert_eq(px_solve(p, cfg, x, &rep, NULL), PX_OK);
-				e = px_merit_fc3d(p, x, NULL);
 				if (rep.converged) {
+					char what[256];
+
+					snprintf(what, sizeof what, "%s with %s/%s/%s",
+						 problems[i], fr[f], rf[r], sc[s]);
 					converged++;
-					cr_assert_lt(e, 1e-8,
-						     "%s with %s/%s/%s: reported converged at fc3d %g",
-						     problems[i], fr[f], rf[r], sc[s], e);
+					assert_solution(p, x, COMBO_LAW_REL, 0.0, 1e-8, what);
 				}
 				px_report_free(&rep);
 				px_config_free(cfg);
@@ -146,6 +172,9 @@ static void combinations(size_t i)
 			}
 	cr_log_info("%s: %d of %d combinations converged within 400 sweeps\n",
 		    problems[i], converged, 2 * 3 * n_sc);
+	cr_assert_geq(converged, must_converge[i],
+		      "%s: %d of %d combinations converged within 400 sweeps, %d did before",
+		      problems[i], converged, 2 * 3 * n_sc, must_converge[i]);
 	px_problem_destroy(p);
 }
 
@@ -175,8 +204,9 @@ PROBLEM_TESTS(8)
 PROBLEM_TESTS(9)
 PROBLEM_TESTS(10)
 PROBLEM_TESTS(11)
+PROBLEM_TESTS(12)
 
-/* A .dat file added to ../shared/problems must be added above. */
+/* A .dat or .hdf5 file added to ../shared/problems must be added above. */
 Test(acceptance, covers_every_dat_file)
 {
 	char path[4096];
@@ -189,7 +219,8 @@ Test(acceptance, covers_every_dat_file)
 	while ((e = readdir(d))) {
 		size_t len = strlen(e->d_name), i;
 
-		if (len < 4 || strcmp(e->d_name + len - 4, ".dat") != 0)
+		if ((len < 4 || strcmp(e->d_name + len - 4, ".dat") != 0) &&
+		    (len < 5 || strcmp(e->d_name + len - 5, ".hdf5") != 0))
 			continue;
 		for (i = 0; i < N_PROBLEMS; i++)
 			if (strcmp(problems[i], e->d_name) == 0)
