@@ -1,6 +1,7 @@
 /* `proxima run`: read a scene (an INI file of scenes/), step its world with a solver
  * config, show progress on a terminal, and on request write per-step
- * statistics (CSV) and VTK frames (.vtp per frame, .pvd index). */
+ * statistics (CSV), VTK frames (.vtp per frame, .pvd index) and the
+ * bodies' final states (exactly: hexadecimal floats). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -15,7 +16,9 @@
 #include "../sim/mesh.h"
 #include "../sim/scene.h"
 #include "../sim/world.h"
+#include "../sim/world_problem.h"
 #include "cli.h"
+#include "solution.h"
 
 /* Where bundled data lives: $PROXIMA_DATA_DIR, else the installed
  * pkgdatadir. */
@@ -31,6 +34,7 @@ struct run_opts {
 	const char *scene;
 	const char *csv;    /* per-step statistics, or NULL */
 	const char *vtk;    /* directory of VTK frames, or NULL */
+	const char *state;  /* the bodies' final states, or NULL */
 	unsigned long long steps; /* 0: the scene's */
 	unsigned long long vtk_every;
 	int cache;          /* -1: the scene's, else 0/1 */
@@ -71,6 +75,62 @@ static int vtk_frame(const char *dir, unsigned long long i,
 	return PX_OK;
 }
 
+/* After a step: add the impulse of each of its contacts with a static
+ * body, as the moving body received it, to that static body's impulse[3
+ * world index] (what --state writes). */
+static int static_impulses(const struct px_world *w, double *impulse,
+			   struct px_error *err)
+{
+	const struct px_body *b = px_world_bodies(w);
+	const struct px_contact *c;
+	const double *lambda;
+	uint32_t bs;
+	const size_t n = px_world_contacts(w, &c, &lambda, &bs);
+	struct px_contact_rows *rows = malloc((n + 1) * sizeof *rows);
+	struct px_dynamics dyn;
+
+	if (!rows)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	if (px_dynamics_build(w, &dyn, err)) {
+		free(rows);
+		return err->code;
+	}
+	px_contact_rows_build(w, &dyn, c, n, rows);
+	for (size_t k = 0; k < n; k++) {
+		/* a static body is always the problem's body b */
+		const uint32_t s = b[c[k].a].is_static ? c[k].a : c[k].b;
+		double f[3];
+
+		if (!b[s].is_static)
+			continue;
+		px_contact_rows_impulse(rows + k, lambda + (size_t)bs * k, f);
+		for (int q = 0; q < 3; q++)
+			impulse[3 * s + q] += f[q];
+	}
+	px_dynamics_free(&dyn);
+	free(rows);
+	return PX_OK;
+}
+
+/* The bodies' final states to path (px_cli_state_row). */
+static int write_state(const char *path, const struct px_world *w,
+		       const double *impulse, struct px_error *err)
+{
+	FILE *f = fopen(path, "w");
+	const struct px_body *b = px_world_bodies(w);
+
+	if (!f)
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write: %s",
+				    path, strerror(errno));
+	px_cli_state_header(f);
+	for (size_t i = 0; i < px_world_n_bodies(w); i++)
+		px_cli_state_row(f, i, b + i, impulse + 3 * i);
+	if (fclose(f))
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write: %s",
+				    path, strerror(errno));
+	return PX_OK;
+}
+
 static int simulate(const struct run_opts *o)
 {
 	struct px_world_settings *s;
@@ -80,6 +140,7 @@ static int simulate(const struct run_opts *o)
 	struct px_step_stats st;
 	FILE *csv = NULL;
 	char **names = NULL, path[4096];
+	double *impulse = NULL; /* --state: 3 per body */
 	double *times = NULL, e0, e1, max_depth = 0.0, seconds = 0.0,
 			      solve = 0.0, collide = 0.0;
 	size_t n_frames = 0, contacts = 0, max_contacts = 0;
@@ -103,6 +164,21 @@ static int simulate(const struct run_opts *o)
 			goto fail;
 		}
 		px_step_stats_csv_header(csv);
+	}
+	if (o->state) {
+		/* refuse an unwritable path before the run */
+		FILE *f = fopen(o->state, "w");
+
+		if (!f || fclose(f)) {
+			px_error_set(&err, PX_ERR_IO, "%s: cannot write: %s",
+				     o->state, strerror(errno));
+			goto fail;
+		}
+		impulse = calloc(3 * px_world_n_bodies(w) + 1, sizeof *impulse);
+		if (!impulse) {
+			px_error_set(&err, PX_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
 	}
 	if (o->vtk) {
 		if (mkdir(o->vtk, 0777) && errno != EEXIST) {
@@ -138,6 +214,8 @@ static int simulate(const struct run_opts *o)
 				status = EXIT_NOT_CONVERGED;
 			goto done;
 		}
+		if (impulse && static_impulses(w, impulse, &err))
+			goto fail;
 		sweeps += st.sweeps;
 		unconverged += !st.converged;
 		contacts += st.contacts;
@@ -166,6 +244,8 @@ static int simulate(const struct run_opts *o)
 				      n_frames, &err))
 			goto fail;
 	}
+	if (o->state && write_state(o->state, w, impulse, &err))
+		goto fail;
 	e1 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
 	printf("contacts    %.1f per step on average, at most %zu; deepest penetration %.3g m\n",
 	       s->steps ? (double)contacts / (double)s->steps : 0.0,
@@ -181,6 +261,8 @@ static int simulate(const struct run_opts *o)
 		printf("statistics  %s\n", o->csv);
 	if (o->vtk)
 		printf("frames      %zu in %s, index %s\n", n_frames, o->vtk, path);
+	if (o->state)
+		printf("state       %s\n", o->state);
 	status = EXIT_CONVERGED;
 	goto done;
 fail:
@@ -195,6 +277,7 @@ done:
 		free(names[i]);
 	free(names);
 	free(times);
+	free(impulse);
 	px_world_destroy(w);
 	px_config_free(cfg);
 	return status;
@@ -218,7 +301,11 @@ static int parse_count(const char *opt, const char *v,
 static void run_usage(FILE *f)
 {
 	fprintf(f, "Usage: proxima run [-c CONFIG] [SCENE] [--steps N] [--csv FILE.csv]\n"
-		   "                   [--vtk DIR] [--vtk-every K] [--cache on|off] [--quiet]\n");
+		   "                   [--vtk DIR] [--vtk-every K] [--cache on|off]\n"
+		   "                   [--state FILE.csv] [--quiet]\n"
+		   "  --state FILE.csv  the bodies' final states, every number exactly\n"
+		   "                    (hexadecimal floats, %%a): body, mass, centre,\n"
+		   "                    orientation, velocities, static bodies' impulse\n");
 }
 
 /* The bundled default scene. */
@@ -237,6 +324,7 @@ int px_cli_run(int argc, char **argv)
 		{"vtk", required_argument, NULL, 'v'},
 		{"vtk-every", required_argument, NULL, 'e'},
 		{"cache", required_argument, NULL, 'w'},
+		{"state", required_argument, NULL, 's'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -267,6 +355,7 @@ int px_cli_run(int argc, char **argv)
 			}
 			o.cache = strcmp(optarg, "on") == 0;
 			break;
+		case 's': o.state = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': run_usage(stdout); return 0;
 		default:

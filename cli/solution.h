@@ -1,10 +1,26 @@
-/* Writing a solution (cli/solution.c), shared by proxima and proxima-mpi. */
+/* Writing a solution and a run's final state (cli/solution.c), shared by
+ * proxima and proxima-mpi. */
 #ifndef PX_CLI_SOLUTION_H
 #define PX_CLI_SOLUTION_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../sim/body.h"
 
 /* lambda[0..m) to path, one number per line; 0, or -1 when it cannot. */
 int px_cli_write_solution(const char *path, const double *lambda, size_t m);
+
+/* `proxima run --state FILE` (serial and distributed): the bodies' final
+ * states as CSV, every number a C99 hexadecimal float (%a, the double
+ * exactly; strtod reads it back): the header, then per body in the
+ * scene's order its index there, mass (0: static), centre, orientation
+ * (w, x, y, z), linear and angular velocity, and for a static body the
+ * impulse its contacts gave the moving bodies over the run (N s; 0 for a
+ * moving body). */
+void px_cli_state_header(FILE *f);
+void px_cli_state_row(FILE *f, uint64_t index, const struct px_body *b,
+		      const double impulse[3]);
 
 #endif

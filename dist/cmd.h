@@ -15,15 +15,15 @@ int px_dist_cmd_run(int argc, char **argv);
 /* A command's arguments: -c CONFIG, one TARGET (problem or scene), the
  * distributed options (--combine sum|split, --exchange-every E,
  * --check-every K); for solve --out FILE and --partition P, for run
- * --steps N and --csv FILE. */
+ * --steps N, --csv FILE and --state FILE. */
 struct px_dist_args {
-	const char *config, *target, *out, *partition, *csv;
+	const char *config, *target, *out, *partition, *csv, *state;
 	unsigned long long steps; /* 0: the scene's */
 	struct px_dist_opts o;
 };
 
 /* argv[0] is the command's name; with_files (solve) allows --out and
- * --partition, without (run) --steps and --csv. */
+ * --partition, without (run) --steps, --csv and --state. */
 int px_dist_parse(int argc, char **argv, int with_files,
 		  struct px_dist_args *a, struct px_error *err);
 

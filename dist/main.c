@@ -15,7 +15,9 @@ static void usage(FILE *f)
 		"Usage: mpirun -np P proxima solve [-c CONFIG] PROBLEM [--out FILE]\n"
 		"                    [--partition metis|FILE] [DIST-OPTIONS]\n"
 		"       mpirun -np P proxima run [-c CONFIG] SCENE [--steps N] [--csv FILE]\n"
-		"                    [DIST-OPTIONS]\n"
+		"                    [--state FILE] [DIST-OPTIONS]\n"
+		"  --state FILE           the bodies' final states, exactly (hexadecimal\n"
+		"                         floats), as `proxima run --state' writes them\n"
 		"Distributed options:\n"
 		"  --combine sum|split    how shared bodies (ghost contacts) combine the\n"
 		"                         ranks' changes: plain sum (block Jacobi) or\n"
@@ -84,6 +86,8 @@ int px_dist_parse(int argc, char **argv, int with_files,
 			a->partition = argv[++i];
 		else if (!with_files && strcmp(k, "--csv") == 0 && i + 1 < argc)
 			a->csv = argv[++i];
+		else if (!with_files && strcmp(k, "--state") == 0 && i + 1 < argc)
+			a->state = argv[++i];
 		else if (!with_files && strcmp(k, "--steps") == 0 && i + 1 < argc) {
 			char *end;
 			const char *v = argv[++i];

@@ -1,4 +1,5 @@
-/* `mpirun -np P proxima run [-c CONFIG] SCENE [--steps N] [--csv FILE]`:
+/* `mpirun -np P proxima run [-c CONFIG] SCENE [--steps N] [--csv FILE]
+ * [--state FILE]`:
  * each rank generates only its region of the scene (recursive coordinate
  * bisection, region.c) and a ghost layer around it, and the ranks step
  * the world together (step.h): each step's own contacts solved
@@ -8,13 +9,15 @@
  * sweeps, migrations, traffic, energy and the momentum check (the bodies'
  * total momentum change against gravity's impulse and what the static
  * contacts applied); --csv writes rank 0's per-step statistics summed
- * over the ranks, as `proxima run --csv` does. */
+ * over the ranks, as `proxima run --csv` does, and --state the bodies'
+ * final states gathered on rank 0, as `proxima run --state` does. */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cli/solution.h"
 #include "cmd.h"
 #include "rigid.h"
 #include "scene.h"
@@ -164,6 +167,89 @@ static void report_moves(const struct px_dist_world *dw, unsigned long long step
 		       sum[0], sum[1] / (double)steps, sum[2] / (double)steps);
 }
 
+/* A body of the final state: its index in the scene and itself. */
+struct state_rec {
+	uint64_t gid;
+	struct px_body b;
+};
+
+static int cmp_rec(const void *x, const void *y)
+{
+	const uint64_t a = ((const struct state_rec *)x)->gid;
+	const uint64_t b = ((const struct state_rec *)y)->gid;
+
+	return (a > b) - (a < b);
+}
+
+/* --state (collective): every rank sends its own bodies and its static
+ * bodies' impulses to rank 0, which writes them in the scene's order (the
+ * static bodies from its own world, their impulses summed in rank order);
+ * the agreed status. */
+static int write_state(const struct px_dist_world *dw, FILE *f,
+		       struct px_error *err)
+{
+	const struct px_body *b = px_world_bodies(dw->w);
+	const size_t n = px_world_n_bodies(dw->w), ns = dw->n_static;
+	struct state_rec *mine = malloc((n + 1) * sizeof *mine), *all = NULL;
+	double *j = NULL, *jsum = NULL;
+	int *count = NULL, *displ = NULL, bytes = 0, rc = PX_OK;
+	size_t m = 0, total = 0;
+
+	for (size_t i = 0; mine && i < n; i++)
+		if (dw->reg->owner[i] == dw->rank)
+			mine[m++] = (struct state_rec){dw->reg->gid[i], b[i]};
+	if (dw->rank == 0) {
+		count = malloc((size_t)dw->size * sizeof *count);
+		displ = malloc((size_t)dw->size * sizeof *displ);
+		j = malloc((3 * ns * (size_t)dw->size + 1) * sizeof *j);
+		jsum = calloc(3 * ns + 1, sizeof *jsum);
+	}
+	if (!mine || (dw->rank == 0 && (!count || !displ || !j || !jsum)))
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the state");
+	if ((rc = px_dist_agree(rc, err)))
+		goto done;
+	bytes = (int)(m * sizeof *mine);
+	MPI_Gather(&bytes, 1, MPI_INT, count, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (dw->rank == 0) {
+		for (int r = 0; r < dw->size; r++) {
+			displ[r] = (int)(total * sizeof *all);
+			total += (size_t)count[r] / sizeof *all;
+		}
+		all = malloc((total + ns + 1) * sizeof *all);
+		if (!all)
+			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the state");
+	}
+	if ((rc = px_dist_agree(rc, err)))
+		goto done;
+	MPI_Gatherv(mine, bytes, MPI_BYTE, all, count, displ, MPI_BYTE, 0,
+		    MPI_COMM_WORLD);
+	MPI_Gather(dw->static_j, (int)(3 * ns), MPI_DOUBLE, j, (int)(3 * ns),
+		   MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	if (dw->rank == 0) {
+		static const double none[3];
+
+		for (int r = 0; r < dw->size; r++)
+			for (size_t i = 0; i < 3 * ns; i++)
+				jsum[i] += j[(size_t)r * 3 * ns + i];
+		for (size_t i = 0; i < n; i++)
+			if (dw->reg->owner[i] < 0)
+				all[total++] = (struct state_rec){dw->reg->gid[i], b[i]};
+		qsort(all, total, sizeof *all, cmp_rec);
+		px_cli_state_header(f);
+		for (size_t i = 0, k = 0; i < total; i++)
+			px_cli_state_row(f, all[i].gid, &all[i].b,
+					 all[i].b.is_static ? jsum + 3 * k++ : none);
+	}
+done:
+	free(mine);
+	free(all);
+	free(count);
+	free(displ);
+	free(j);
+	free(jsum);
+	return rc;
+}
+
 int px_dist_cmd_run(int argc, char **argv)
 {
 	struct px_dist_args a;
@@ -176,7 +262,7 @@ int px_dist_cmd_run(int argc, char **argv)
 	struct totals t = {0};
 	double *all = NULL, *start = NULL, t0;
 	unsigned long long steps = 0;
-	FILE *csv = NULL;
+	FILE *csv = NULL, *state = NULL;
 	size_t n = 0;
 	int rank, size, rc, status = EXIT_BAD_INPUT;
 
@@ -202,6 +288,8 @@ int px_dist_cmd_run(int argc, char **argv)
 		else
 			px_step_stats_csv_header(csv);
 	}
+	if (!rc && rank == 0 && a.state && !(state = fopen(a.state, "w")))
+		rc = px_error_set(&err, PX_ERR_IO, "%s: cannot write", a.state);
 	if (px_dist_agree(rc, &err))
 		goto fail;
 	steps = a.steps ? a.steps : s.steps;
@@ -229,6 +317,8 @@ int px_dist_cmd_run(int argc, char **argv)
 			tally(&t, k, s.dt, &dw, MPI_Wtime() - ts, csv);
 	}
 	t0 = MPI_Wtime() - t0;
+	if (a.state && write_state(&dw, state, &err))
+		goto fail;
 	if (rank == 0)
 		report_head(&a, &t, &s, steps, size, start);
 	px_dist_report(&dw.d, &a.o, &dw.res, "copies of shared bodies (owners' included)", cfg, a.config);
@@ -240,6 +330,8 @@ int px_dist_cmd_run(int argc, char **argv)
 	report_moves(&dw, steps);
 	if (rank == 0 && csv)
 		printf("statistics  %s\n", a.csv);
+	if (rank == 0 && state)
+		printf("state       %s\n", a.state);
 	status = EXIT_CONVERGED;
 	goto done;
 fail:
@@ -247,6 +339,10 @@ fail:
 done:
 	if (csv && fclose(csv) && status == EXIT_CONVERGED) {
 		fprintf(stderr, "proxima: %s: cannot write\n", a.csv);
+		status = EXIT_BAD_INPUT;
+	}
+	if (state && fclose(state) && status == EXIT_CONVERGED) {
+		fprintf(stderr, "proxima: %s: cannot write\n", a.state);
 		status = EXIT_BAD_INPUT;
 	}
 	free(all);

@@ -226,11 +226,31 @@ static int cut_exchange(struct px_dist_world *dw, const double *own,
 	return px_dist_agree(rc, err);
 }
 
+/* Static body s of the world's bodies (its world index): its place in
+ * dw->static_gid. */
+static size_t static_index(const struct px_dist_world *dw, uint32_t s)
+{
+	const uint64_t g = dw->reg->gid[s];
+	size_t lo = 0, hi = dw->n_static;
+
+	while (hi - lo > 1) {
+		const size_t mid = lo + (hi - lo) / 2;
+
+		if (dw->static_gid[mid] <= g)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* What the step's own contacts did: their impulse on static bodies (the
- * momentum check) and their deepest penetration. */
+ * momentum check; the run's per static body too) and their deepest
+ * penetration. */
 static void own_tally(struct px_dist_world *dw, const double *lambda)
 {
 	const struct px_dist_part *d = &dw->d;
+	const struct px_body *b = px_world_bodies(dw->w);
 	const struct px_contact *c;
 	const double *unused;
 	uint32_t bs;
@@ -240,20 +260,26 @@ static void own_tally(struct px_dist_world *dw, const double *lambda)
 	dw->max_depth = 0;
 	for (size_t j = 0; j < d->n_own; j++) {
 		const double *fr = d->frame + 9 * j, *l = lambda + 3 * j;
-		const double depth = c[d->world_contact[j]].depth;
+		const struct px_contact *cj = c + d->world_contact[j];
 
 		for (int e = 0; e < 2; e++) {
 			const uint32_t x = e ? d->body_b[j] : d->body_a[j];
 			const uint32_t y = e ? d->body_a[j] : d->body_b[j];
+			double f[3];
+			size_t k;
 
-			if (x != PX_STATIC && y == PX_STATIC)
-				for (int q = 0; q < 3; q++)
-					dw->static_impulse[q] +=
-					    (e ? -1 : 1) * (l[0] * fr[q] + l[1] * fr[3 + q] +
-							    l[2] * fr[6 + q]);
+			if (x == PX_STATIC || y != PX_STATIC)
+				continue;
+			k = static_index(dw, b[cj->a].is_static ? cj->a : cj->b);
+			for (int q = 0; q < 3; q++) {
+				f[q] = (e ? -1 : 1) * (l[0] * fr[q] + l[1] * fr[3 + q] +
+						       l[2] * fr[6 + q]);
+				dw->static_impulse[q] += f[q];
+				dw->static_j[3 * k + q] += f[q];
+			}
 		}
-		if (depth > dw->max_depth)
-			dw->max_depth = depth;
+		if (cj->depth > dw->max_depth)
+			dw->max_depth = cj->depth;
 	}
 }
 
@@ -336,12 +362,20 @@ int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 		rc = px_world_add_body(dw->w, bodies + i, NULL, err);
 	if (!rc && px_region_neighbours(reg, &dw->nbr, &dw->n_nbr))
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < n; i++)
+		dw->n_static += reg->owner[i] < 0;
 	if (!rc) {
 		dw->req = malloc((2 * dw->n_nbr + 1) * sizeof *dw->req);
 		dw->cnt = malloc((2 * dw->n_nbr + 1) * sizeof *dw->cnt);
-		if (!dw->req || !dw->cnt)
+		dw->static_gid = malloc((dw->n_static + 1) * sizeof *dw->static_gid);
+		dw->static_j = calloc(3 * dw->n_static + 1, sizeof *dw->static_j);
+		if (!dw->req || !dw->cnt || !dw->static_gid || !dw->static_j)
 			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	}
+	/* kept in the scene's order: ascending */
+	for (size_t i = 0, k = 0; !rc && i < n; i++)
+		if (reg->owner[i] < 0)
+			dw->static_gid[k++] = reg->gid[i];
 	if (rc)
 		return rc;
 	px_world_set_solve_hook(dw->w, hook, dw);
@@ -412,5 +446,7 @@ void px_dist_world_free(struct px_dist_world *dw)
 	free(dw->cnt);
 	free(dw->own);
 	free(dw->x0);
+	free(dw->static_gid);
+	free(dw->static_j);
 	*dw = (struct px_dist_world){0};
 }

@@ -51,6 +51,12 @@ struct px_dist_world {
 	/* the whole run */
 	struct px_dist_traffic traffic; /* cut impulses and bodies */
 	uint64_t migrated;      /* bodies that changed owner */
+	size_t n_static;        /* the scene's static bodies (every rank's
+				   world holds them all) */
+	uint64_t *static_gid;   /* theirs, ascending */
+	double *static_j;       /* 3 per static body: the impulse this
+				   rank's own contacts on it gave the moving
+				   bodies (N s) */
 };
 
 /* After px_region_read: the rank's world of bodies[0..n) and its
