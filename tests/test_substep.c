@@ -2,10 +2,12 @@
  * bit; the hash of every body state of three scenes (semi-implicit with
  * Baumgarte, Moreau without stabilization and with a torsional row,
  * post-stabilization) was taken with the code before substeps existed
- * (fb2105e). */
+ * (fb2105e), and beside it the run's momentum and energy balances are
+ * checked here. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -34,20 +36,162 @@ static struct px_world *load(const char *name)
 	return w;
 }
 
-/* FNV-1a over the bytes of every body's x, q, v, w after each step. */
+/* Kinetic plus potential energy of the dynamic bodies, computed here from
+ * their states (not by the world): 1/2 m v^2 + 1/2 w_b^T I w_b with w_b
+ * the angular velocity in the body frame (q^-1 w q), and -m g.x. */
+static double energy_here(const struct px_world *w)
+{
+	const struct px_body *b = px_world_bodies(w);
+	const double *g = px_world_settings(w)->gravity;
+	double e = 0.0;
+
+	for (size_t k = 0; k < px_world_n_bodies(w); k++) {
+		const double *q = b[k].q, *v = b[k].v, *om = b[k].w;
+		/* t = 2 (u x om) with u = -(q1, q2, q3): om_b = om + q0 t + u x t */
+		const double u[3] = {-q[1], -q[2], -q[3]};
+		double t[3], wb[3];
+
+		if (b[k].is_static)
+			continue;
+		t[0] = 2 * (u[1] * om[2] - u[2] * om[1]);
+		t[1] = 2 * (u[2] * om[0] - u[0] * om[2]);
+		t[2] = 2 * (u[0] * om[1] - u[1] * om[0]);
+		wb[0] = om[0] + q[0] * t[0] + u[1] * t[2] - u[2] * t[1];
+		wb[1] = om[1] + q[0] * t[1] + u[2] * t[0] - u[0] * t[2];
+		wb[2] = om[2] + q[0] * t[2] + u[0] * t[1] - u[1] * t[0];
+		e += 0.5 * b[k].mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+		for (int i = 0; i < 3; i++)
+			e += 0.5 * b[k].inertia[i] * wb[i] * wb[i];
+		e -= b[k].mass * (g[0] * b[k].x[0] + g[1] * b[k].x[1] +
+				  g[2] * b[k].x[2]);
+	}
+	return e;
+}
+
+/* The impulses of a step as its velocity solve left them (the hook runs
+ * before they move the bodies): lambda and each contact's frame and
+ * point. */
+struct impulses {
+	size_t n;
+	uint32_t bs;
+	double *lambda, *frame, *point;
+};
+
+static int keep_impulses(void *ctx, const struct px_step_solve *s,
+			 struct px_error *err)
+{
+	struct impulses *im = ctx;
+	const size_t n = px_problem_n_contacts(s->problem);
+
+	im->n = n;
+	im->bs = px_problem_block_size(s->problem);
+	cr_assert_not_null(px_problem_frames(s->problem));
+	cr_assert_not_null(px_problem_positions(s->problem));
+	im->lambda = realloc(im->lambda, (n * im->bs + 1) * sizeof(double));
+	im->frame = realloc(im->frame, (9 * n + 1) * sizeof(double));
+	im->point = realloc(im->point, (3 * n + 1) * sizeof(double));
+	cr_assert(im->lambda && im->frame && im->point);
+	memcpy(im->lambda, s->lambda, n * im->bs * sizeof(double));
+	memcpy(im->frame, px_problem_frames(s->problem), 9 * n * sizeof(double));
+	memcpy(im->point, px_problem_positions(s->problem),
+	       3 * n * sizeof(double));
+	(void)err;
+	return PX_OK;
+}
+
+/* Linear momentum, body by body, over one step from the velocities v0
+ * (3 per body) before it: m (v - v0) = m g dt + the sum of the impulses
+ * F_k = frame_k^T (lambda_n, lambda_s, lambda_t) of its contacts, each
+ * with the sign that makes its normal part push the body away from the
+ * contact point. Returns the largest mismatch over the scale of the
+ * step's impulses (m g dt and the |F_k|). */
+static double momentum_mismatch(const struct px_world *w, const double *v0,
+				const double *x0, const struct impulses *im)
+{
+	const size_t nb = px_world_n_bodies(w);
+	const struct px_body *b = px_world_bodies(w);
+	const double *g = px_world_settings(w)->gravity;
+	const double dt = px_world_settings(w)->dt;
+	const struct px_contact *c;
+	const double *wl;
+	uint32_t bs;
+	double *res = calloc(3 * nb + 1, sizeof *res), scale = 0.0, worst = 0.0;
+	const size_t n = px_world_contacts(w, &c, &wl, &bs);
+
+	cr_assert_not_null(res);
+	cr_assert_eq(n, im->n, "the hook saw %zu contacts, the step has %zu",
+		     im->n, n);
+	for (size_t i = 0; i < nb; i++)
+		for (int d = 0; d < 3 && !b[i].is_static; d++) {
+			res[3 * i + d] = b[i].mass * (b[i].v[d] - v0[3 * i + d] -
+						      g[d] * dt);
+			scale = fmax(scale, fabs(b[i].mass * g[d] * dt));
+		}
+	for (size_t k = 0; k < n; k++) {
+		const double *fr = im->frame + 9 * k, *l = im->lambda + im->bs * k;
+		const uint32_t body[2] = {c[k].a, c[k].b};
+		double f[3];
+
+		/* the hook's contact k is the step's */
+		cr_assert_float_eq(fabs(fr[0] * c[k].n[0] + fr[1] * c[k].n[1] +
+					fr[2] * c[k].n[2]),
+				   1.0, 1e-12, "contact %zu", k);
+		for (int d = 0; d < 3; d++)
+			f[d] = fr[d] * l[0] + fr[3 + d] * l[1] + fr[6 + d] * l[2];
+		scale = fmax(scale, hypot(hypot(f[0], f[1]), f[2]));
+		for (int j = 0; j < 2; j++) {
+			const uint32_t i = body[j];
+			double away = 0.0;
+
+			if (i >= nb || b[i].is_static)
+				continue;
+			for (int d = 0; d < 3; d++)
+				away += fr[d] * (x0[3 * i + d] - im->point[3 * k + d]);
+			for (int d = 0; d < 3; d++)
+				res[3 * i + d] -= (away > 0.0 ? 1.0 : -1.0) * f[d];
+		}
+	}
+	for (size_t i = 0; i < 3 * nb; i++)
+		worst = fmax(worst, fabs(res[i]));
+	free(res);
+	return scale > 0.0 ? worst / scale : worst;
+}
+
+/* What a run does, measured here beside its hash: the largest rise of
+ * energy_here above its start over the steps (J) and the worst linear
+ * momentum mismatch of a step (momentum_mismatch). */
+struct rest {
+	double e0, rise, momentum;
+};
+
+/* FNV-1a over the bytes of every body's x, q, v, w after each step; what
+ * the run does into *r. */
 static uint64_t trajectory_hash(struct px_world *w, const struct px_config *cfg,
-				int steps)
+				int steps, struct rest *r)
 {
 	uint64_t h = 1469598103934665603u;
 	struct px_step_stats st;
 	struct px_error err = {0};
+	const size_t nb = px_world_n_bodies(w);
+	struct impulses im = {0};
+	double *v0 = malloc(6 * nb * sizeof *v0), *x0 = v0 + 3 * nb;
 
+	cr_assert_not_null(v0);
+	*r = (struct rest){energy_here(w), -HUGE_VAL, 0.0};
+	px_world_set_solve_hook(w, keep_impulses, &im);
 	for (int i = 0; i < steps; i++) {
 		const struct px_body *b = px_world_bodies(w);
 
+		for (size_t k = 0; k < nb; k++) {
+			memcpy(v0 + 3 * k, b[k].v, 3 * sizeof *v0);
+			memcpy(x0 + 3 * k, b[k].x, 3 * sizeof *x0);
+		}
+		im.n = 0;
 		cr_assert_eq(px_world_step(w, cfg, &st, &err), PX_OK, "%s",
 			     err.msg);
-		for (size_t k = 0; k < px_world_n_bodies(w); k++) {
+		r->momentum = fmax(r->momentum, momentum_mismatch(w, v0, x0, &im));
+		r->rise = fmax(r->rise, energy_here(w) - r->e0);
+		for (size_t k = 0; k < nb; k++) {
 			double s[13];
 			const unsigned char *p = (const unsigned char *)s;
 
@@ -59,35 +203,66 @@ static uint64_t trajectory_hash(struct px_world *w, const struct px_config *cfg,
 				h = (h ^ p[j]) * 1099511628211u;
 		}
 	}
+	px_world_set_solve_hook(w, NULL, NULL);
+	free(im.lambda);
+	free(im.frame);
+	free(im.point);
+	free(v0);
 	return h;
 }
 
 static uint64_t scene_hash(const char *name, enum px_stabilization stab,
-			   int steps)
+			   int steps, struct rest *r)
 {
 	struct px_config *cfg = config_from_text(sweeps10_ini);
 	struct px_world *w = load(name);
 	uint64_t h;
 
 	px_world_settings_mut(w)->stabilization = stab;
-	h = trajectory_hash(w, cfg, steps);
+	h = trajectory_hash(w, cfg, steps, r);
 	px_world_destroy(w);
 	px_config_free(cfg);
 	return h;
 }
 
+/* Beside each pinned hash, what the hashed run does, computed here from
+ * the bodies and the impulses the hook saw: every step changes each
+ * body's linear momentum by gravity's impulse and its contacts' impulses
+ * (to rounding: 1e-12 of the step's largest impulse; measured 8e-16), and
+ * the energy never rises above its start without stabilization or with
+ * post-stabilization (measured: it falls by 0.05 J and 1.3 J), nor by more
+ * than 0.2 % under Baumgarte's feedback, which pushes bodies apart
+ * (measured 0.08 %, 27 J of 32373 J). */
 Test(substep, one_substep_is_the_step_of_before_bit_for_bit)
 {
-	const uint64_t stack = scene_hash("boxstack-10.ini", PX_STAB_BAUMGARTE, 60);
-	const uint64_t tower = scene_hash("tower.ini", PX_STAB_NONE, 30);
-	const uint64_t post = scene_hash("heavyonlight.ini", PX_STAB_POST, 30);
+	static const struct {
+		const char *scene;
+		enum px_stabilization stab;
+		int steps;
+		uint64_t hash;
+		double rise; /* the energy's largest rise, of its start */
+	} runs[] = {
+		{"boxstack-10.ini", PX_STAB_BAUMGARTE, 60, 0x675adbbe002b6a6eu,
+		 2e-3},
+		{"tower.ini", PX_STAB_NONE, 30, 0xc561f886350b0326u, 0.0},
+		{"heavyonlight.ini", PX_STAB_POST, 30, 0x83ed5a88efefd66eu, 0.0},
+	};
 
-	cr_assert_eq(stack, 0x675adbbe002b6a6eu, "boxstack-10: %#llx",
-		     (unsigned long long)stack);
-	cr_assert_eq(tower, 0xc561f886350b0326u, "tower: %#llx",
-		     (unsigned long long)tower);
-	cr_assert_eq(post, 0x83ed5a88efefd66eu, "heavyonlight, post: %#llx",
-		     (unsigned long long)post);
+	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+		struct rest r;
+		const uint64_t h =
+			scene_hash(runs[i].scene, runs[i].stab, runs[i].steps, &r);
+
+		cr_log_info("%s: energy %.6g J, rises by at most %.3e J; momentum balance to %.3e",
+			    runs[i].scene, r.e0, r.rise, r.momentum);
+		cr_assert_eq(h, runs[i].hash, "%s: %#llx", runs[i].scene,
+			     (unsigned long long)h);
+		cr_assert_leq(r.momentum, 1e-12, "%s: a step's momentum is off by %g of its impulses",
+			      runs[i].scene, r.momentum);
+		cr_assert_leq(r.rise, runs[i].rise * r.e0,
+			      "%s: the energy rose by %g J from %g J",
+			      runs[i].scene, r.rise, r.e0);
+	}
 }
 
 /* A box of half extents (0.7, 0.7, hz) and mass m (static if 0) centred
