@@ -2,13 +2,14 @@
  * contacts every sweep; ipp and coordinate sort stably; random is
  * reproducible from its seed alone; staggered sweeps visit only their part,
  * whichever the scheduler; and the solution reached with any ordering meets
- * the contact laws. */
+ * the contact laws, checked outside the solver (tests/oracle.h). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
 #include "../sim/stack_problem.h"
 #include "helpers.h"
+#include "oracle.h"
 
 /* An ordering plugin loaded from INI text, with its ops and state. */
 struct loaded {
@@ -252,19 +253,21 @@ Test(orderings, coordinate_refuses_a_bad_axis)
 	}
 }
 
+/* The shipped scenes/two-boxes.dat: a problem file's assembled A, 8
+ * contacts, no positions. */
+#define TWO_BOXES PX_TEST_SRCDIR "/scenes/two-boxes.dat"
+
 Test(orderings, coordinate_without_positions_is_an_error)
 {
-	char path[4096];
 	struct px_problem *p;
 	struct px_config *cfg = config_from_text("[ordering]\nplugin = coordinate\n");
 	struct px_report rep;
 	struct px_error err = {0};
-	double lambda[3 * 4] = {0};
+	double lambda[3 * 8] = {0};
 
-	cr_assert_eq(px_dat_read(shared_problem("Rover4516.dat", path,
-						sizeof path),
-				 &p, &err),
-		     PX_OK, "%s", err.msg);
+	cr_assert_eq(px_dat_read(TWO_BOXES, &p, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(px_problem_n_contacts(p), 8);
+	cr_assert_null(px_problem_positions(p));
 	cr_assert_eq(px_solve(p, cfg, lambda, &rep, &err), PX_ERR_PLUGIN);
 	cr_assert_str_eq(err.msg,
 			 "ordering plugin 'coordinate': prepare: the problem has no contact positions (problems read from Siconos or FCLib files carry none): sorting along an axis needs them");
@@ -483,7 +486,6 @@ Test(orderings, staggered_sweeps_visit_only_their_part)
 		"colored\ncoloring = balanced\nmerge_below = 30\nthreads = 2\nserial_below = 0",
 		"naive\nthreads = 3\nserial_below = 0",
 	};
-	char path[4096];
 	struct px_problem *stack, *rigid, *file;
 
 	cr_assert_eq(stack_problem_create(5, 0.5, 0.1, PX_FORM_FACTORIZED,
@@ -492,10 +494,7 @@ Test(orderings, staggered_sweeps_visit_only_their_part)
 	cr_assert_eq(stack_problem_create(5, 0.5, 0.1, PX_FORM_RIGID, &rigid,
 					  NULL),
 		     PX_OK);
-	cr_assert_eq(px_dat_read(shared_problem("KaplasTower-i1061-4.hdf5.dat",
-						path, sizeof path),
-				 &file, NULL),
-		     PX_OK);
+	cr_assert_eq(px_dat_read(TWO_BOXES, &file, NULL), PX_OK);
 	for (size_t i = 0; i < sizeof schedulers / sizeof *schedulers; i++) {
 		staggered_visits_one_part(stack, schedulers[i]); /* factorized */
 		staggered_visits_one_part(rigid, schedulers[i]);
@@ -560,8 +559,14 @@ static void default_with(const char *ordering, char *text, size_t len)
 		 ordering, at + strlen(key));
 }
 
+/* Each solution, checked outside the solver by tests/oracle.h: Siconos's
+ * fc3d error below 1e-8 and Coulomb's law contact by contact, each
+ * residual at most rel of the contact's own scale. The default config
+ * stops at an fc3d error of 5e-9, which is not the same accuracy contact
+ * by contact: rel is what the problem's solutions achieve (the largest
+ * over the orderings, measured) with a margin of 10 or more. */
 static void solves_to_the_contact_laws(const struct px_problem *p,
-				       const char *name)
+				       const char *name, double rel)
 {
 	const size_t m = px_problem_n_contacts(p) * px_problem_block_size(p);
 	double *x = malloc(m * sizeof *x);
@@ -569,10 +574,11 @@ static void solves_to_the_contact_laws(const struct px_problem *p,
 	cr_assert_not_null(x);
 	for (size_t i = 0; i < sizeof all_orderings / sizeof *all_orderings;
 	     i++) {
-		char text[4096];
+		char text[4096], what[256];
 		struct px_config *cfg;
 		struct px_report rep;
 		struct px_error err = {0};
+		double worst;
 
 		if (strstr(all_orderings[i], "coordinate") &&
 		    !px_problem_positions(p))
@@ -585,10 +591,16 @@ static void solves_to_the_contact_laws(const struct px_problem *p,
 			  name, all_orderings[i], (unsigned long long)rep.sweeps);
 		cr_assert_neq(rep.history[rep.n_history - 1].part, PX_PART_NORMAL,
 			      "a normal sweep ended the solve");
-		cr_assert_lt(px_merit_fc3d(p, x, NULL), 1e-8, "%s, %s", name,
-			     all_orderings[i]);
-		cr_assert_eq(check_contact_laws(p, x, 1e-5), 0, "%s, %s", name,
-			     all_orderings[i]);
+		snprintf(what, sizeof what, "%s, %s", name, all_orderings[i]);
+		*strrchr(what, '\n') = '\0';
+		for (char *c = what; (c = strchr(c, '\n'));)
+			*c = ' ';
+		assert_solution(p, x, rel, 0.0, 1e-8, what);
+		cr_assert_eq(oracle_contact_laws_worst(p, x, rel, 0.0, what,
+						       &worst),
+			     0);
+		cr_log_info("%s: worst Coulomb residual %.2e of the contact's scale\n",
+			    what, worst);
 		px_report_free(&rep);
 		px_config_free(cfg);
 	}
@@ -597,30 +609,46 @@ static void solves_to_the_contact_laws(const struct px_problem *p,
 
 Test(orderings, every_ordering_reaches_the_contact_laws)
 {
-	static const char *const files[] = {
-		"Confeti-ex13-4contact-Fc3D-SBM.dat",
-		"FC3D_Example1.dat",
-		"FrictionContact3D_1c.dat",
-		"GFC3D_TwoRods1-condensed.dat",
-		"KaplasTower-i1061-4.hdf5.dat",
-		"NESpheres_10_1.dat",
-		"OneObject-i1028-138.hdf5.dat",
-		"Rover1040.dat",
-		"Rover4516.dat",
+	struct px_problem *p;
+
+	/* measured: 4.5e-8 */
+	cr_assert_eq(stack_problem_create(10, 0.5, 0.1, PX_FORM_RIGID, &p, NULL),
+		     PX_OK);
+	solves_to_the_contact_laws(p, "box column of 10", 1e-6);
+	px_problem_destroy(p);
+}
+
+Test(orderings, every_ordering_reaches_the_contact_laws_on_the_shared_files)
+{
+	/* the largest residual over the orderings, of the contact's scale:
+	 * Confeti 8.9e-9, FC3D_Example1 3.6e-18, FrictionContact3D_1c
+	 * 1.7e-10, TwoRods 3.4e-12, KaplasTower 3.2e-9, NESpheres 5.0e-8,
+	 * OneObject 2.3e-8, Rover1040 3.1e-7 (its fc3d error is below 5e-9),
+	 * Rover4516 2.3e-8 */
+	static const struct {
+		const char *name;
+		double rel;
+	} files[] = {
+		{"Confeti-ex13-4contact-Fc3D-SBM.dat", 1e-7},
+		{"FC3D_Example1.dat", 1e-12},
+		{"FrictionContact3D_1c.dat", 2e-9},
+		{"GFC3D_TwoRods1-condensed.dat", 1e-10},
+		{"KaplasTower-i1061-4.hdf5.dat", 5e-8},
+		{"NESpheres_10_1.dat", 5e-7},
+		{"OneObject-i1028-138.hdf5.dat", 3e-7},
+		{"Rover1040.dat", 3e-6},
+		{"Rover4516.dat", 3e-7},
 	};
 	struct px_problem *p;
 
-	cr_assert_eq(stack_problem_create(10, 0.5, 0.1, PX_FORM_RIGID, &p, NULL),
-		     PX_OK);
-	solves_to_the_contact_laws(p, "box column of 10");
-	px_problem_destroy(p);
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
 		char path[4096];
 
-		cr_assert_eq(px_dat_read(shared_problem(files[i], path, sizeof path),
+		cr_assert_eq(px_dat_read(shared_problem(files[i].name, path,
+							sizeof path),
 					 &p, NULL),
 			     PX_OK);
-		solves_to_the_contact_laws(p, files[i]);
+		solves_to_the_contact_laws(p, files[i].name, files[i].rel);
 		px_problem_destroy(p);
 	}
 }
