@@ -30,10 +30,11 @@ done
 # The figures README.md states about short runs are what proxima prints
 # today: each check names a piece of the README's text (it must still be
 # there: change both together) and what the command must print. Checks on
-# ../shared/problems skip without it (make distcheck), the MPI ones without
-# a proxima-mpi and mpirun. A few seconds in all.
+# the shared problems ($PX_SHARED_PROBLEMS, else ../shared/problems beside
+# the source tree) skip without them, the MPI ones without a proxima-mpi
+# and mpirun. About 10 s on two shared cores.
 cli=${top_builddir:-.}/cli/proxima
-problems=$src/../shared/problems
+problems=${PX_SHARED_PROBLEMS:-$src/../shared/problems}
 work=$(mktemp -d /tmp/px_readme_XXXXXX)
 trap 'rm -rf "$work"' EXIT
 skipped=0
