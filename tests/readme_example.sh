@@ -191,11 +191,11 @@ if [ -x "$cli" ] && [ -d "$problems" ]; then
 		figure '41 serially, and stands 10 s' '41.1 per step; 0 of 600 steps stopped' \
 			"$cli" $box --quiet
 	else
-		echo "SKIP the distributed figures: no $mpi or no mpirun"
+		echo "[SKIP] readme_example.sh: the distributed figures: no $mpi or no mpirun"
 		skipped=$((skipped + 1))
 	fi
 else
-	echo "SKIP the README's figures: no $cli or no $problems"
+	echo "[SKIP] readme_example.sh: the README's figures: no $cli or no $problems"
 	skipped=$((skipped + 1))
 fi
 echo "$pass passed, $fail failed, $skipped groups skipped"
