@@ -4,10 +4,9 @@
  * .dat; a global problem condenses to H^T M^-1 H; Capsules-i125 reads,
  * solves (the solution checked by tests/oracle.h, its guess has the
  * README's Siconos error) and comes back bit for bit through both
- * formats; every bad file is
- * one error naming the file and the dataset. Files are written into /tmp by
- * libfclib and edited with the HDF5 C API. Without FCLib in the build only
- * the stubs' message is tested. */
+ * formats; every bad file is one error naming the file and the dataset.
+ * Files are written into /tmp by libfclib and edited with the HDF5 C API.
+ * Without FCLib in the build only the stubs' message is tested. */
 #include "config.h"
 
 #include <criterion/criterion.h>
