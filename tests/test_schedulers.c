@@ -454,6 +454,14 @@ Test(coloring, valid_on_a_factorized_lattice)
 			"lattice 4x4x2 on a dynamic floor");
 }
 
+Test(coloring, valid_on_an_assembled_problem)
+{
+	struct px_problem *p = assembled_lattice(5, 4, 3);
+
+	check_colorings(graph_of_blocks(p), "assembled lattice 5x4x3");
+	px_problem_destroy(p);
+}
+
 Test(coloring, valid_on_an_assembled_file)
 {
 	struct px_problem *p = shared("KaplasTower-i1061-4.hdf5.dat");
@@ -686,6 +694,14 @@ Test(colored, bit_for_bit_whatever_the_thread_count_factorized)
 }
 
 Test(colored, bit_for_bit_whatever_the_thread_count_assembled)
+{
+	struct px_problem *p = assembled_lattice(5, 4, 3);
+
+	bit_for_bit(p, "assembled lattice 5x4x3");
+	px_problem_destroy(p);
+}
+
+Test(colored, bit_for_bit_whatever_the_thread_count_on_a_shared_file)
 {
 	struct px_problem *p = shared("KaplasTower-i1061-4.hdf5.dat");
 
