@@ -1,6 +1,7 @@
-/* Shared test helpers: paths, and independent references that use only the
- * dense A (px_problem_to_dense), not the solver's kernel: textbook projected
- * Gauss-Seidel and a check of the contact laws. */
+/* Shared test helpers: paths, files, the command, and textbook projected
+ * Gauss-Seidel on the dense A (px_problem_to_dense), a reference that does
+ * not use the solver's kernel. The oracles that check a claimed solution
+ * are in oracle.h. */
 #ifndef PX_TEST_HELPERS_H
 #define PX_TEST_HELPERS_H
 
@@ -219,74 +220,6 @@ static inline void pgs_reference(const struct px_problem *p, double *x,
 	free(a);
 	free(prev);
 	free(copy);
-}
-
-/* Coulomb's law with separate normal complementarity, contact by contact,
- * to tolerance tol relative to the problem's scales:
- *   lambda_n >= 0, u_n >= 0, lambda_n u_n = 0, ||lambda_f|| <= mu lambda_n,
- *   sticking (lambda_f inside the disc) => u_f = 0,
- *   sliding (u_f != 0) => lambda_f = -mu lambda_n u_f / ||u_f||.
- * u = A lambda + b. Returns the number of violations, printing each. */
-static inline int check_contact_laws(const struct px_problem *p,
-				     const double *lambda, double tol)
-{
-	const size_t n = px_problem_n_contacts(p);
-	const uint32_t bs = px_problem_block_size(p);
-	const size_t m = n * bs;
-	const double *b = px_problem_b_const(p);
-	const struct px_friction_params *fr = px_problem_friction_const(p);
-	double *a = malloc(m * m * sizeof *a), *u = malloc(m * sizeof *u);
-	double sl = 0.0, su = 0.0;
-	int bad = 0;
-
-	cr_assert_not_null(a);
-	cr_assert_not_null(u);
-	cr_assert_eq(px_problem_to_dense(p, a), PX_OK);
-	for (size_t i = 0; i < m; i++) {
-		u[i] = b[i];
-		for (size_t j = 0; j < m; j++)
-			u[i] += a[i * m + j] * lambda[j];
-	}
-	for (size_t i = 0; i < m; i++) {
-		sl = fmax(sl, fabs(lambda[i]));
-		su = fmax(su, fmax(fabs(u[i]), fabs(b[i])));
-	}
-	for (size_t k = 0; k < n; k++) {
-		const double *l = lambda + k * bs, *v = u + k * bs;
-		const double mu = fr[k].mu;
-		double lf = hypot(l[1], l[2]), vf = hypot(v[1], v[2]);
-
-#define VIOLATION(...)                                                         \
-	do {                                                                   \
-		fprintf(stderr, "contact %zu: ", k);                           \
-		fprintf(stderr, __VA_ARGS__);                                  \
-		fprintf(stderr, "\n");                                         \
-		bad++;                                                         \
-	} while (0)
-		if (l[0] < 0.0)
-			VIOLATION("lambda_n = %g < 0", l[0]);
-		if (v[0] < -tol * su)
-			VIOLATION("u_n = %g < 0", v[0]);
-		if (fabs(l[0] * v[0]) > tol * sl * su)
-			VIOLATION("lambda_n u_n = %g", l[0] * v[0]);
-		if (lf > mu * l[0] + tol * sl)
-			VIOLATION("|lambda_f| = %g > mu lambda_n = %g", lf,
-				  mu * l[0]);
-		if (lf < mu * l[0] - tol * sl && vf > tol * su)
-			VIOLATION("sticking but |u_f| = %g", vf);
-		if (vf > tol * su) {
-			double es = l[1] + mu * l[0] * v[1] / vf;
-			double et = l[2] + mu * l[0] * v[2] / vf;
-
-			if (hypot(es, et) > tol * sl)
-				VIOLATION("sliding but lambda_f does not oppose u_f (off by %g)",
-					  hypot(es, et));
-		}
-#undef VIOLATION
-	}
-	free(a);
-	free(u);
-	return bad;
 }
 
 #endif
