@@ -32,7 +32,7 @@ done
 # there: change both together) and what the command must print. Checks on
 # the shared problems ($PX_SHARED_PROBLEMS, else ../shared/problems beside
 # the source tree) skip without them, the MPI ones without a proxima-mpi
-# and mpirun. About 10 s on two shared cores.
+# and mpirun. About 12 s on two shared cores.
 cli=${top_builddir:-.}/cli/proxima
 problems=${PX_SHARED_PROBLEMS:-$src/../shared/problems}
 work=$(mktemp -d /tmp/px_readme_XXXXXX)
@@ -163,6 +163,37 @@ if [ -x "$cli" ] && [ -d "$problems" ]; then
 		"$cli" solve -c "$work/merged.ini" "$kap"
 	figure 'no longer finite at sweep 697' 'diverged    at sweep 697: the iterate turned non-finite' \
 		"$cli" solve -c "$work/merged.ini" "$kap"
+	# "Substeps and soft contact": boxstack-20 at a work of 20 (today's one
+	# solve of 20 sweeps against 20 substeps of 1 sweep, random ordering) and
+	# ipp with 1, 2 and 3 sweeps per substep (the built-in defaults otherwise)
+	awk '{ print } /^\[world\]/ { print "substeps = 20" }' \
+		"$src/scenes/boxstack-20.ini" > "$work/bs20s.ini"
+	ini today20 '[solver]\nmax_sweeps = 20\nabs_tol = 0\nrel_tol = 0\n[rfactor]\nplugin = local\nnu = 1\n'
+	figure 'carry fewer contacts (boxstack-20: 67.6 against 80)' \
+		'contacts    67.6 per step on average' \
+		"$cli" run -c "$work/today20.ini" "$src/scenes/boxstack-20.ini" --quiet
+	sed 's/^max_sweeps = 5$/max_sweeps = 1/' "$src/conf/substeps.ini" > "$work/sub1.ini"
+	figure 'carry fewer contacts (boxstack-20: 67.6 against 80)' \
+		'contacts    80.0 per step on average, at most 80' \
+		"$cli" run -c "$work/sub1.ini" "$work/bs20s.ini" --quiet
+	for s in 1 2 3; do
+		for d in ascending descending; do
+			ini ipp$s$d "[solver]\nmax_sweeps = $s\n[ordering]\nplugin = ipp\ndirection = $d\n"
+		done
+	done
+	figure 'to 2.3e10 J within the sixth step' '129492 J at the start, 2.31601e+10 J at the end' \
+		"$cli" run -c "$work/ipp1ascending.ini" "$work/bs20s.ini" --quiet --steps 6
+	figure '(72.2 of its 80 contacts on average, 4.9 cm deep)' \
+		'contacts    72.2 per step on average, at most 80; deepest penetration 0.0489 m' \
+		"$cli" run -c "$work/ipp2ascending.ini" "$work/bs20s.ini" --quiet
+	figure 'with 3 it keeps all 80 (0.3 mm deep)' \
+		'contacts    80.0 per step on average, at most 80; deepest penetration 0.000306 m' \
+		"$cli" run -c "$work/ipp3ascending.ini" "$work/bs20s.ini" --quiet
+	figure 'ipp descending lets it fall with 1' '129492 J at the start, 14675.4 J at the end' \
+		"$cli" run -c "$work/ipp1descending.ini" "$work/bs20s.ini" --quiet
+	figure 'sweep and keeps all 80 with 2 (1.4 mm deep)' \
+		'contacts    80.0 per step on average, at most 80; deepest penetration 0.00143 m' \
+		"$cli" run -c "$work/ipp2descending.ini" "$work/bs20s.ini" --quiet
 	# PGS-SM on KaplasTower, to 1e-10
 	ini pgssm '[solver]\nmerit = fc3d\nabs_tol = 1e-10\nmax_sweeps = 20000\n[rfactor]\nplugin = local\nnu = 1\n[accelerator]\nplugin = pgssm\n'
 	figure '(KaplasTower 1077 sweep equivalents' 'converged after 65 sweeps' \
