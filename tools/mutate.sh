@@ -67,6 +67,9 @@ check() {
 	make -j"$j" > "$work/make.log" 2>&1 || { echo "build failed"; return 0; }
 	CRITERION_FAIL_FAST=1 make -k -j"$j" check \
 		LOG_COMPILER="timeout -k 10 $limit" > "$work/check.log" 2>&1 || true
+	# what a killed test left running (a command under a timeout of its
+	# own is in another process group)
+	pkill -KILL -f "$work/src/build/" || true
 	for t in tests/*.trs; do
 		grep -q '^:test-result: \(FAIL\|ERROR\)' "$t" || continue
 		prog=${t%.trs}
@@ -79,7 +82,7 @@ check() {
 }
 
 echo "mutate: the unmutated suite"
-base=$(check)
+base=$(check < /dev/null)
 if [ -n "$base" ]; then
 	echo "mutate: the unmutated suite fails: $base" >&2
 	exit 1
@@ -100,7 +103,8 @@ mutants | while IFS='|' read -r name file pat rep what; do
 	fi
 	R=$(printf '%s' "$rep" | sed 's/\\n/\n/g; s/\\t/\t/g') P=$pat \
 		perl -0pi -e 's/$ENV{P}/$ENV{R}/' "../$file"
-	failing=$(check | paste -sd' ' -)
+	# (no stdin for the suite: it would read the list of mutants)
+	failing=$(check < /dev/null | paste -sd' ' -)
 	git -C .. checkout -q -- "$file"
 	if [ -n "$failing" ]; then
 		echo "| $name | $file | yes | $failing |" >> "$work/table"
