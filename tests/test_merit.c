@@ -13,6 +13,7 @@
 #include <proxima/proxima.h>
 
 #include "merit.h"
+#include "one_contact.h"
 
 static void disc(const void *state, const struct px_friction_params *fp,
 		 double lambda_n, double *z, uint32_t nf)
@@ -27,25 +28,10 @@ static void disc(const void *state, const struct px_friction_params *fp,
 	}
 }
 
-static struct px_problem *one_contact(void)
-{
-	static const double W[9] = {15, -1, -2, -1, 14, 1, -2, 1, 16};
-	static const size_t rowptr[2] = {0, 1};
-	static const uint32_t cols[1] = {0};
-	struct px_problem *p;
-	double *b;
-
-	cr_assert_eq(px_problem_create(1, 3, &p, NULL), PX_OK);
-	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, W, NULL), PX_OK);
-	b = px_problem_b(p);
-	b[0] = -1, b[1] = 2, b[2] = 3;
-	px_problem_friction(p)[0] = (struct px_friction_params){0.1, 0.1, 0.1, 0};
-	return p;
-}
 
 Test(merit, values_at_zero)
 {
-	struct px_problem *p = one_contact();
+	struct px_problem *p = shared_one_contact();
 	double lambda[3] = {0}, u[3];
 
 	cr_assert_float_eq(px_merit_natural_ws(p, lambda, u, 1.0, disc, NULL),
@@ -61,7 +47,7 @@ Test(merit, values_at_zero)
  * the disc set is not. */
 Test(merit, minmap_vanishes_at_box_solution)
 {
-	struct px_problem *p = one_contact();
+	struct px_problem *p = shared_one_contact();
 	double lambda[3], u[3], ln;
 
 	/* with lambda_f = -0.1 ln (1, 1): v_n = 15 ln + 0.1 ln + 0.2 ln - 1 = 0 */
@@ -81,7 +67,7 @@ Test(merit, minmap_vanishes_at_box_solution)
  * "converged" on it. */
 Test(merit, fc3d_of_an_overflowing_iterate_is_infinite)
 {
-	struct px_problem *p = one_contact();
+	struct px_problem *p = shared_one_contact();
 	const double huge[3] = {1e160, -2e159, 1e159};
 	double abs_f;
 

@@ -3,6 +3,7 @@
  * at random points and near solutions, and against wrong answers that
  * they must refuse. */
 #include "helpers.h"
+#include "one_contact.h"
 #include "oracle.h"
 
 /* A problem of n uncoupled contacts with A = I, b and mu given. */
@@ -102,18 +103,9 @@ Test(oracle, fc3d_sums_over_contacts_by_hand)
  * sqrt 14: error 1 / sqrt(14.14). Built in code: needs no shared file. */
 Test(oracle, fc3d_of_a_coupled_block_by_hand)
 {
-	static const double W[9] = {15, -1, -2, -1, 14, 1, -2, 1, 16};
-	static const size_t rowptr[2] = {0, 1};
-	static const uint32_t cols[1] = {0};
 	const double zero[3] = {0};
-	struct px_problem *p;
-	double *b;
+	struct px_problem *p = shared_one_contact();
 
-	cr_assert_eq(px_problem_create(1, 3, &p, NULL), PX_OK);
-	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, W, NULL), PX_OK);
-	b = px_problem_b(p);
-	b[0] = -1, b[1] = 2, b[2] = 3;
-	px_problem_friction(p)[0] = (struct px_friction_params){0.1, 0.1, 0.1, 0};
 	assert_fc3d(p, zero, 1.0 / sqrt(14.14), "lambda = 0");
 	px_problem_destroy(p);
 }
