@@ -189,7 +189,7 @@ static inline void oracle_natural_map(const double r[3], const double u[3],
 }
 
 /* The fc3d error computed here on the dense A (rows n, s, t of each
- * block), with the sums of squares of b, lambda and u in n2[3]. */
+ * block). */
 static inline double oracle_fc3d_dense(const struct px_problem *p,
 				       const double *lambda)
 {
