@@ -2,7 +2,9 @@
  * (int, real, bool, choice, string), check its range, and name the file,
  * line, section and key of anything wrong. STYLE.md: named parameters, not
  * positional iparam/dparam slots. */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +61,74 @@ static int parse_bool(const char *s, int *out)
 	return 0;
 }
 
+/* An integer key's value in C notation when it is exactly an integer: a
+ * decimal or 0x hexadecimal integer constant (leading zeros are decimal,
+ * not octal: "010" is 10), or a decimal floating constant whose value is a
+ * whole number, such as 1e5 or 2.5e3 (1.5 and 1e-3 are refused, as is
+ * anything past the range of long). Returns 0 with *out set, or -1. */
+static int parse_exact_long(const char *text, long *out)
+{
+	const char *c = text;
+	int neg = 0, exp_neg = 0;
+	long exp = 0, frac = 0; /* digits after the point */
+	unsigned long long mant = 0;
+	int digits = 0;
+	char *end;
+
+	if (*c == '+' || *c == '-')
+		neg = *c++ == '-';
+	if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X')) {
+		if (!isxdigit((unsigned char)c[2]))
+			return -1;
+		errno = 0;
+		mant = strtoull(c + 2, &end, 16);
+		if (*end || errno)
+			return -1;
+		goto whole;
+	}
+	for (; isdigit((unsigned char)*c); c++, digits++) {
+		if (mant > (ULLONG_MAX - 9) / 10)
+			return -1;
+		mant = 10 * mant + (unsigned long long)(*c - '0');
+	}
+	if (*c == '.')
+		for (c++; isdigit((unsigned char)*c); c++, digits++, frac++) {
+			if (mant > (ULLONG_MAX - 9) / 10)
+				return -1;
+			mant = 10 * mant + (unsigned long long)(*c - '0');
+		}
+	if (!digits)
+		return -1;
+	if (*c == 'e' || *c == 'E') {
+		c++;
+		if (*c == '+' || *c == '-')
+			exp_neg = *c++ == '-';
+		if (!isdigit((unsigned char)*c))
+			return -1;
+		for (; isdigit((unsigned char)*c); c++)
+			if ((exp = 10 * exp + (*c - '0')) > 100)
+				return -1;
+	}
+	if (*c)
+		return -1;
+	exp = (exp_neg ? -exp : exp) - frac;
+	for (; exp < 0; exp++) { /* trailing zeros only */
+		if (mant % 10)
+			return -1;
+		mant /= 10;
+	}
+	for (; exp > 0; exp--) {
+		if (mant > ULLONG_MAX / 10)
+			return -1;
+		mant *= 10;
+	}
+whole:
+	if (mant > (unsigned long long)LONG_MAX + (unsigned long long)neg)
+		return -1;
+	*out = neg ? (long)(0 - mant) : (long)mant;
+	return 0;
+}
+
 /* Parse text by decl into v; on failure write why (after "KEY: ") into buf. */
 static int parse_value(const struct px_param_decl *d, const char *text,
 		       union px_value *v, char *buf, size_t len)
@@ -68,9 +138,7 @@ static int parse_value(const struct px_param_decl *d, const char *text,
 
 	switch (d->type) {
 	case PX_PARAM_INT:
-		errno = 0;
-		v->i = strtol(text, &end, 10);
-		if (end == text || *end || errno) {
+		if (parse_exact_long(text, &v->i)) {
 			snprintf(buf, len, "'%s' is not an integer", text);
 			return -1;
 		}

@@ -164,6 +164,43 @@ Test(config, wrong_type)
 		"%s:2: [solver] merit: 'best' is not one of delta|fc3d|natural|minmap");
 }
 
+/* An integer key takes any C notation that is exactly an integer: 1e5,
+ * 2.5e3, 0x10, 1000e-3, and leading zeros as decimal; a fraction, a
+ * negative exponent that leaves one, or a hexadecimal float is refused. */
+Test(config, integers_in_exact_c_notation)
+{
+	static const struct {
+		const char *text;
+		uint64_t value;
+	} ok[] = {
+		{"1e5", 100000}, {"2.5e3", 2500}, {"0x10", 16},
+		{"1000e-3", 1}, {"010", 10}, {"+7", 7}, {"1E+2", 100},
+		{"1.000", 1}, {"1000000000000000", 1000000000000000},
+	};
+	static const char *const bad[] = {"1.5", "1e-3", "0x1p4", "1e", ".e1",
+					  "0x", "1e400", "99999999999999999999"};
+
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+		char text[128];
+		struct px_config *cfg;
+
+		snprintf(text, sizeof text, "[solver]\nmax_sweeps = %s\n", ok[i].text);
+		cfg = config_from_text(text);
+		cr_assert_eq(px_config_settings(cfg)->max_sweeps, ok[i].value,
+			     "%s read as %llu", ok[i].text,
+			     (unsigned long long)px_config_settings(cfg)->max_sweeps);
+		px_config_free(cfg);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char text[128], want[256];
+
+		snprintf(text, sizeof text, "[solver]\nmax_sweeps = %s\n", bad[i]);
+		snprintf(want, sizeof want,
+			 "%%s:2: [solver] max_sweeps: '%s' is not an integer", bad[i]);
+		refused(text, PX_ERR_CONFIG, want);
+	}
+}
+
 Test(config, out_of_range)
 {
 	refused("[rfactor]\nplugin = local\nnu = 1.5\n", PX_ERR_CONFIG,
