@@ -36,7 +36,9 @@ int px_cli_convert(int argc, char **argv)
 			out);
 		return EXIT_BAD_INPUT;
 	}
-	rc = px_problem_read(in, &p, PX_FCLIB_R_NONE, NULL, &err);
+	rc = px_cli_refuse_scene(in, &err);
+	if (!rc)
+		rc = px_problem_read(in, &p, PX_FCLIB_R_NONE, NULL, &err);
 	if (!rc)
 		rc = to == PX_FILE_DAT ? px_dat_write(out, p, &err)
 				       : px_fclib_write(out, p, NULL, &err);

@@ -149,6 +149,7 @@ static int simulate(const struct run_opts *o)
 	int status = EXIT_BAD_INPUT;
 
 	if (px_config_read(o->config, &cfg, &err) ||
+	    px_cli_refuse_problem(o->scene, &err) ||
 	    px_scene_load(o->scene, &w, &err))
 		goto fail;
 	s = px_world_settings_mut(w);

@@ -92,6 +92,7 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 	size_t m;
 
 	if (px_config_read(config_path, &cfg, &err) ||
+	    px_cli_refuse_scene(problem_path, &err) ||
 	    px_problem_read(problem_path, &p, opts->start, &lambda, &err))
 		goto fail;
 	m = px_problem_n_contacts(p) * px_problem_block_size(p);

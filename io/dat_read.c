@@ -193,7 +193,7 @@ static int load(struct reader *rd)
 	}
 	if (rd->ntok == 0)
 		return px_error_set(rd->err, PX_ERR_FORMAT,
-				    "%s: empty file: expected d, found end of file",
+				    "%s: empty file: expected a .dat contact problem (its first number is the dimension d, 3)",
 				    rd->path);
 	return PX_OK;
 nomem:

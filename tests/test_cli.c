@@ -83,6 +83,39 @@ Test(cli, missing_problem_file)
 	cr_assert_str_eq(out, "");
 }
 
+/* A scene given to solve (or convert) and a problem file given to run
+ * name the command they are for; an empty problem file says what it
+ * expected in words. Files shipped in the repository: no shared file. */
+Test(cli, a_file_for_the_other_command_names_it)
+{
+	char empty[256], args[1024], want[1024];
+	const char *scene = PX_TEST_SRCDIR "/scenes/incline.ini";
+
+	snprintf(args, sizeof args, "solve %s", scene);
+	cr_assert_eq(run(args), 2);
+	snprintf(want, sizeof want,
+		 "proxima: %s: a scene (INI sections), not a contact problem: step it with `proxima run %s`\n",
+		 scene, scene);
+	cr_assert_str_eq(err, want);
+	snprintf(args, sizeof args, "convert %s %s/x.dat", scene, dir);
+	cr_assert_eq(run(args), 2);
+	cr_assert_str_eq(err, want);
+	snprintf(args, sizeof args, "run %s", TWO_BOXES);
+	cr_assert_eq(run(args), 2);
+	snprintf(want, sizeof want,
+		 "proxima: %s: a contact problem file, not a scene: solve it with `proxima solve %s`\n",
+		 TWO_BOXES, TWO_BOXES);
+	cr_assert_str_eq(err, want);
+	cr_assert_str_eq(out, "");
+	write_file("empty.dat", "", empty, sizeof empty);
+	snprintf(args, sizeof args, "solve %s", empty);
+	cr_assert_eq(run(args), 2);
+	snprintf(want, sizeof want,
+		 "proxima: %s: empty file: expected a .dat contact problem (its first number is the dimension d, 3)\n",
+		 empty);
+	cr_assert_str_eq(err, want);
+}
+
 Test(cli, bad_config_names_file_line_section_key)
 {
 	char cfg[256], args[1024], want[1024];

@@ -331,9 +331,9 @@ Test(dat, directory_is_not_a_file)
 Test(dat, empty_file)
 {
 	expect_error("", PX_ERR_FORMAT,
-		     "empty file: expected d, found end of file");
+		     "empty file: expected a .dat contact problem (its first number is the dimension d, 3)");
 	expect_error(" \n\t\n", PX_ERR_FORMAT,
-		     "empty file: expected d, found end of file");
+		     "empty file: expected a .dat contact problem (its first number is the dimension d, 3)");
 }
 
 Test(dat, nul_byte)
