@@ -230,6 +230,95 @@ static int check_ops(const struct px_plugin_header *h, const char *path,
 	return PX_OK;
 }
 
+/* Split "kind_name.so" into kind and name; 0 if it is not a plugin file. */
+static unsigned parse_file_name(const char *file, char *name, size_t len)
+{
+	size_t fl = strlen(file);
+
+	if (fl < 4 || strcmp(file + fl - 3, ".so") != 0)
+		return 0;
+	for (unsigned k = 1; k <= N_KINDS; k++) {
+		size_t kl = strlen(kind_names[k]);
+
+		if (strncmp(file, kind_names[k], kl) == 0 && file[kl] == '_' &&
+		    fl - 3 > kl + 1 && fl - 3 - kl - 1 < len) {
+			memcpy(name, file + kl + 1, fl - 3 - kl - 1);
+			name[fl - 3 - kl - 1] = '\0';
+			return k;
+		}
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The plugin files (KIND_NAME.so) of the search path sp into files (at
+ * most max, malloc'd names, sorted, each once: the first directory wins).
+ * Returns their number, or -1 out of memory (files freed). */
+static long collect_files(const char *sp, char **files, size_t max)
+{
+	size_t nfiles = 0;
+
+	for (const char *dir = sp; dir && *dir;) {
+		const char *colon = strchr(dir, ':');
+		size_t dl = colon ? (size_t)(colon - dir) : strlen(dir);
+		char dname[4096];
+		struct dirent *e;
+		DIR *d;
+
+		snprintf(dname, sizeof dname, "%.*s", (int)dl, dir);
+		d = dl ? opendir(dname) : NULL;
+		while (d && (e = readdir(d)) && nfiles < max) {
+			char name[256];
+			size_t i;
+
+			if (!parse_file_name(e->d_name, name, sizeof name))
+				continue;
+			for (i = 0; i < nfiles; i++)
+				if (strcmp(files[i], e->d_name) == 0)
+					break;
+			if (i == nfiles && !(files[nfiles++] = strdup(e->d_name))) {
+				closedir(d);
+				for (i = 0; i + 1 < nfiles; i++)
+					free(files[i]);
+				return -1;
+			}
+		}
+		if (d)
+			closedir(d);
+		dir = colon ? colon + 1 : NULL;
+	}
+	qsort(files, nfiles, sizeof *files, cmp_str);
+	return (long)nfiles;
+}
+
+/* "; there: NAME, NAME, ..." for the kind's plugin files on the search
+ * path sp ("; there are none there" when it has none) into buf. */
+static void kind_files(unsigned kind, const char *sp, char *buf, size_t len)
+{
+	char *files[1024];
+	long n = collect_files(sp, files, sizeof files / sizeof *files);
+	size_t used = 0;
+	int listed = 0;
+
+	buf[0] = '\0';
+	for (long i = 0; i < n; i++) {
+		char name[256];
+
+		if (parse_file_name(files[i], name, sizeof name) == kind &&
+		    used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 listed++ ? ", " : "; there: ",
+						 name);
+		free(files[i]);
+	}
+	if (!listed)
+		snprintf(buf, len, "; there are none there");
+}
+
 int px_plugin_load(unsigned kind, const char *name,
 		   const struct px_setting *settings, size_t n_settings,
 		   struct px_plugin **out, struct px_error *err)
@@ -242,16 +331,24 @@ int px_plugin_load(unsigned kind, const char *name,
 	if (!px_kind_name(kind))
 		return px_error_set(err, PX_ERR_INVALID, "unknown plugin kind %u",
 				    kind);
-	if (!*name || strpbrk(name, "/_.") || strlen(name) > 200)
+	if (strchr(name, '/') && strlen(name) <= 200)
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "%s plugin name '%s' is a path: put its folder in PROXIMA_PLUGIN_PATH and name the plugin by its word (%s_WORD.so is WORD)",
+				    kind_names[kind], name, kind_names[kind]);
+	if (!*name || strpbrk(name, "_.") || strlen(name) > 200)
 		return px_error_set(err, PX_ERR_PLUGIN,
 				    "%s plugin name '%s' is not valid (a plain word without '/', '_' or '.')",
 				    kind_names[kind], name);
 	snprintf(file, sizeof file, "%s_%s.so", kind_names[kind], name);
 	search_path(sp, sizeof sp);
-	if (!find_file(file, path, sizeof path, sp))
+	if (!find_file(file, path, sizeof path, sp)) {
+		char known[1024];
+
+		kind_files(kind, sp, known, sizeof known);
 		return px_error_set(err, PX_ERR_PLUGIN,
-				    "%s plugin '%s' not found: no %s in %s",
-				    kind_names[kind], name, file, sp);
+				    "%s plugin '%s' not found: no %s in %s%s",
+				    kind_names[kind], name, file, sp, known);
+	}
 	pl = calloc(1, sizeof *pl);
 	if (!pl || !(pl->path = strdup(path))) {
 		free(pl);
@@ -352,71 +449,20 @@ const char *px_plugin_doc(const struct px_plugin_header *h)
 	return doc && *doc ? doc : NULL;
 }
 
-/* Split "kind_name.so" into kind and name; 0 if it is not a plugin file. */
-static unsigned parse_file_name(const char *file, char *name, size_t len)
-{
-	size_t fl = strlen(file);
-
-	if (fl < 4 || strcmp(file + fl - 3, ".so") != 0)
-		return 0;
-	for (unsigned k = 1; k <= N_KINDS; k++) {
-		size_t kl = strlen(kind_names[k]);
-
-		if (strncmp(file, kind_names[k], kl) == 0 && file[kl] == '_' &&
-		    fl - 3 > kl + 1 && fl - 3 - kl - 1 < len) {
-			memcpy(name, file + kl + 1, fl - 3 - kl - 1);
-			name[fl - 3 - kl - 1] = '\0';
-			return k;
-		}
-	}
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int px_plugin_foreach(void (*fn)(const struct px_plugin_header *h,
 				 const char *path, void *user),
 		      void (*bad)(const char *path, const char *msg, void *user),
 		      void *user, struct px_error *err)
 {
 	char sp[4096], *files[1024];
-	size_t nfiles = 0;
-	const char *dir;
+	size_t nfiles;
+	long n;
 
 	search_path(sp, sizeof sp);
-	/* Collect unique file names across the path, first directory wins. */
-	for (dir = sp; dir && *dir;) {
-		const char *colon = strchr(dir, ':');
-		size_t dl = colon ? (size_t)(colon - dir) : strlen(dir);
-		char dname[4096];
-		struct dirent *e;
-		DIR *d;
-
-		snprintf(dname, sizeof dname, "%.*s", (int)dl, dir);
-		d = dl ? opendir(dname) : NULL;
-		while (d && (e = readdir(d)) && nfiles < 1024) {
-			char name[256];
-			size_t i;
-
-			if (!parse_file_name(e->d_name, name, sizeof name))
-				continue;
-			for (i = 0; i < nfiles; i++)
-				if (strcmp(files[i], e->d_name) == 0)
-					break;
-			if (i == nfiles && !(files[nfiles++] = strdup(e->d_name))) {
-				nfiles--;
-				closedir(d);
-				goto nomem;
-			}
-		}
-		if (d)
-			closedir(d);
-		dir = colon ? colon + 1 : NULL;
-	}
-	qsort(files, nfiles, sizeof *files, cmp_str);
+	n = collect_files(sp, files, sizeof files / sizeof *files);
+	if (n < 0)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	nfiles = (size_t)n;
 	for (size_t i = 0; i < nfiles; i++) {
 		char name[256], path[4096];
 		const struct px_plugin_header *h;
@@ -435,8 +481,4 @@ int px_plugin_foreach(void (*fn)(const struct px_plugin_header *h,
 		free(files[i]);
 	}
 	return PX_OK;
-nomem:
-	for (size_t i = 0; i < nfiles; i++)
-		free(files[i]);
-	return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 }

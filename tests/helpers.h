@@ -43,6 +43,25 @@ static inline const char *shared_problem(const char *name, char *buf,
 	return buf;
 }
 
+/* msg is want followed by the plugin loader's list of a kind's plugins on
+ * the search path ("; there: a, b, ..."), which holds at least each of
+ * names (NULL-terminated; the installed folder may add more). */
+static inline void assert_not_found_listing(const char *msg, const char *want,
+					    const char *const *names)
+{
+	const size_t n = strlen(want);
+
+	cr_assert(strncmp(msg, want, n) == 0, "%s\n is not\n%s...", msg, want);
+	cr_assert(strncmp(msg + n, "; there: ", 9) == 0, "%s", msg);
+	for (; *names; names++) {
+		const char *at = strstr(msg + n + 9, *names);
+		const size_t l = strlen(*names);
+
+		cr_assert(at && (at[-1] == ' ') && (at[l] == ',' || !at[l]),
+			  "'%s' is not listed: %s", *names, msg);
+	}
+}
+
 /* Write text to dir/name, its path into path (len bytes), or fail the test. */
 static inline void write_file_in(const char *dir, const char *name,
 				 const char *text, char *path, size_t len)

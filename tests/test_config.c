@@ -211,10 +211,25 @@ Test(config, out_of_range)
 		"%s:2: [solver] abs_tol: '-1' is out of range [0, 1e+300]");
 }
 
+/* An unknown plugin names the search path and lists the kind's plugins
+ * there; a path as a plugin name points to PROXIMA_PLUGIN_PATH. */
 Test(config, missing_plugin)
 {
-	refused("\n[friction]\nplugin = cone\n", PX_ERR_PLUGIN,
-		"%s:3: [friction] plugin: friction plugin 'cone' not found: no friction_cone.so in %s:%s");
+	static const char *const shipped[] = {"box", "disc", "ellipsoid", NULL};
+	struct px_config *cfg = (void *)1;
+	struct px_error err = {0};
+	char want[2048];
+
+	write_ini("\n[friction]\nplugin = cone\n");
+	snprintf(want, sizeof want,
+		 "%s:3: [friction] plugin: friction plugin 'cone' not found: no friction_cone.so in %s:%s",
+		 path, getenv("PROXIMA_PLUGIN_PATH"), px_plugin_dir());
+	cr_assert_eq(px_config_read(path, &cfg, &err), PX_ERR_PLUGIN, "%s", err.msg);
+	cr_assert_null(cfg);
+	assert_not_found_listing(err.msg, want, shipped);
+	unlink(path);
+	refused("[friction]\nplugin = ./plugins/friction_disc.so\n", PX_ERR_PLUGIN,
+		"%s:2: [friction] plugin: friction plugin name './plugins/friction_disc.so' is a path: put its folder in PROXIMA_PLUGIN_PATH and name the plugin by its word (friction_WORD.so is WORD)");
 }
 
 Test(config, section_without_plugin_key)

@@ -8,6 +8,8 @@
 
 #include <proxima/proxima.h>
 
+#include "helpers.h"
+
 #define DIR PX_TEST_PLUGIN_DIR
 
 static void use_test_plugins(void)
@@ -232,15 +234,26 @@ Test(loader, reports_missing_plugin_with_search_path)
 {
 	char msg[4096];
 
+	static const char *const here[] = {"failcreate", "good", "wrongkind", NULL};
+	struct px_plugin *pl = (void *)1;
+	struct px_error err = {0};
+
 	snprintf(msg, sizeof msg,
 		 "friction plugin 'absent' not found: no friction_absent.so in %s:%s",
 		 DIR, px_plugin_dir());
-	refused("absent", msg);
+	use_test_plugins();
+	cr_assert_eq(px_plugin_load(PX_KIND_FRICTION, "absent", NULL, 0, &pl, &err),
+		     PX_ERR_PLUGIN);
+	cr_assert_null(pl);
+	/* the friction plugins of the test folder are listed, no other kind's */
+	assert_not_found_listing(err.msg, msg, here);
+	cr_assert_null(strstr(err.msg, "badperm"), "%s", err.msg);
 }
 
 Test(loader, refuses_names_with_path_characters)
 {
-	refused("../disc", "friction plugin name '../disc' is not valid (a plain word without '/', '_' or '.')");
+	refused("../disc", "friction plugin name '../disc' is a path: put its folder in PROXIMA_PLUGIN_PATH and name the plugin by its word (friction_WORD.so is WORD)");
+	refused("disc.so", "friction plugin name 'disc.so' is not valid (a plain word without '/', '_' or '.')");
 }
 
 Test(loader, search_path_order_first_wins)

@@ -422,8 +422,21 @@ Test(pgssm, config_errors_name_file_section_and_key)
 		"%s:1: [accelerator] has no 'plugin = NAME' key");
 	refused("[accelerator]\nplugin = pgssm\nplugin = none\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] plugin: set twice (first on line 2)");
-	refused("\n[accelerator]\nplugin = cg\n", PX_ERR_PLUGIN,
-		"%s:3: [accelerator] plugin: accelerator plugin 'cg' not found: no accelerator_cg.so in %s:%s");
+	{
+		static const char *const shipped[] = {"pgssm", NULL};
+		struct px_config *cfg = (void *)1;
+		struct px_error err = {0};
+		char want[2048];
+
+		write_temp_ini("\n[accelerator]\nplugin = cg\n", path, sizeof path);
+		snprintf(want, sizeof want,
+			 "%s:3: [accelerator] plugin: accelerator plugin 'cg' not found: no accelerator_cg.so in %s:%s",
+			 path, getenv("PROXIMA_PLUGIN_PATH"), px_plugin_dir());
+		cr_assert_eq(px_config_read(path, &cfg, &err), PX_ERR_PLUGIN);
+		cr_assert_null(cfg);
+		assert_not_found_listing(err.msg, want, shipped);
+		unlink(path);
+	}
 }
 
 Test(pgssm, none_and_absent_mean_no_plugin)
