@@ -72,11 +72,11 @@ autoreconf -fi
 if [ "$mode" = harden ]; then
 	exec tests/hardening.sh asan valgrind fuzz tsan
 fi
-# Out of tree: configure's link tests run "rm -f core", which complains when
-# the current directory holds our core/ source directory.
 # The optional parts are required here: the bootstrap installed what they
 # need, and a part that configure dropped would silently drop its tests.
 with_all="--with-siconos --with-umfpack --with-fclib --with-mpi"
+# Out of tree: configure's link tests run "rm -f core", which complains when
+# the current directory holds our core/ source directory.
 mkdir -p build
 cd build
 ../configure --enable-werror $with_all
