@@ -62,6 +62,22 @@ static inline void assert_not_found_listing(const char *msg, const char *want,
 	}
 }
 
+/* A solution written by --out (one number per line): exactly m numbers,
+ * malloc'd. */
+static inline double *read_solution(const char *path, size_t m)
+{
+	double *x = malloc((m + 1) * sizeof *x), extra;
+	FILE *f = fopen(path, "r");
+
+	cr_assert(x && f, "%s: cannot read", path);
+	for (size_t i = 0; i < m; i++)
+		cr_assert_eq(fscanf(f, "%lf", &x[i]), 1, "%s: %zu numbers, expected %zu",
+			     path, i, m);
+	cr_assert_eq(fscanf(f, "%lf", &extra), EOF, "%s: more than %zu numbers", path, m);
+	fclose(f);
+	return x;
+}
+
 /* Write text to dir/name, its path into path (len bytes), or fail the test. */
 static inline void write_file_in(const char *dir, const char *name,
 				 const char *text, char *path, size_t len)

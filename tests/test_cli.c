@@ -83,6 +83,13 @@ Test(cli, missing_problem_file)
 	cr_assert_str_eq(out, "");
 }
 
+/* `proxima ARGS` exits 2 with the one line want on stderr. */
+static void refused(const char *args, const char *want)
+{
+	cr_assert_eq(run(args), 2, "%s: %s", args, err);
+	cr_assert_str_eq(err, want);
+}
+
 /* A scene given to solve (or convert) and a problem file given to run
  * name the command they are for; an empty problem file says what it
  * expected in words. Files shipped in the repository: no shared file. */
@@ -91,29 +98,25 @@ Test(cli, a_file_for_the_other_command_names_it)
 	char empty[256], args[1024], want[1024];
 	const char *scene = PX_TEST_SRCDIR "/scenes/incline.ini";
 
-	snprintf(args, sizeof args, "solve %s", scene);
-	cr_assert_eq(run(args), 2);
 	snprintf(want, sizeof want,
 		 "proxima: %s: a scene (INI sections), not a contact problem: step it with `proxima run %s`\n",
 		 scene, scene);
-	cr_assert_str_eq(err, want);
+	snprintf(args, sizeof args, "solve %s", scene);
+	refused(args, want);
 	snprintf(args, sizeof args, "convert %s %s/x.dat", scene, dir);
-	cr_assert_eq(run(args), 2);
-	cr_assert_str_eq(err, want);
-	snprintf(args, sizeof args, "run %s", TWO_BOXES);
-	cr_assert_eq(run(args), 2);
+	refused(args, want);
 	snprintf(want, sizeof want,
 		 "proxima: %s: a contact problem file, not a scene: solve it with `proxima solve %s`\n",
 		 TWO_BOXES, TWO_BOXES);
-	cr_assert_str_eq(err, want);
+	snprintf(args, sizeof args, "run %s", TWO_BOXES);
+	refused(args, want);
 	cr_assert_str_eq(out, "");
 	write_file("empty.dat", "", empty, sizeof empty);
-	snprintf(args, sizeof args, "solve %s", empty);
-	cr_assert_eq(run(args), 2);
 	snprintf(want, sizeof want,
 		 "proxima: %s: empty file: expected a .dat contact problem (its first number is the dimension d, 3)\n",
 		 empty);
-	cr_assert_str_eq(err, want);
+	snprintf(args, sizeof args, "solve %s", empty);
+	refused(args, want);
 }
 
 Test(cli, bad_config_names_file_line_section_key)
@@ -144,8 +147,7 @@ Test(cli, solves_writes_history_and_solution)
 {
 	char hist[256], sol[256], args[1024], buf[65536];
 	struct px_problem *p;
-	double lambda[24];
-	FILE *f;
+	double *lambda;
 	int rows, sweeps;
 
 	run("--version");
@@ -163,13 +165,9 @@ Test(cli, solves_writes_history_and_solution)
 	cr_assert(strncmp(buf, "sweep,part,accepted,residual,merit,seconds\n1,full,1,", 52) == 0, "%s", buf);
 	/* the written solution satisfies the contact laws */
 	cr_assert_eq(px_dat_read(TWO_BOXES, &p, NULL), PX_OK);
-	f = fopen(sol, "r");
-	cr_assert_not_null(f);
-	for (int i = 0; i < 24; i++)
-		cr_assert_eq(fscanf(f, "%lf", &lambda[i]), 1);
-	cr_assert_eq(fscanf(f, "%lf", &lambda[0]), EOF, "more than 24 numbers");
-	fclose(f);
+	lambda = read_solution(sol, 24);
 	assert_solution(p, lambda, LAW_REL, 0.0, 1e-8, "lambda");
+	free(lambda);
 	px_problem_destroy(p);
 }
 
@@ -596,17 +594,15 @@ Test(cli, without_fclib_hdf5_files_are_one_error_line)
 	run("--version");
 	write_file("p.hdf5", "\211HDF\r\n\032\n", h5, sizeof h5);
 	snprintf(args, sizeof args, "solve %s", h5);
-	cr_assert_eq(run(args), 2);
 	snprintf(want, sizeof want,
 		 "proxima: %s: proxima was built without FCLib support (libfclib-dev, libhdf5-dev)\n",
 		 h5);
-	cr_assert_str_eq(err, want);
+	refused(args, want);
 	snprintf(args, sizeof args, "convert %s %s/q.hdf5", TWO_BOXES, dir);
-	cr_assert_eq(run(args), 2);
 	snprintf(want, sizeof want,
 		 "proxima: %s/q.hdf5: proxima was built without FCLib support (libfclib-dev, libhdf5-dev)\n",
 		 dir);
-	cr_assert_str_eq(err, want);
+	refused(args, want);
 }
 
 #endif

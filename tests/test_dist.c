@@ -133,22 +133,6 @@ static struct px_problem *read_problem(const char *path)
 	return p;
 }
 
-/* A solution written by --out (one number per line): exactly m numbers,
- * malloc'd. */
-static double *read_solution(const char *path, size_t m)
-{
-	double *x = malloc((m + 1) * sizeof *x), extra;
-	FILE *f = fopen(path, "r");
-
-	cr_assert(x && f, "%s: cannot read", path);
-	for (size_t i = 0; i < m; i++)
-		cr_assert_eq(fscanf(f, "%lf", &x[i]), 1, "%s: %zu numbers, expected %zu",
-			     path, i, m);
-	cr_assert_eq(fscanf(f, "%lf", &extra), EOF, "%s: more than %zu numbers", path, m);
-	fclose(f);
-	return x;
-}
-
 /* The solutions in files a and b of problem p are the same doubles. */
 static void same_solution(const struct px_problem *p, const char *a,
 			  const char *b)

@@ -64,8 +64,9 @@ static double natural_disc(const struct px_problem *p, const double *x)
 /* The box friction law (000 eq. 4) contact by contact, written here from
  * the dense A (oracle.h's Coulomb check is for the disc): with u = A
  * lambda + b, d = A_nn of the contact and s = max(||lambda_k||, ||b_k|| /
- * d) its own scale (as in oracle.h), residuals in impulse units, each at
- * most rel s + abs:
+ * d) its own scale (from b alone: oracle.h's scale also counts the sizes
+ * of the terms u sums, so this bound is no looser than its), residuals in
+ * impulse units, each at most rel s + abs:
  *   normal        |min(lambda_n, u_n / d)|;
  *   per friction axis i (s, t), with the bound c = mu_i max(lambda_n, 0)
  *   (mu_s, mu_t when set, else mu, as the box plugin reads them):
