@@ -344,12 +344,9 @@ Test(fclib, capsules_solves_and_round_trips)
 	 * velocities of ~1e-8 m/s against impulses of ~5e-3, some 40
 	 * contacts above 1e-7 of their scale. */
 	{
-		double worst;
+		const double worst = assert_solution(p, lambda, 1e-5, 0.0, 1e-8,
+						     "Capsules-i125");
 
-		assert_solution(p, lambda, 1e-5, 0.0, 1e-8, "Capsules-i125");
-		cr_assert_eq(oracle_contact_laws_worst(p, lambda, 1e-5, 0.0,
-						       "Capsules-i125", &worst),
-			     0);
 		cr_log_info("Capsules-i125: worst Coulomb residual %.2e of the contact's scale",
 			    worst);
 	}
