@@ -913,6 +913,9 @@ static int solver_run(struct px_solver *sv, double *lambda,
 	if (!rc && solve_end(S) < 0)
 		rc = px_error_set(err, PX_ERR_NOMEM, "%s", accel_nomem);
 	rep->seconds = now() - t0;
+	rep->stop = rep->converged  ? PX_STOP_CONVERGED
+		    : rep->diverged ? PX_STOP_DIVERGED
+				    : PX_STOP_MAX_SWEEPS;
 	if (rc) {
 		px_report_free(rep);
 		return rc;
@@ -929,6 +932,17 @@ static int solver_run(struct px_solver *sv, double *lambda,
 		sv->end_at = lambda;
 	}
 	return PX_OK;
+}
+
+const char *px_stop_name(int stop)
+{
+	static const char *const name[] = {
+		"not converged", "converged", "diverged", "stalled",
+		"time limit", "interrupted"};
+
+	return stop >= 0 && stop < (int)(sizeof name / sizeof *name)
+		       ? name[stop]
+		       : NULL;
 }
 
 const double *px_solver_body_velocities(const struct px_solver *sv)

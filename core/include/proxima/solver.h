@@ -84,6 +84,22 @@ enum px_divergence {
 				      to 0 (underflow) or made it non-finite */
 };
 
+/* Why a solve stopped (px_report.stop; a zeroed report reads "not
+ * converged"). */
+enum px_stop {
+	PX_STOP_MAX_SWEEPS = 0,  /* max_sweeps ran out: "not converged" */
+	PX_STOP_CONVERGED = 1,   /* the stop test passed (and its certificate) */
+	PX_STOP_DIVERGED = 2,    /* could not go on, see px_report.diverged */
+	PX_STOP_STALLED = 3,     /* the iterate stopped changing while the
+				    merit missed the tolerance */
+	PX_STOP_TIME_LIMIT = 4,  /* [solver] time_limit ran out */
+	PX_STOP_INTERRUPTED = 5, /* the caller's stop flag was raised */
+};
+
+/* "not converged", "converged", "diverged", "stalled", "time limit",
+ * "interrupted"; NULL for a value not in enum px_stop. */
+const char *px_stop_name(int stop);
+
 struct px_report {
 	uint64_t sweeps;   /* all sweeps run, rejected ones included */
 	uint64_t rejected; /* sweeps rolled back by the rfactor plugin */
@@ -123,6 +139,7 @@ struct px_report {
 	 * finite iterate (the sweep was rolled back). */
 	int diverged;
 	uint64_t diverged_sweep;
+	int stop; /* enum px_stop: why the solve ended */
 };
 
 /* Solve p with cfg's settings and plugins. lambda (n_contacts * bs) holds
