@@ -12,6 +12,8 @@ int px_cli_plugins(int argc, char **argv);
 int px_cli_describe(const char *name);
 int px_cli_run(int argc, char **argv);
 int px_cli_compare(int argc, char **argv);
+/* `proxima config`: print the config in effect as INI. */
+int px_cli_config(int argc, char **argv);
 /* Under mpirun: exec proxima-mpi with argv (returns only on failure, with
  * a message printed), or say that this build has no MPI; -1 when not under
  * mpirun. */

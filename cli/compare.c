@@ -20,8 +20,23 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: proxima compare -c A.ini [-c B.ini ...] TARGET [--label NAME ...]\n"
+		"                       [--base CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
 		"                       [--out DIR] [--tol T[,T...]] [--steps N]\n"
 		"                       [--at K[,K...]] [--whole] [--drive CONFIG] [--no-plot]\n");
+}
+
+int px_cmp_config_build(const struct px_cmp *c, const char *path,
+			struct px_config **cfg, struct px_error *err)
+{
+	struct px_cli_config one = {0};
+	int rc = px_cli_config_add(&one, PX_LAYER_FILE, path);
+
+	for (size_t i = 0; !rc && i < c->sets.n; i++)
+		rc = px_cli_config_add(&one, PX_LAYER_SET, c->sets.l[i].text);
+	rc = rc ? px_error_set(err, PX_ERR_NOMEM, "out of memory")
+		: px_cli_config_build(&c->base, &one, cfg, err);
+	px_cli_config_free(&one);
+	return rc;
 }
 
 /* One error line about the command line; returns EXIT_BAD_INPUT. */
@@ -259,7 +274,7 @@ static int run(struct px_cmp *c, const char **labels, size_t n_labels)
 	}
 	unique_labels(c);
 	for (size_t i = 0; i < c->n; i++)
-		if (px_config_read(c->c[i].path, &c->c[i].cfg, &err))
+		if (px_cmp_config_build(c, c->c[i].path, &c->c[i].cfg, &err))
 			goto fail;
 	if (!is_scene(c->target))
 		rc = compare_file(c, &unconverged, &err);
@@ -282,6 +297,8 @@ int px_cli_compare(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},
+		{"base", required_argument, NULL, 'b'},
+		{"set", required_argument, NULL, 's'},
 		{"label", required_argument, NULL, 'l'},
 		{"out", required_argument, NULL, 'o'},
 		{"tol", required_argument, NULL, 't'},
@@ -312,6 +329,14 @@ int px_cli_compare(int argc, char **argv)
 				goto out;
 			}
 			c.c[c.n++].path = optarg;
+			break;
+		case 'b':
+		case 's':
+			if (px_cli_config_add(opt == 'b' ? &c.base : &c.sets,
+					      opt == 'b' ? PX_LAYER_FILE
+							 : PX_LAYER_SET,
+					      optarg))
+				goto out;
 			break;
 		case 'l':
 			if (!label_ok(optarg)) {
@@ -398,6 +423,8 @@ int px_cli_compare(int argc, char **argv)
 out:
 	for (size_t i = 0; i < c.n; i++)
 		px_config_free(c.c[i].cfg);
+	px_cli_config_free(&c.base);
+	px_cli_config_free(&c.sets);
 	for (size_t i = 0; i < c.n_scripts; i++)
 		free(c.scripts[i]);
 	free(c.scripts);

@@ -15,6 +15,8 @@
 
 #include <proxima/proxima.h>
 
+#include "config_args.h"
+
 #define PX_CMP_MAX_CONFIGS 32
 #define PX_CMP_MAX_TOLS 16
 #define PX_CMP_LABEL_MAX 64
@@ -39,9 +41,16 @@ struct px_cmp {
 	int whole;
 	const char *drive;            /* --drive; NULL: the first -c */
 	int no_plot;
+	struct px_cli_config base;    /* --base: layers under every config */
+	struct px_cli_config sets;    /* --set: keys over every config */
 	char **scripts;               /* .gp files written, to draw */
 	size_t n_scripts;
 };
+
+/* The config of path (a -c or --drive): the --base layers, path, then
+ * the --set keys. */
+int px_cmp_config_build(const struct px_cmp *c, const char *path,
+			struct px_config **cfg, struct px_error *err);
 
 /* Solve p from warm (NULL: zero) with every config; write DIR/LABEL.csv
  * (the history, as `proxima solve --history`), dir/table.md and

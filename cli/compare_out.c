@@ -73,7 +73,7 @@ static void describe(const struct px_cmp_config *cc)
 	const struct px_plugin *acc = px_config_plugin(cfg, PX_KIND_ACCELERATOR);
 
 	printf("config      %s = %s: friction %s, ordering %s, rfactor %s, scheduler %s%s%s; merit %s, abs_tol %g, max_sweeps %llu\n",
-	       cc->label, cc->path,
+	       cc->label, px_config_source(cfg),
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_FRICTION))->name,
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_ORDERING))->name,
 	       px_plugin_header(px_config_plugin(cfg, PX_KIND_RFACTOR))->name,

@@ -97,7 +97,7 @@ int px_cmp_at(struct px_cmp *c, size_t *unconverged, struct px_error *err)
 	char msg[PX_ERROR_MSG_MAX];
 	int rc;
 
-	rc = px_config_read(drive, &cfg, err);
+	rc = px_cmp_config_build(c, drive, &cfg, err);
 	if (!rc)
 		rc = px_scene_load(c->target, &w, err);
 	if (rc)

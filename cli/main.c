@@ -26,8 +26,9 @@ static void usage(FILE *f)
 		"\n"
 		"Commands:\n"
 		"  (none)                 run the bundled default scene with the default\n"
-		"                         config (scenes/default.ini, conf/default.ini)\n"
-		"  run [-c CONFIG] [SCENE] [--steps N] [--csv FILE.csv] [--vtk DIR]\n"
+		"                         config (scenes/default.ini, the defaults)\n"
+		"  run [-c CONFIG ...] [--set SECTION.KEY=VALUE ...] [SCENE] [--steps N]\n"
+		"      [--csv FILE.csv] [--vtk DIR]\n"
 		"      [--vtk-every K] [--cache on|off] [--state FILE.csv] [--quiet]\n"
 		"                         simulate a scene (default: the bundled one);\n"
 		"                         --csv writes per-step statistics, --vtk one\n"
@@ -35,14 +36,16 @@ static void usage(FILE *f)
 		"                         --cache overrides the scene's warm start;\n"
 		"                         --state writes the bodies' final states\n"
 		"                         exactly (hexadecimal floats)\n"
-		"  solve [-c CONFIG] PROBLEM [--history FILE.csv] [--out FILE]\n"
+		"  solve [-c CONFIG ...] [--set SECTION.KEY=VALUE ...] PROBLEM\n"
+		"        [--history FILE.csv] [--out FILE]\n"
 		"        [--warm-start zero|guess|solution] [--save-fclib OUT.hdf5]\n"
 		"                         solve a problem file (Siconos .dat or FCLib\n"
 		"                         .hdf5, told apart by content), from zero or\n"
 		"                         from the FCLib file's first guess or solution;\n"
 		"                         --save-fclib writes the problem and the\n"
 		"                         solution found as an FCLib file\n"
-		"  compare -c A.ini [-c B.ini ...] TARGET [--label NAME ...] [--out DIR]\n"
+		"  compare -c A.ini [-c B.ini ...] TARGET [--base CONFIG ...]\n"
+		"          [--set SECTION.KEY=VALUE ...] [--label NAME ...] [--out DIR]\n"
 		"          [--tol T[,T...]] [--steps N] [--at K[,K...]] [--whole]\n"
 		"          [--drive CONFIG] [--no-plot]\n"
 		"                         solve a problem file with every config, or\n"
@@ -54,6 +57,9 @@ static void usage(FILE *f)
 		"                         table.md, gnuplot scripts, and PNG and SVG\n"
 		"                         plots when gnuplot is found ($PROXIMA_GNUPLOT\n"
 		"                         or PATH) and --no-plot is not given\n"
+		"  config [-c CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
+		"                         print the config in effect as INI (it reads\n"
+		"                         back to the same config)\n"
 		"  convert IN OUT         convert a problem between .dat and FCLib\n"
 		"                         (OUT's format by its name: .dat, .hdf5, .h5)\n"
 		"  plugins [--describe NAME]\n"
@@ -61,6 +67,11 @@ static void usage(FILE *f)
 		"                         --describe prints one plugin's documentation and\n"
 		"                         parameter table (NAME, or KIND/NAME when two\n"
 		"                         kinds have it; 'solver': the [solver] section)\n"
+		"\n"
+		"Configs: -c takes a path or an installed config's name (-c robust:\n"
+		"conf/robust.ini of $PROXIMA_DATA_DIR or the data dir); several -c and\n"
+		"--set layer in order over the defaults (conf/default.ini's settings),\n"
+		"later keys winning.\n"
 		"\n"
 		"Options:\n"
 		"  -h, --help             show this help\n"
@@ -107,6 +118,8 @@ int main(int argc, char **argv)
 		return px_cli_compare(argc - 1, argv + 1);
 	if (strcmp(argv[1], "plugins") == 0)
 		return px_cli_plugins(argc - 1, argv + 1);
+	if (strcmp(argv[1], "config") == 0)
+		return px_cli_config(argc - 1, argv + 1);
 	fprintf(stderr, "proxima: unknown command '%s' (try 'proxima --help')\n",
 		argv[1]);
 	return EXIT_BAD_INPUT;

@@ -18,6 +18,7 @@
 #include "../sim/world.h"
 #include "../sim/world_problem.h"
 #include "cli.h"
+#include "config_args.h"
 #include "solution.h"
 
 /* Where bundled data lives: $PROXIMA_DATA_DIR, else the installed
@@ -30,7 +31,7 @@ static const char *datadir(void)
 }
 
 struct run_opts {
-	const char *config; /* NULL: defaults */
+	struct px_cli_config config; /* -c and --set, in order */
 	const char *scene;
 	const char *csv;    /* per-step statistics, or NULL */
 	const char *vtk;    /* directory of VTK frames, or NULL */
@@ -148,7 +149,7 @@ static int simulate(const struct run_opts *o)
 	const int tty = !o->quiet && isatty(STDERR_FILENO);
 	int status = EXIT_BAD_INPUT;
 
-	if (px_config_read(o->config, &cfg, &err) ||
+	if (px_cli_config_build(NULL, &o->config, &cfg, &err) ||
 	    px_cli_refuse_problem(o->scene, &err) ||
 	    px_scene_load(o->scene, &w, &err))
 		goto fail;
@@ -200,12 +201,7 @@ static int simulate(const struct run_opts *o)
 		printf(", %g Hz, damping ratio %g", s->contact_hertz,
 		       s->contact_damping_ratio);
 	putchar('\n');
-	printf("config      %s: friction %s, ordering %s, rfactor %s, scheduler %s\n",
-	       o->config ? o->config : "(defaults)",
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_FRICTION))->name,
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_ORDERING))->name,
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_RFACTOR))->name,
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_SCHEDULER))->name);
+	px_cli_print_config(stdout, cfg);
 	e0 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
 	for (unsigned long long i = 1; i <= s->steps; i++) {
 		if (px_world_step(w, cfg, &st, &err)) {
@@ -301,7 +297,8 @@ static int parse_count(const char *opt, const char *v,
 
 static void run_usage(FILE *f)
 {
-	fprintf(f, "Usage: proxima run [-c CONFIG] [SCENE] [--steps N] [--csv FILE.csv]\n"
+	fprintf(f, "Usage: proxima run [-c CONFIG ...] [--set SECTION.KEY=VALUE ...] [SCENE]\n"
+		   "                   [--steps N] [--csv FILE.csv]\n"
 		   "                   [--vtk DIR] [--vtk-every K] [--cache on|off]\n"
 		   "                   [--state FILE.csv] [--quiet]\n"
 		   "  --state FILE.csv  the bodies' final states, every number exactly\n"
@@ -316,10 +313,13 @@ static void default_scene(struct run_opts *o, char *scene, size_t len)
 	o->scene = scene;
 }
 
-int px_cli_run(int argc, char **argv)
+/* Read the options into o: 0, 1 after --help, or EXIT_BAD_INPUT + 1 after
+ * a bad one (said on stderr). */
+static int parse(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},
+		{"set", required_argument, NULL, 'X'},
 		{"steps", required_argument, NULL, 'n'},
 		{"csv", required_argument, NULL, 'C'},
 		{"vtk", required_argument, NULL, 'v'},
@@ -330,61 +330,80 @@ int px_cli_run(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct run_opts o = {.vtk_every = 1, .cache = -1};
-	char scene[4096];
+	const int bad = EXIT_BAD_INPUT + 1;
 	int c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "c:n:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': o.config = optarg; break;
-		case 'n':
-			if (parse_count("--steps", optarg, &o.steps))
-				return EXIT_BAD_INPUT;
+		case 'c':
+		case 'X':
+			if (px_cli_config_add(&o->config,
+					      c == 'c' ? PX_LAYER_FILE
+						       : PX_LAYER_SET,
+					      optarg))
+				return bad;
 			break;
-		case 'C': o.csv = optarg; break;
-		case 'v': o.vtk = optarg; break;
+		case 'n':
+			if (parse_count("--steps", optarg, &o->steps))
+				return bad;
+			break;
+		case 'C': o->csv = optarg; break;
+		case 'v': o->vtk = optarg; break;
 		case 'e':
-			if (parse_count("--vtk-every", optarg, &o.vtk_every))
-				return EXIT_BAD_INPUT;
+			if (parse_count("--vtk-every", optarg, &o->vtk_every))
+				return bad;
 			break;
 		case 'w':
 			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
 				fprintf(stderr, "proxima run: --cache '%s': expected on or off\n",
 					optarg);
-				return EXIT_BAD_INPUT;
+				return bad;
 			}
-			o.cache = strcmp(optarg, "on") == 0;
+			o->cache = strcmp(optarg, "on") == 0;
 			break;
-		case 's': o.state = optarg; break;
-		case 'q': o.quiet = 1; break;
-		case 'h': run_usage(stdout); return 0;
+		case 's': o->state = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': run_usage(stdout); return 1;
 		default:
 			fprintf(stderr, "proxima run: bad option '%s' (try 'proxima run --help')\n",
 				argv[optind - 1]);
-			return EXIT_BAD_INPUT;
+			return bad;
 		}
 	}
 	if (argc - optind > 1) {
 		fprintf(stderr, "proxima run: expected at most one SCENE file, got %d\n",
 			argc - optind);
-		return EXIT_BAD_INPUT;
+		return bad;
 	}
-	default_scene(&o, scene, sizeof scene);
-	if (optind < argc)
-		o.scene = argv[optind];
-	return simulate(&o);
+	return 0;
+}
+
+int px_cli_run(int argc, char **argv)
+{
+	struct run_opts o = {.vtk_every = 1, .cache = -1};
+	char scene[4096];
+	int st = parse(argc, argv, &o);
+
+	if (st == 0) {
+		default_scene(&o, scene, sizeof scene);
+		if (optind < argc)
+			o.scene = argv[optind];
+		st = simulate(&o);
+	} else {
+		st = st == 1 ? EXIT_CONVERGED : EXIT_BAD_INPUT;
+	}
+	px_cli_config_free(&o.config);
+	return st;
 }
 
 int px_cli_default(void)
 {
 	struct run_opts o = {.vtk_every = 1, .cache = -1};
-	char scene[4096], config[4096];
+	char scene[4096];
 
+	/* the compiled defaults are conf/default.ini's settings */
 	default_scene(&o, scene, sizeof scene);
-	snprintf(config, sizeof config, "%s/conf/default.ini",
-		 datadir());
-	o.config = config;
 	printf("proxima: default job: running the default scene with the default config\n");
 	return simulate(&o);
 }

@@ -12,6 +12,7 @@
 #include <proxima/proxima.h>
 
 #include "cli.h"
+#include "config_args.h"
 #include "solution.h"
 
 static int all_finite(const double *x, size_t m)
@@ -23,27 +24,14 @@ static int all_finite(const double *x, size_t m)
 }
 
 static void describe(const char *problem_path, const struct px_problem *p,
-		     const char *config_path, const struct px_config *cfg)
+		     const struct px_config *cfg)
 {
-	const struct px_solver_settings *s = px_config_settings(cfg);
 
 	printf("problem     %s: %zu contacts, %u rows each, %s A\n",
 	       problem_path, px_problem_n_contacts(p), px_problem_block_size(p),
 	       px_problem_form(p) == PX_FORM_ASSEMBLED ? "assembled"
 							: "factorized");
-	const struct px_plugin *acc = px_config_plugin(cfg, PX_KIND_ACCELERATOR);
-
-	printf("config      %s: friction %s, ordering %s, rfactor %s, scheduler %s%s%s\n",
-	       config_path ? config_path : "(defaults)",
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_FRICTION))->name,
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_ORDERING))->name,
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_RFACTOR))->name,
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_SCHEDULER))->name,
-	       acc ? ", accelerator " : "",
-	       acc ? px_plugin_header(acc)->name : "");
-	printf("            max_sweeps %llu, abs_tol %g, rel_tol %g, merit %s, max_backtracks %llu\n",
-	       (unsigned long long)s->max_sweeps, s->abs_tol, s->rel_tol,
-	       px_cli_merit_name(s->merit), (unsigned long long)s->max_backtracks);
+	px_cli_print_config(stdout, cfg);
 }
 
 /* The accelerator's line: its calls, their work in sweep equivalents and
@@ -67,7 +55,7 @@ static void print_accelerator(const struct px_config *cfg,
 
 /* What `proxima solve` was asked for besides the problem. */
 struct solve_opts {
-	const char *config;     /* NULL: defaults */
+	struct px_cli_config config; /* -c and --set, in order */
 	const char *history;    /* per-sweep CSV, or NULL */
 	const char *out;        /* solution text, or NULL */
 	const char *save_fclib; /* problem and solution as FCLib, or NULL */
@@ -81,7 +69,6 @@ static const char *const start_name[] = {
 /* Solve problem_path as opts says. */
 static int run(const char *problem_path, const struct solve_opts *opts)
 {
-	const char *config_path = opts->config;
 	struct px_problem *p = NULL;
 	struct px_config *cfg = NULL;
 	struct px_report rep = {0};
@@ -91,7 +78,7 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 	int status = EXIT_BAD_INPUT;
 	size_t m;
 
-	if (px_config_read(config_path, &cfg, &err) ||
+	if (px_cli_config_build(NULL, &opts->config, &cfg, &err) ||
 	    px_cli_refuse_scene(problem_path, &err) ||
 	    px_problem_read(problem_path, &p, opts->start, &lambda, &err))
 		goto fail;
@@ -102,7 +89,7 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 		px_error_set(&err, PX_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	describe(problem_path, p, config_path, cfg);
+	describe(problem_path, p, cfg);
 	if (opts->start != PX_FCLIB_R_NONE)
 		printf("start       %s\n", start_name[opts->start]);
 	if (px_solve(p, cfg, lambda, &rep, &err)) {
@@ -185,10 +172,13 @@ static int parse_start(const char *v, enum px_fclib_r *start)
 	return 0;
 }
 
-int px_cli_solve(int argc, char **argv)
+/* Read the options into opts: 0, 1 after --help, or EXIT_BAD_INPUT + 1
+ * after a bad one (said on stderr). */
+static int parse(int argc, char **argv, struct solve_opts *opts)
 {
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},
+		{"set", required_argument, NULL, 's'},
 		{"history", required_argument, NULL, 'H'},
 		{"out", required_argument, NULL, 'o'},
 		{"warm-start", required_argument, NULL, 'w'},
@@ -196,36 +186,56 @@ int px_cli_solve(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct solve_opts opts = {NULL, NULL, NULL, NULL, PX_FCLIB_R_NONE};
 	int c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "c:o:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': opts.config = optarg; break;
-		case 'H': opts.history = optarg; break;
-		case 'o': opts.out = optarg; break;
-		case 'S': opts.save_fclib = optarg; break;
+		case 'c':
+		case 's':
+			if (px_cli_config_add(&opts->config,
+					      c == 'c' ? PX_LAYER_FILE
+						       : PX_LAYER_SET,
+					      optarg))
+				return EXIT_BAD_INPUT + 1;
+			break;
+		case 'H': opts->history = optarg; break;
+		case 'o': opts->out = optarg; break;
+		case 'S': opts->save_fclib = optarg; break;
 		case 'w':
-			if (parse_start(optarg, &opts.start) == 0)
+			if (parse_start(optarg, &opts->start) == 0)
 				break;
 			fprintf(stderr, "proxima solve: --warm-start '%s': expected zero, guess or solution\n",
 				optarg);
-			return EXIT_BAD_INPUT;
+			return EXIT_BAD_INPUT + 1;
 		case 'h':
-			printf("Usage: proxima solve [-c CONFIG] [--warm-start zero|guess|solution]\n"
+			printf("Usage: proxima solve [-c CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
+			       "                     [--warm-start zero|guess|solution]\n"
 			       "                     [--save-fclib OUT.hdf5] PROBLEM [--history FILE.csv] [--out FILE]\n");
-			return 0;
+			return 1;
 		default:
 			fprintf(stderr, "proxima solve: bad option '%s' (try 'proxima --help')\n",
 				argv[optind - 1]);
-			return EXIT_BAD_INPUT;
+			return EXIT_BAD_INPUT + 1;
 		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "proxima solve: expected one PROBLEM file, got %d (try 'proxima --help')\n",
 			argc - optind);
-		return EXIT_BAD_INPUT;
+		return EXIT_BAD_INPUT + 1;
 	}
-	return run(argv[optind], &opts);
+	return 0;
+}
+
+int px_cli_solve(int argc, char **argv)
+{
+	struct solve_opts opts = {.start = PX_FCLIB_R_NONE};
+	int st = parse(argc, argv, &opts);
+
+	if (st == 0)
+		st = run(argv[optind], &opts);
+	else
+		st = st == 1 ? EXIT_CONVERGED : EXIT_BAD_INPUT;
+	px_cli_config_free(&opts.config);
+	return st;
 }

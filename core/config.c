@@ -1,14 +1,17 @@
-/* Solver configuration: an INI file read with inih (DESIGN.md section 6).
+/* Solver configuration: INI layers read with inih (DESIGN.md section 6).
  * [solver] holds the driver's settings; [friction], [ordering], [rfactor],
  * [scheduler] and [accelerator] name a plugin and set its declared keys.
- * Absent sections take the defaults (for [accelerator]: none, no plugin at
- * all); everything else that is not understood is an error naming the
- * file, line, section and key. */
+ * A config is built from layers (files, INI text, single --set keys) over
+ * the compiled defaults, later keys winning; absent keys take the defaults
+ * (for [accelerator]: none, no plugin at all); everything else that is not
+ * understood is an error naming the file, line, section and key. */
+#include <dirent.h>
 #include <errno.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <proxima/config.h>
 
@@ -79,27 +82,34 @@ enum {
 	SOLVER_LOCAL_MAX_ITER,
 };
 
+#define N_SOLVER (sizeof solver_decl / sizeof *solver_decl)
+
 struct entry {
 	int section; /* 0 = solver, else enum px_kind */
 	char *key, *value;
-	unsigned line;
+	const char *path; /* its layer's name (reader.names) */
+	unsigned line;    /* 0: not from a file (--set) */
+	unsigned layer;
 };
 
 struct reader {
 	FILE *f;
-	const char *path;
+	const char *path;     /* the layer being read */
 	unsigned line;        /* line being parsed */
-	unsigned header_line[N_KINDS + 1]; /* first [section] header per section */
+	unsigned layer;
 	char *buf;
 	size_t cap;
 	struct entry *e;
 	size_t n, ecap;
+	char **names;         /* each layer's name, for messages */
+	unsigned n_names;
 	struct px_error *err; /* first error wins */
 };
 
 struct px_config {
 	struct px_solver_settings settings;
 	struct px_plugin *plugin[N_KINDS + 1]; /* [accelerator]: NULL = none */
+	char *source; /* the layers, "a.ini + --set k=v", or "(defaults)" */
 };
 
 const struct px_param_decl *px_config_solver_params(size_t *n)
@@ -195,40 +205,59 @@ static char *read_line(char *str, int num, void *stream)
 	if (*s == '[') {
 		const char *end = strchr(s, ']');
 		char name[MAX_LINE], msg[MAX_LINE + 128];
-		int idx;
 
 		if (!end)
 			return str; /* inih reports it */
 		snprintf(name, sizeof name, "%.*s", (int)(end - s - 1), s + 1);
-		idx = section_index(name);
-		if (idx < 0) {
+		if (section_index(name) < 0) {
 			snprintf(msg, sizeof msg,
 				 "unknown section [%s] (known: solver, friction, ordering, rfactor, scheduler, accelerator)",
 				 name);
 			fail(r, PX_ERR_CONFIG, msg);
-		} else if (!r->header_line[idx]) {
-			r->header_line[idx] = r->line;
 		}
 	}
 	return str;
 }
 
-static int on_value(void *user, const char *section, const char *key,
-		    const char *value)
+/* Before a key of the layer being read joins: it replaces the same key of
+ * the earlier layers, and a plugin other than the one in effect drops the
+ * earlier layers' keys of its section (they were the other plugin's). */
+static void supersede(struct reader *r, int section, const char *key,
+		      const char *value)
 {
-	struct reader *r = user;
-	char msg[3 * MAX_LINE];
-	struct entry *e;
-	int idx;
+	int whole = 0;
+	size_t k = 0;
 
-	if (!*section) {
-		snprintf(msg, sizeof msg, "key '%s' outside any section", key);
-		fail(r, PX_ERR_CONFIG, msg);
-		return 1;
+	if (section != 0 && strcmp(key, "plugin") == 0) {
+		const char *before = plugin_default[section];
+
+		for (size_t i = 0; i < r->n; i++)
+			if (r->e[i].layer < r->layer &&
+			    r->e[i].section == section &&
+			    strcmp(r->e[i].key, "plugin") == 0)
+				before = r->e[i].value;
+		whole = strcmp(before, value) != 0;
 	}
-	idx = section_index(section);
-	if (idx < 0)
-		return 1; /* already reported at its header */
+	for (size_t i = 0; i < r->n; i++) {
+		struct entry *e = &r->e[i];
+
+		if (e->layer < r->layer && e->section == section &&
+		    (whole || strcmp(e->key, key) == 0)) {
+			free(e->key);
+			free(e->value);
+			continue;
+		}
+		r->e[k++] = *e;
+	}
+	r->n = k;
+}
+
+static int add_entry(struct reader *r, int idx, const char *key,
+		     const char *value)
+{
+	struct entry *e;
+
+	supersede(r, idx, key, value);
 	e = px_grow(r->e, &r->ecap, r->n, sizeof *r->e, 16);
 	if (!e) {
 		fail(r, PX_ERR_NOMEM, "out of memory");
@@ -237,7 +266,9 @@ static int on_value(void *user, const char *section, const char *key,
 	r->e = e;
 	e += r->n;
 	e->section = idx;
+	e->path = r->path;
 	e->line = r->line;
+	e->layer = r->layer;
 	e->key = strdup(key);
 	e->value = strdup(value);
 	if (!e->key || !e->value) {
@@ -248,6 +279,24 @@ static int on_value(void *user, const char *section, const char *key,
 	}
 	r->n++;
 	return 1;
+}
+
+static int on_value(void *user, const char *section, const char *key,
+		    const char *value)
+{
+	struct reader *r = user;
+	char msg[3 * MAX_LINE];
+	int idx;
+
+	if (!*section) {
+		snprintf(msg, sizeof msg, "key '%s' outside any section", key);
+		fail(r, PX_ERR_CONFIG, msg);
+		return 1;
+	}
+	idx = section_index(section);
+	if (idx < 0)
+		return 1; /* already reported at its header */
+	return add_entry(r, idx, key, value);
 }
 
 /* Settings of one section, in file order, without its `plugin` key. */
@@ -265,12 +314,12 @@ static size_t gather(const struct reader *r, int section,
 				*plugin = &r->e[i];
 			else
 				out[n++] = (struct px_setting){
-					r->e[i].key, r->e[i].value, r->path,
-					r->e[i].line};
+					r->e[i].key, r->e[i].value,
+					r->e[i].path, r->e[i].line};
 			continue;
 		}
 		out[n++] = (struct px_setting){r->e[i].key, r->e[i].value,
-					       r->path, r->e[i].line};
+					       r->e[i].path, r->e[i].line};
 	}
 	return n;
 }
@@ -309,6 +358,16 @@ static int no_accelerator(const struct px_setting *set, size_t n,
 			       "accelerator 'none' (no accelerator)", NULL, err);
 }
 
+/* "FILE:LINE", or the layer's name alone for a key not from a file. */
+static const char *entry_at(const struct entry *e, char *buf, size_t len)
+{
+	if (e->line)
+		snprintf(buf, len, "%s:%u", e->path, e->line);
+	else
+		snprintf(buf, len, "%s", e->path);
+	return buf;
+}
+
 static int load_plugins(struct px_config *cfg, const struct reader *r,
 			struct px_setting *set, struct px_error *err)
 {
@@ -316,18 +375,14 @@ static int load_plugins(struct px_config *cfg, const struct reader *r,
 		const struct entry *pe;
 		size_t n = gather(r, (int)k, set, &pe);
 		const char *name = pe ? pe->value : plugin_default[k];
+		char at[PX_ERROR_MSG_MAX];
 		int rc;
 
-		if (r->header_line[k] && !pe)
-			return px_error_set(err, PX_ERR_CONFIG,
-					    "%s:%u: [%s] has no 'plugin = NAME' key",
-					    r->path, r->header_line[k],
-					    px_kind_name(k));
 		for (size_t i = 0; i < n; i++)
 			if (strcmp(set[i].key, "plugin") == 0)
 				return px_error_set(err, PX_ERR_CONFIG,
 						    "%s:%u: [%s] plugin: set twice (first on line %u)",
-						    r->path, set[i].line,
+						    set[i].file, set[i].line,
 						    px_kind_name(k), pe->line);
 		if (k == PX_KIND_ACCELERATOR &&
 		    strcmp(name, PX_ACCELERATOR_NONE) == 0) {
@@ -341,8 +396,9 @@ static int load_plugins(struct px_config *cfg, const struct reader *r,
 			char inner[PX_ERROR_MSG_MAX];
 
 			memcpy(inner, err->msg, sizeof inner);
-			px_error_set(err, rc, "%s:%u: [%s] plugin: %s", r->path,
-				     pe->line, px_kind_name(k), inner);
+			px_error_set(err, rc, "%s: [%s] plugin: %s",
+				     entry_at(pe, at, sizeof at),
+				     px_kind_name(k), inner);
 		}
 		if (rc)
 			return rc;
@@ -350,10 +406,244 @@ static int load_plugins(struct px_config *cfg, const struct reader *r,
 	return PX_OK;
 }
 
-int px_config_read(const char *path, struct px_config **out,
+static int is_ini(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 4 && d->d_name[0] != '.' &&
+	       strcmp(d->d_name + n - 4, ".ini") == 0;
+}
+
+/* word is one of the comma-separated words of list. */
+static int word_listed(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *c = list; (c = strstr(c, word)); c += n)
+		if ((c == list || c[-1] == ' ') && (c[n] == ',' || !c[n]))
+			return 1;
+	return 0;
+}
+
+/* Where bundled data lives: $PROXIMA_DATA_DIR, then the installed one. */
+static const char *data_dir(int i)
+{
+	const char *d = getenv("PROXIMA_DATA_DIR");
+
+	if (i == 0)
+		return d && *d ? d : NULL;
+	return i == 1 ? PX_DATADIR : NULL;
+}
+
+/* The installed configs' words (conf/WORD.ini of the data folders), sorted
+ * and without repeats, into buf; "none" when there are none. */
+static const char *installed_names(char *buf, size_t len)
+{
+	struct dirent **list[2] = {NULL, NULL};
+	int n[2] = {0, 0};
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < 2; i++) {
+		char dir[4096];
+
+		if (!data_dir(i))
+			continue;
+		snprintf(dir, sizeof dir, "%s/conf", data_dir(i));
+		n[i] = scandir(dir, &list[i], is_ini, alphasort);
+		if (n[i] < 0)
+			n[i] = 0;
+	}
+	for (int i = 0; i < 2; i++) {
+		for (int j = 0; j < n[i]; j++) {
+			const char *f = list[i][j]->d_name;
+			int w = (int)(strlen(f) - 4);
+			char word[300];
+
+			snprintf(word, sizeof word, "%.*s", w, f);
+			if (!word_listed(buf, word) && at < len)
+				at += (size_t)snprintf(buf + at, len - at,
+						       "%s%s", at ? ", " : "",
+						       word);
+			free(list[i][j]);
+		}
+		free(list[i]);
+	}
+	return *buf ? buf : "none";
+}
+
+int px_config_find(const char *name, char *path, size_t len,
 		   struct px_error *err)
 {
-	struct reader r = {.path = path ? path : "(defaults)", .err = err};
+	size_t nl = strlen(name);
+	char tried[2 * 4096] = "", there[1024];
+
+	/* a path: it has a folder, an .ini ending, or names a file here */
+	if (strchr(name, '/') || (nl > 4 && strcmp(name + nl - 4, ".ini") == 0) ||
+	    access(name, F_OK) == 0 || !*name) {
+		if ((size_t)snprintf(path, len, "%s", name) >= len)
+			return px_error_set(err, PX_ERR_INVALID,
+					    "%s: path too long", name);
+		return PX_OK;
+	}
+	for (int i = 0; i < 2; i++) {
+		const char *d = data_dir(i);
+
+		if (!d)
+			continue;
+		if ((size_t)snprintf(path, len, "%s/conf/%s.ini", d, name) >= len)
+			return px_error_set(err, PX_ERR_INVALID,
+					    "%s: path too long", name);
+		if (access(path, R_OK) == 0)
+			return PX_OK;
+		snprintf(tried + strlen(tried), sizeof tried - strlen(tried),
+			 "%s%s/conf", *tried ? ", " : "", d);
+	}
+	return px_error_set(err, PX_ERR_IO,
+			    "config '%s' not found: no such file, and no %s.ini in %s (there: %s)",
+			    name, name, tried, installed_names(there, sizeof there));
+}
+
+/* Give the layer being read a name that outlives it (entries point to it). */
+static int name_layer(struct reader *r, const char *fmt, const char *a,
+		      const char *b)
+{
+	char **nn = realloc(r->names, (r->layer + 1) * sizeof *nn);
+	int len = snprintf(NULL, 0, fmt, a, b ? b : "");
+
+	if (!nn)
+		return px_error_set(r->err, PX_ERR_NOMEM, "out of memory");
+	r->names = nn;
+	r->n_names = r->layer + 1;
+	nn[r->layer] = malloc((size_t)len + 1);
+	if (!nn[r->layer])
+		return px_error_set(r->err, PX_ERR_NOMEM, "out of memory");
+	snprintf(nn[r->layer], (size_t)len + 1, fmt, a, b ? b : "");
+	r->path = nn[r->layer];
+	return PX_OK;
+}
+
+/* An INI stream (a file or text) as the layer being read. */
+static int read_stream(struct reader *r, FILE *f)
+{
+	int bad;
+
+	r->f = f;
+	r->line = 0;
+	bad = ini_parse_stream(read_line, r, on_value, r);
+	fclose(f);
+	if (r->err->code != PX_OK)
+		return r->err->code;
+	if (bad > 0)
+		return px_error_set(r->err, PX_ERR_CONFIG,
+				    "%s:%d: syntax error (expected [section], key = value or a comment)",
+				    r->path, bad);
+	if (bad < 0)
+		return px_error_set(r->err, PX_ERR_NOMEM, "%s: out of memory",
+				    r->path);
+	return PX_OK;
+}
+
+static void trim(char *s)
+{
+	size_t a = strspn(s, " \t"), n = strlen(s);
+
+	while (n > a && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	memmove(s, s + a, n - a);
+	s[n - a] = '\0';
+}
+
+/* A --set layer: SECTION.KEY=VALUE, blanks around each part ignored. */
+static int read_set(struct reader *r, const char *text)
+{
+	const char *eq = strchr(text, '=');
+	const char *dot = strchr(text, '.');
+	char section[MAX_LINE], key[MAX_LINE], value[MAX_LINE];
+	int idx;
+
+	if (name_layer(r, "--set %s%s", text, NULL))
+		return r->err->code;
+	r->line = 0;
+	if (!eq || !dot || dot > eq || strlen(text) >= MAX_LINE)
+		return px_error_set(r->err, PX_ERR_CONFIG,
+				    "%s: expected SECTION.KEY=VALUE (such as rfactor.nu=0.9)",
+				    r->path);
+	snprintf(section, sizeof section, "%.*s", (int)(dot - text), text);
+	snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
+	snprintf(value, sizeof value, "%s", eq + 1);
+	trim(section);
+	trim(key);
+	trim(value);
+	idx = section_index(section);
+	if (idx < 0)
+		return px_error_set(r->err, PX_ERR_CONFIG,
+				    "%s: unknown section [%s] (known: solver, friction, ordering, rfactor, scheduler, accelerator)",
+				    r->path, section);
+	if (!*key || !*value)
+		return px_error_set(r->err, PX_ERR_CONFIG,
+				    "%s: empty %s", r->path,
+				    *key ? "value" : "key");
+	add_entry(r, idx, key, value);
+	return r->err->code;
+}
+
+static int read_layer(struct reader *r, const struct px_config_layer *l)
+{
+	char path[4096];
+	FILE *f;
+
+	switch (l->kind) {
+	case PX_LAYER_FILE:
+		if (px_config_find(l->text, path, sizeof path, r->err) ||
+		    name_layer(r, "%s%s", path, NULL))
+			return r->err->code;
+		f = fopen(path, "r");
+		if (!f)
+			return px_error_set(r->err, PX_ERR_IO,
+					    "%s: cannot open: %s", path,
+					    strerror(errno));
+		return read_stream(r, f);
+	case PX_LAYER_TEXT:
+		if (name_layer(r, "%s%s", l->name ? l->name : "(text)", NULL))
+			return r->err->code;
+		f = fmemopen((void *)l->text, strlen(l->text), "r");
+		if (!f)
+			return px_error_set(r->err, PX_ERR_NOMEM,
+					    "%s: out of memory", r->path);
+		return read_stream(r, f);
+	case PX_LAYER_SET:
+		return read_set(r, l->text);
+	}
+	return px_error_set(r->err, PX_ERR_INVALID,
+			    "config layer %u: unknown kind %d", r->layer,
+			    l->kind);
+}
+
+/* "a.ini + --set k=v": the layers' names, or "(defaults)". */
+static char *join_names(const struct reader *r)
+{
+	size_t len = sizeof "(defaults)";
+	char *s;
+
+	for (unsigned i = 0; i < r->layer; i++)
+		len += strlen(r->names[i]) + 3;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	strcpy(s, r->layer ? "" : "(defaults)");
+	for (unsigned i = 0; i < r->layer; i++) {
+		if (i)
+			strcat(s, " + ");
+		strcat(s, r->names[i]);
+	}
+	return s;
+}
+
+int px_config_build(const struct px_config_layer *layers, size_t n,
+		    struct px_config **out, struct px_error *err)
+{
+	struct reader r = {.err = err};
 	struct px_error local = {0};
 	struct px_setting *set = NULL;
 	struct px_config *cfg;
@@ -366,42 +656,18 @@ int px_config_read(const char *path, struct px_config **out,
 	cfg = calloc(1, sizeof *cfg);
 	if (!cfg)
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-	if (path) {
-		int bad;
-
-		r.f = fopen(path, "r");
-		if (!r.f) {
-			rc = px_error_set(err, PX_ERR_IO, "%s: cannot open: %s",
-					  path, strerror(errno));
-			goto out;
-		}
-		bad = ini_parse_stream(read_line, &r, on_value, &r);
-		fclose(r.f);
-		if (err->code != PX_OK) {
-			rc = err->code;
-			goto out;
-		}
-		if (bad > 0) {
-			rc = px_error_set(err, PX_ERR_CONFIG,
-					  "%s:%d: syntax error (expected [section], key = value or a comment)",
-					  path, bad);
-			goto out;
-		}
-		if (bad < 0) {
-			rc = px_error_set(err, PX_ERR_NOMEM, "%s: out of memory",
-					  path);
-			goto out;
-		}
+	for (size_t i = 0; i < n && !rc; i++, r.layer++)
+		rc = read_layer(&r, &layers[i]);
+	if (!rc) {
+		set = malloc((r.n + 1) * sizeof *set);
+		cfg->source = join_names(&r);
+		if (!set || !cfg->source)
+			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	}
-	set = malloc((r.n + 1) * sizeof *set);
-	if (!set) {
-		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	rc = apply_solver(cfg, &r, set, err);
+	if (!rc)
+		rc = apply_solver(cfg, &r, set, err);
 	if (!rc)
 		rc = load_plugins(cfg, &r, set, err);
-out:
 	free(set);
 	for (size_t i = 0; i < r.n; i++) {
 		free(r.e[i].key);
@@ -409,6 +675,9 @@ out:
 	}
 	free(r.e);
 	free(r.buf);
+	for (unsigned i = 0; i < r.n_names; i++)
+		free(r.names[i]);
+	free(r.names);
 	if (rc) {
 		px_config_free(cfg);
 		return rc;
@@ -417,12 +686,21 @@ out:
 	return PX_OK;
 }
 
+int px_config_read(const char *path, struct px_config **out,
+		   struct px_error *err)
+{
+	const struct px_config_layer l = {PX_LAYER_FILE, path, NULL};
+
+	return px_config_build(&l, path ? 1 : 0, out, err);
+}
+
 void px_config_free(struct px_config *cfg)
 {
 	if (!cfg)
 		return;
 	for (unsigned k = 1; k <= N_KINDS; k++)
 		px_plugin_unload(cfg->plugin[k]);
+	free(cfg->source);
 	free(cfg);
 }
 
@@ -440,4 +718,94 @@ const struct px_plugin *px_config_plugin(const struct px_config *c,
 					 unsigned kind)
 {
 	return kind >= 1 && kind <= N_KINDS ? c->plugin[kind] : NULL;
+}
+
+const char *px_config_source(const struct px_config *c)
+{
+	return c->source ? c->source : "(defaults)";
+}
+
+/* The [solver] values in effect, from the settings (which a program may
+ * have changed through px_config_settings_mut). */
+static void solver_values(const struct px_solver_settings *s,
+			  union px_value *v)
+{
+	v[SOLVER_MAX_SWEEPS].i = (long)s->max_sweeps;
+	v[SOLVER_ABS_TOL].r = s->abs_tol;
+	v[SOLVER_REL_TOL].r = s->rel_tol;
+	v[SOLVER_MERIT].choice = s->merit;
+	v[SOLVER_NATURAL_R].r = s->natural_r;
+	v[SOLVER_MAX_BACKTRACKS].i = (long)s->max_backtracks;
+	v[SOLVER_CHECK_TOL].r = s->check_tol;
+	v[SOLVER_KERNEL].choice = s->kernel;
+	v[SOLVER_CHECK].b = s->check;
+	v[SOLVER_LOCAL_SOLVE].choice = s->local_solve;
+	v[SOLVER_LOCAL_TOL].r = s->local_tol;
+	v[SOLVER_LOCAL_MAX_ITER].i = (long)s->local_max_iter;
+}
+
+size_t px_config_params(const struct px_config *c, unsigned section,
+			const struct px_param_decl **decl,
+			union px_value *values, size_t cap)
+{
+	const struct px_plugin *pl;
+	size_t n;
+
+	*decl = NULL;
+	if (section == 0) {
+		union px_value v[N_SOLVER];
+
+		solver_values(&c->settings, v);
+		*decl = solver_decl;
+		if (cap)
+			memcpy(values, v,
+			       (cap < N_SOLVER ? cap : N_SOLVER) * sizeof *v);
+		return N_SOLVER;
+	}
+	pl = px_config_plugin(c, section);
+	if (!pl)
+		return 0;
+	*decl = px_plugin_header(pl)->params;
+	n = px_plugin_header(pl)->n_params;
+	if (cap && n)
+		memcpy(values, px_plugin_values(pl),
+		       (cap < n ? cap : n) * sizeof *values);
+	return n;
+}
+
+/* One section as INI: its plugin, then every parameter in effect. */
+static int write_section(const struct px_config *c, unsigned section,
+			 FILE *f)
+{
+	const struct px_param_decl *decl;
+	size_t n = px_config_params(c, section, &decl, NULL, 0);
+	union px_value *v = malloc((n + 1) * sizeof *v);
+	char text[4096];
+	int rc = 0;
+
+	if (!v)
+		return -1;
+	px_config_params(c, section, &decl, v, n);
+	fprintf(f, "\n[%s]\n", section ? px_kind_name(section) : "solver");
+	if (section)
+		fprintf(f, "plugin = %s\n",
+			px_config_plugin(c, section)
+				? px_plugin_header(px_config_plugin(c, section))->name
+				: PX_ACCELERATOR_NONE);
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = px_param_format(&decl[i], &v[i], text, sizeof text);
+		fprintf(f, "%s = %s\n", decl[i].key, text);
+	}
+	free(v);
+	return rc;
+}
+
+int px_config_write(const struct px_config *c, FILE *f)
+{
+	int rc = 0;
+
+	fprintf(f, "; the config in effect: %s\n", px_config_source(c));
+	for (unsigned k = 0; k <= N_KINDS && !rc; k++)
+		rc = write_section(c, k, f);
+	return rc || ferror(f) ? -1 : 0;
 }

@@ -421,6 +421,11 @@ void *px_plugin_state(const struct px_plugin *pl)
 	return pl->state;
 }
 
+const union px_value *px_plugin_values(const struct px_plugin *pl)
+{
+	return pl->values;
+}
+
 uint64_t px_plugin_prepared_for(const struct px_plugin *pl)
 {
 	return pl->prepared_for;

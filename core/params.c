@@ -226,9 +226,12 @@ int px_params_parse(const struct px_param_decl *decl, size_t n_decl,
 		char where[512], why[256];
 		size_t i;
 
-		if (st->file)
+		if (st->file && st->line)
 			snprintf(where, sizeof where, "%s:%u: [%s] %s", st->file,
 				 st->line, section, st->key);
+		else if (st->file) /* not from a file's line: a --set */
+			snprintf(where, sizeof where, "%s: [%s] %s", st->file,
+				 section, st->key);
 		else
 			snprintf(where, sizeof where, "[%s] %s", section,
 				 st->key);
@@ -257,4 +260,45 @@ int px_params_parse(const struct px_param_decl *decl, size_t n_decl,
 					    why);
 	}
 	return PX_OK;
+}
+
+int px_param_format(const struct px_param_decl *d, const union px_value *v,
+		    char *buf, size_t len)
+{
+	const char *c = d->choices;
+	int n = -1;
+
+	switch (d->type) {
+	case PX_PARAM_INT:
+		n = snprintf(buf, len, "%ld", v->i);
+		break;
+	case PX_PARAM_REAL: /* the fewest digits that read back exactly */
+		for (int digits = 15; digits <= 17; digits++) {
+			n = snprintf(buf, len, "%.*g", digits, v->r);
+			if (n < 0 || (size_t)n >= len ||
+			    strtod(buf, NULL) == v->r)
+				break;
+		}
+		break;
+	case PX_PARAM_BOOL:
+		n = snprintf(buf, len, "%s", v->b ? "on" : "off");
+		break;
+	case PX_PARAM_CHOICE:
+		for (int i = 0; c && i < v->choice; i++) {
+			c = strchr(c, '|');
+			if (c)
+				c++;
+		}
+		if (c) {
+			const char *bar = strchr(c, '|');
+
+			n = snprintf(buf, len, "%.*s",
+				     (int)(bar ? (size_t)(bar - c) : strlen(c)), c);
+		}
+		break;
+	case PX_PARAM_STRING:
+		n = snprintf(buf, len, "%s", v->s ? v->s : "");
+		break;
+	}
+	return n >= 0 && (size_t)n < len ? 0 : -1;
 }

@@ -12,12 +12,17 @@ enum { EXIT_CONVERGED = 0, EXIT_NOT_CONVERGED = 1, EXIT_BAD_INPUT = 2 };
 int px_dist_cmd_solve(int argc, char **argv);
 int px_dist_cmd_run(int argc, char **argv);
 
-/* A command's arguments: -c CONFIG, one TARGET (problem or scene), the
- * distributed options (--combine sum|split, --exchange-every E,
- * --check-every K); for solve --out FILE and --partition P, for run
- * --steps N, --csv FILE and --state FILE. */
+#define PX_DIST_MAX_LAYERS 64
+
+/* A command's arguments: -c CONFIG and --set SECTION.KEY=VALUE (layered in
+ * order, as serially), one TARGET (problem or scene), the distributed
+ * options (--combine sum|split, --exchange-every E, --check-every K); for
+ * solve --out FILE and --partition P, for run --steps N, --csv FILE,
+ * --state FILE and --quiet. */
 struct px_dist_args {
-	const char *config, *target, *out, *partition, *csv, *state;
+	struct px_config_layer layer[PX_DIST_MAX_LAYERS];
+	size_t n_layers;
+	const char *target, *out, *partition, *csv, *state;
 	unsigned long long steps; /* 0: the scene's */
 	struct px_dist_opts o;
 };
@@ -38,7 +43,7 @@ int px_dist_begin(int argc, char **argv, int with_files,
  * result, fc3d, traffic and memory, time (collective: call on every rank). */
 void px_dist_report(const struct px_dist_part *d, const struct px_dist_opts *o,
 		    const struct px_dist_result *res, const char *what_shared,
-		    const struct px_config *cfg, const char *config_path);
+		    const struct px_config *cfg);
 
 /* err's message becomes "what: message" unless it already names what. */
 void px_dist_prefix(struct px_error *err, const char *what);

@@ -8,14 +8,16 @@
 #include <sys/resource.h>
 
 #include "cmd.h"
+#include "config_args.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: mpirun -np P proxima solve [-c CONFIG] PROBLEM [--out FILE]\n"
-		"                    [--partition metis|FILE] [DIST-OPTIONS]\n"
-		"       mpirun -np P proxima run [-c CONFIG] SCENE [--steps N] [--csv FILE]\n"
-		"                    [--state FILE] [DIST-OPTIONS]\n"
+		"Usage: mpirun -np P proxima solve [-c CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
+		"                    PROBLEM [--out FILE] [--partition metis|FILE] [DIST-OPTIONS]\n"
+		"       mpirun -np P proxima run [-c CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
+		"                    SCENE [--steps N] [--csv FILE] [--state FILE] [--quiet]\n"
+		"                    [DIST-OPTIONS]\n"
 		"  --state FILE           the bodies' final states, exactly (hexadecimal\n"
 		"                         floats), as `proxima run --state' writes them\n"
 		"Distributed options:\n"
@@ -78,8 +80,18 @@ int px_dist_parse(int argc, char **argv, int with_files,
 			return PX_ERR_INVALID;
 		if (r > 0)
 			continue;
-		if (strcmp(k, "-c") == 0 && i + 1 < argc)
-			a->config = argv[++i];
+		if ((strcmp(k, "-c") == 0 || strcmp(k, "--config") == 0 ||
+		     strcmp(k, "--set") == 0) &&
+		    i + 1 < argc) {
+			if (a->n_layers == PX_DIST_MAX_LAYERS)
+				return px_error_set(err, PX_ERR_INVALID,
+						    "%s: more than %d -c and --set",
+						    argv[0], PX_DIST_MAX_LAYERS);
+			a->layer[a->n_layers++] = (struct px_config_layer){
+				k[2] == 's' ? PX_LAYER_SET : PX_LAYER_FILE,
+				argv[++i], NULL};
+		} else if (!with_files && strcmp(k, "--quiet") == 0)
+			; /* the distributed run draws no progress line */
 		else if (with_files && strcmp(k, "--out") == 0 && i + 1 < argc)
 			a->out = argv[++i];
 		else if (with_files && strcmp(k, "--partition") == 0 && i + 1 < argc)
@@ -120,7 +132,7 @@ int px_dist_begin(int argc, char **argv, int with_files,
 	MPI_Comm_size(MPI_COMM_WORLD, size);
 	rc = px_dist_parse(argc, argv, with_files, a, err);
 	if (!rc)
-		rc = px_config_read(a->config, cfg, err);
+		rc = px_config_build(a->layer, a->n_layers, cfg, err);
 	return rc;
 }
 
@@ -184,7 +196,7 @@ enum { R_OWN, R_GHOST, R_BOUNDARY, R_MSG, R_BYTES, R_RSS, R_SEC, R_SOLVE,
 
 void px_dist_report(const struct px_dist_part *d, const struct px_dist_opts *o,
 		    const struct px_dist_result *res, const char *what_shared,
-		    const struct px_config *cfg, const char *config_path)
+		    const struct px_config *cfg)
 {
 	double mine[R_N] = {0}, *all = NULL, sum[R_N] = {0}, most[R_N] = {0};
 	struct rusage ru;
@@ -218,12 +230,7 @@ void px_dist_report(const struct px_dist_part *d, const struct px_dist_opts *o,
 			if (all[(size_t)r * R_N + i] > most[i])
 				most[i] = all[(size_t)r * R_N + i];
 		}
-	printf("config      %s: friction %s, ordering %s, rfactor %s, scheduler %s\n",
-	       config_path ? config_path : "(defaults)",
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_FRICTION))->name,
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_ORDERING))->name,
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_RFACTOR))->name,
-	       px_plugin_header(px_config_plugin(cfg, PX_KIND_SCHEDULER))->name);
+	px_cli_print_config(stdout, cfg);
 	printf("ranks       %d: contacts per rank", size);
 	for (int r = 0; r < size; r++)
 		printf(" %.0f", all[(size_t)r * R_N + R_OWN]);

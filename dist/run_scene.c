@@ -321,7 +321,7 @@ int px_dist_cmd_run(int argc, char **argv)
 		goto fail;
 	if (rank == 0)
 		report_head(&a, &t, &s, steps, size, start);
-	px_dist_report(&dw.d, &a.o, &dw.res, "copies of shared bodies (owners' included)", cfg, a.config);
+	px_dist_report(&dw.d, &a.o, &dw.res, "copies of shared bodies (owners' included)", cfg);
 	if (rank == 0) {
 		printf("fc3d error  %.3e (||F|| = %.3e; Siconos fc3d_compute_error summed over the ranks)\n",
 		       dw.res.fc3d, dw.res.fc3d_abs);

@@ -172,7 +172,7 @@ int px_dist_cmd_solve(int argc, char **argv)
 	if (rank == 0)
 		whole = calloc(px_problem_n_contacts(p) * d.bs, sizeof *whole);
 	gather(&d, lambda, whole, rank, size);
-	px_dist_report(&d, &a.o, &res, "ghost contacts (copies)", cfg, a.config);
+	px_dist_report(&d, &a.o, &res, "ghost contacts (copies)", cfg);
 	status = res.converged ? EXIT_CONVERGED : EXIT_NOT_CONVERGED;
 	if (rank == 0 && whole) {
 		double fabs_, fc3d = px_merit_fc3d(p, whole, &fabs_);

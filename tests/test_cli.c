@@ -61,7 +61,7 @@ Test(cli, version_and_help)
 	cr_assert_str_eq(out, "proxima " PACKAGE_VERSION " (plugin ABI 1.7)\n");
 	cr_assert_eq(run("--help"), 0);
 	cr_assert(strstr(out, "Usage: proxima"));
-	cr_assert(strstr(out, "solve [-c CONFIG] PROBLEM"));
+	cr_assert(strstr(out, "solve [-c CONFIG ...] [--set SECTION.KEY=VALUE ...] PROBLEM"));
 	cr_assert(strstr(out, "[--warm-start zero|guess|solution] [--save-fclib OUT.hdf5]"));
 	cr_assert(strstr(out, "convert IN OUT"));
 }
@@ -211,8 +211,8 @@ Test(cli, plugins_lists_kinds_names_and_parameters)
 	cr_assert(strstr(out, "scheduler  colored"), "%s", out);
 	cr_assert(strstr(out, "    coloring     choice default greedy"), "%s", out);
 	cr_assert(strstr(out, "scheduler  naive"), "%s", out);
-	cr_assert(strstr(out, "    nu           real   default 0.9"), "%s", out);
-	cr_assert(strstr(out, "    merit        choice default delta"), "%s", out);
+	cr_assert(strstr(out, "    nu           real   default 1 "), "%s", out);
+	cr_assert(strstr(out, "    merit        choice default fc3d"), "%s", out);
 	cr_assert(strstr(out, "accelerator pgssm        PGS subspace minimization (002)"),
 		  "%s", out);
 	cr_assert(strstr(out, "    k_pgs        int    default 25 "), "%s", out);
@@ -247,7 +247,7 @@ Test(cli, describe_prints_header_doc_and_parameters)
 	cr_assert_str_eq(table,
 			 "\n\nparameters\n"
 			 "  key     type  default  range         help\n"
-			 "  nu      real  0.9      [1e-06, 1]    back-tracking: r <- nu r when a sweep's residual grew (1: never reject)\n"
+			 "  nu      real  1        [1e-06, 1]    back-tracking: r <- nu r when a sweep's residual grew (1: never reject)\n"
 			 "  gamma   real  1        [0.01, 1.99]  relaxation: r_i = gamma / A_ii (1: PGS, > 1: PSOR over-relaxation)\n"
 			 "  growth  real  1.1      [1, 1e+06]    back-tracking rejects a sweep only when its delta exceeds growth times the last accepted one (1: any growth, as 001)\n");
 	/* KIND/NAME and KIND_NAME name the same plugin */
@@ -258,8 +258,8 @@ Test(cli, describe_prints_header_doc_and_parameters)
 	/* the core's [solver] section */
 	cr_assert_eq(run("plugins --describe solver"), 0, "%s", err);
 	cr_assert(strncmp(out, "name        solver\nkind        core section [solver]\n", 52) == 0, "%s", out);
-	cr_assert(strstr(out, "\n  max_sweeps      int     10000       [1, 1e+15]"), "%s", out);
-	cr_assert(strstr(out, "\n  merit           choice  delta       delta|fc3d|natural|minmap  "), "%s", out);
+	cr_assert(strstr(out, "\n  max_sweeps      int     1000000     [1, 1e+15]"), "%s", out);
+	cr_assert(strstr(out, "\n  merit           choice  fc3d        delta|fc3d|natural|minmap  "), "%s", out);
 }
 
 static void name_of(const struct px_plugin_header *h, const char *path,
@@ -382,7 +382,7 @@ Test(cli, default_job_runs_the_bundled_scene)
 	cr_assert_eq(run(""), 0, "%s", err);
 	cr_assert(strstr(out, "scenes/default.ini: 513 bodies, dt 0.01 s, 100 steps"),
 		  "%s", out);
-	cr_assert(strstr(out, "conf/default.ini: friction disc"), "%s", out);
+	cr_assert(strstr(out, "config      (defaults): friction disc"), "%s", out);
 	cr_assert(strstr(out, "0 of 100 steps stopped without converging"), "%s",
 		  out);
 }
@@ -621,4 +621,54 @@ Test(cli, under_mpirun_hands_over_or_says_no_mpi)
 #else
 	cr_assert_str_eq(err, "proxima: solve: proxima was built without MPI (apt-get install libopenmpi-dev openmpi-bin)\n");
 #endif
+}
+
+/* Configs that compose (issue 30): `proxima config` prints the config in
+ * effect as INI that reads back to itself; -c takes installed names; on
+ * solve several -c and --set layer in order, the report naming them. */
+Test(cli, config_prints_ini_that_reads_back)
+{
+	char first[1 << 14], path[256], args[512];
+
+	cr_assert_eq(run("config -c robust --set rfactor.nu=0.5 --set solver.max_sweeps=1e5"),
+		     0, "%s", err);
+	cr_assert(strstr(out, "\n[rfactor]\nplugin = local\nnu = 0.5\n"), "%s", out);
+	cr_assert(strstr(out, "\nmax_sweeps = 100000\n"), "%s", out);
+	cr_assert(strstr(out, "\n[accelerator]\nplugin = ssn\n"), "%s", out);
+	cr_assert(strstr(out, "conf/robust.ini + --set rfactor.nu=0.5 + --set solver.max_sweeps=1e5\n"),
+		  "%s", out);
+	snprintf(first, sizeof first, "%s", strchr(out, '\n'));
+	write_file("mine.ini", out, path, sizeof path);
+	snprintf(args, sizeof args, "config -c %s", path);
+	cr_assert_eq(run(args), 0, "%s", err);
+	cr_assert_str_eq(strchr(out, '\n'), first);
+	cr_assert_eq(run("config robust"), 2);
+	cr_assert_str_eq(err, "proxima config: unexpected argument 'robust' (configs are given with -c)\n");
+	cr_assert_eq(run("config -c nosuchconfig"), 2);
+	cr_assert_eq(strncmp(err, "proxima: config 'nosuchconfig' not found: no such file, and no nosuchconfig.ini in ", 83),
+		     0, "%s", err);
+	cr_assert_eq(count_lines(err), 1, "%s", err);
+}
+
+Test(cli, solve_layers_configs_in_order)
+{
+	char a[256], b[256], args[1024];
+
+	write_file("a.ini", "[solver]\nmax_sweeps = 7\nmerit = delta\n", a, sizeof a);
+	write_file("b.ini", "[solver]\nmax_sweeps = 9\n", b, sizeof b);
+	snprintf(args, sizeof args, "solve -c %s -c %s %s", a, b, TWO_BOXES);
+	run(args);
+	cr_assert(strstr(out, "[solver] max_sweeps 9, abs_tol 5e-09, rel_tol 1e-12, merit delta,"),
+		  "%s", out);
+	snprintf(args, sizeof args, "solve -c %s --set solver.max_sweeps=3 -c %s --set rfactor.gamma=0.5 %s",
+		 b, a, TWO_BOXES);
+	run(args);
+	cr_assert(strstr(out, "[solver] max_sweeps 7,"), "%s", out);
+	cr_assert(strstr(out, "[rfactor] nu 1, gamma 0.5, growth 1.1\n"), "%s", out);
+	snprintf(args, sizeof args, "config      %s + --set solver.max_sweeps=3 + %s + --set rfactor.gamma=0.5: friction disc",
+		 b, a);
+	cr_assert(strstr(out, args), "%s", out);
+	snprintf(args, sizeof args, "solve --set rfactor.gamma=3 %s", TWO_BOXES);
+	cr_assert_eq(run(args), 2);
+	cr_assert_str_eq(err, "proxima: --set rfactor.gamma=3: [rfactor] gamma: '3' is out of range [0.01, 1.99]\n");
 }

@@ -60,15 +60,22 @@ Test(config, defaults_without_a_file)
 
 	cr_assert_eq(px_config_read(NULL, &c, NULL), PX_OK);
 	s = px_config_settings(c);
-	cr_assert_eq(s->max_sweeps, PX_DEFAULT_MAX_SWEEPS);
-	cr_assert_float_eq(s->abs_tol, 1e-10, 0);
+	cr_assert_eq(s->max_sweeps, 1000000);
+	cr_assert_float_eq(s->abs_tol, 5e-9, 0);
 	cr_assert_float_eq(s->rel_tol, 1e-12, 0);
-	cr_assert_eq(s->merit, PX_MERIT_DELTA);
+	cr_assert_eq(s->merit, PX_MERIT_FC3D);
 	cr_assert_str_eq(plugin_name(c, PX_KIND_FRICTION), "disc");
 	cr_assert_str_eq(plugin_name(c, PX_KIND_ORDERING), "identity");
 	cr_assert_str_eq(plugin_name(c, PX_KIND_RFACTOR), "local");
 	cr_assert_str_eq(plugin_name(c, PX_KIND_SCHEDULER), "sequential");
-	cr_assert_float_eq(backtrack_factor(c), 0.9, 0); /* local's nu */
+	{ /* local's nu = 1: no back-tracking */
+		const struct px_param_decl *d;
+		union px_value v[3];
+
+		cr_assert_eq(px_config_params(c, PX_KIND_RFACTOR, &d, v, 3), 3);
+		cr_assert_str_eq(d[0].key, "nu");
+		cr_assert_float_eq(v[0].r, 1.0, 0);
+	}
 	px_config_free(c);
 }
 
@@ -105,7 +112,7 @@ Test(config, absent_sections_take_defaults)
 	write_ini("[solver]\nmax_sweeps = 5\n");
 	cr_assert_eq(px_config_read(path, &c, &err), PX_OK, "%s", err.msg);
 	cr_assert_eq(px_config_settings(c)->max_sweeps, 5);
-	cr_assert_float_eq(px_config_settings(c)->abs_tol, 1e-10, 0);
+	cr_assert_float_eq(px_config_settings(c)->abs_tol, PX_DEFAULT_ABS_TOL, 0);
 	cr_assert_str_eq(plugin_name(c, PX_KIND_FRICTION), "disc");
 	px_config_free(c);
 	unlink(path);
@@ -232,10 +239,21 @@ Test(config, missing_plugin)
 		"%s:2: [friction] plugin: friction plugin name './plugins/friction_disc.so' is a path: put its folder in PROXIMA_PLUGIN_PATH and name the plugin by its word (friction_WORD.so is WORD)");
 }
 
+/* A section without a plugin key sets the keys of the plugin in effect
+ * (the default's here; an earlier layer's when configs are layered). */
 Test(config, section_without_plugin_key)
 {
-	refused("[ordering]\n", PX_ERR_CONFIG,
-		"%s:1: [ordering] has no 'plugin = NAME' key");
+	struct px_config *c;
+	struct px_error err = {0};
+
+	write_ini("[ordering]\n[rfactor]\nnu = 0.5\n");
+	cr_assert_eq(px_config_read(path, &c, &err), PX_OK, "%s", err.msg);
+	cr_assert_str_eq(plugin_name(c, PX_KIND_ORDERING), "identity");
+	cr_assert_float_eq(backtrack_factor(c), 0.5, 0);
+	px_config_free(c);
+	unlink(path);
+	refused("[accelerator]\nk_pgs = 25\n", PX_ERR_CONFIG,
+		"%s:2: [accelerator] k_pgs: unknown key for accelerator 'none' (no accelerator) (known keys: none)");
 }
 
 Test(config, plugin_set_twice)

@@ -183,6 +183,7 @@ Test(faults, check_on_names_the_plugin_at_fault)
 Test(faults, check_on_keeps_a_good_solve)
 {
 	char p[256], c[256], args[1024], o1[256], o2[256], a[512], b[512];
+	char result[256];
 
 	problem("ok.dat", W_GOOD, "0.1", p, sizeof p);
 	put("okc.ini", "[solver]\ncheck = on\n", c, sizeof c);
@@ -190,9 +191,12 @@ Test(faults, check_on_keeps_a_good_solve)
 	snprintf(o2, sizeof o2, "%s/checked.out", dir);
 	snprintf(args, sizeof args, "solve %s --out %s", p, o1);
 	cr_assert_eq(run(args), 0, "%s%s", out, err);
+	cr_assert_not_null(strstr(out, "result      converged after "), "%s", out);
+	snprintf(result, sizeof result, "%.*s",
+		 (int)strcspn(strstr(out, "result"), "\n"), strstr(out, "result"));
 	snprintf(args, sizeof args, "solve -c %s %s --out %s", c, p, o2);
 	cr_assert_eq(run(args), 0, "%s%s", out, err);
-	cr_assert(strstr(out, "result      converged after 6 sweeps (0 rejected)"), "%s", out);
+	cr_assert(strstr(out, result), "%s\n%s", result, out);
 	read_text(o1, a, sizeof a);
 	read_text(o2, b, sizeof b);
 	cr_assert_str_eq(a, b);

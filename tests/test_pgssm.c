@@ -416,7 +416,7 @@ Test(pgssm, config_errors_name_file_section_and_key)
 	refused("[accelerator]\nplugin = none\nk_pgs = 25\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] k_pgs: unknown key for accelerator 'none' (no accelerator) (known keys: none)");
 	refused("[accelerator]\nk_pgs = 25\n", PX_ERR_CONFIG,
-		"%s:1: [accelerator] has no 'plugin = NAME' key");
+		"%s:2: [accelerator] k_pgs: unknown key for accelerator 'none' (no accelerator) (known keys: none)");
 	refused("[accelerator]\nplugin = pgssm\nplugin = none\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] plugin: set twice (first on line 2)");
 	{

@@ -15,7 +15,7 @@
 enum { P_NU, P_GAMMA, P_GROWTH };
 
 static const struct px_param_decl local_params[] = {
-	[P_NU] = {"nu", PX_PARAM_REAL, "0.9",
+	[P_NU] = {"nu", PX_PARAM_REAL, "1",
 		  "back-tracking: r <- nu r when a sweep's residual grew (1: never reject)",
 		  1e-6, 1.0, NULL},
 	[P_GAMMA] = {"gamma", PX_PARAM_REAL, "1",
@@ -112,9 +112,10 @@ static const char local_doc[] =
 	"\n"
 	"Choose it as the default: it adapts to mass ratios per contact and needs\n"
 	"no eigenvalue estimate. 001 found it using fewer iterations than Global,\n"
-	"with more divergence detections. conf/default.ini sets nu = 1: with nu =\n"
-	"0.9, transient growths of delta shrink r and stall solves on Capsules\n"
-	"and OneObject (README, \"Choosing the default\").\n";
+	"with more divergence detections. nu defaults to 1 (no back-tracking):\n"
+	"with nu = 0.9, transient growths of delta shrink r and stall solves on\n"
+	"Capsules and OneObject (README, \"Choosing the default\"); set nu < 1\n"
+	"to back-track.\n";
 
 static const struct px_rfactor_ops local_ops = {
 	.h = {

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <proxima/error.h>
 #include <proxima/loader.h>
@@ -34,10 +35,11 @@ extern "C" {
 #define PX_DEFAULT_SCHEDULER "sequential"
 #define PX_ACCELERATOR_NONE "none" /* no accelerator: not a plugin */
 #define PX_DEFAULT_ACCELERATOR PX_ACCELERATOR_NONE
-#define PX_DEFAULT_MAX_SWEEPS 10000
-#define PX_DEFAULT_ABS_TOL 1e-10
+/* conf/default.ini states these, and a test keeps the two equal */
+#define PX_DEFAULT_MAX_SWEEPS 1000000
+#define PX_DEFAULT_ABS_TOL 5e-9
 #define PX_DEFAULT_REL_TOL 1e-12
-#define PX_DEFAULT_MERIT "delta"
+#define PX_DEFAULT_MERIT "fc3d"
 #define PX_DEFAULT_CHECK_TOL 1e-9
 #define PX_DEFAULT_NATURAL_R 1
 #define PX_DEFAULT_MAX_BACKTRACKS 100
@@ -85,9 +87,54 @@ struct px_solver_settings {
 
 struct px_config;
 
-/* Read path (NULL: every section at its default) and load its plugins. */
+/* One layer of a config (px_config_build). */
+enum px_config_layer_kind {
+	PX_LAYER_FILE = 0, /* text: a path or an installed config's name */
+	PX_LAYER_TEXT = 1, /* text: INI text; name: its name in messages */
+	PX_LAYER_SET = 2,  /* text: one key, SECTION.KEY=VALUE */
+};
+
+struct px_config_layer {
+	int kind;         /* enum px_config_layer_kind */
+	const char *text;
+	const char *name; /* PX_LAYER_TEXT: NULL for "(text)" */
+};
+
+/* Build a config from layers over the compiled defaults, in order: a key
+ * of a later layer replaces the same key of the earlier ones; a later
+ * layer naming another plugin for a section drops the earlier layers' keys
+ * of that section (they were the other plugin's), while a section without
+ * a plugin key sets keys of the plugin in effect. Within one layer a key
+ * set twice is an error. Then load the plugins. n = 0: the defaults. */
+int px_config_build(const struct px_config_layer *layers, size_t n,
+		    struct px_config **out, struct px_error *err);
+
+/* px_config_build of one file layer (path NULL: the defaults). */
 int px_config_read(const char *path, struct px_config **out,
 		   struct px_error *err);
+
+/* The file of a config's name: a path as it is when it has a '/', ends in
+ * .ini or names an existing file; else an installed config, NAME.ini in
+ * $PROXIMA_DATA_DIR/conf or the installed data folder's conf. Writes the
+ * path into path[len]; a name found nowhere is an error listing the
+ * installed configs. */
+int px_config_find(const char *name, char *path, size_t len,
+		   struct px_error *err);
+
+/* Where the config came from: its layers' names joined by " + " (files by
+ * path, "--set K=V"), or "(defaults)". */
+const char *px_config_source(const struct px_config *c);
+
+/* The parameters in effect of a section (0: [solver], else enum px_kind):
+ * returns how many it has (0 for no accelerator), points *decl to their
+ * declarations and copies the first min(n, cap) values into values. */
+size_t px_config_params(const struct px_config *c, unsigned section,
+			const struct px_param_decl **decl,
+			union px_value *values, size_t cap);
+
+/* The config in effect as INI text that px_config_read reads back to the
+ * same config: every section, its plugin and every parameter. 0 or -1. */
+int px_config_write(const struct px_config *c, FILE *f);
 void px_config_free(struct px_config *cfg);
 
 const struct px_solver_settings *px_config_settings(const struct px_config *c);

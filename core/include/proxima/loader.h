@@ -37,6 +37,12 @@ const char *px_kind_name(unsigned kind);
 /* "int", "real", "bool", "choice" or "string". */
 const char *px_param_type_name(enum px_param_type t);
 
+/* A parameter's value as INI text that reads back to the same value (reals
+ * with 17 significant digits, booleans as on/off, a choice by its word).
+ * Returns 0, or -1 when buf is too small. */
+int px_param_format(const struct px_param_decl *d, const union px_value *v,
+		    char *buf, size_t len);
+
 /* The search path in use: PROXIMA_PLUGIN_PATH then the installed directory. */
 const char *px_plugin_dir(void);
 
@@ -50,6 +56,9 @@ void px_plugin_unload(struct px_plugin *pl);
 
 const struct px_plugin_header *px_plugin_header(const struct px_plugin *pl);
 void *px_plugin_state(const struct px_plugin *pl);
+/* The plugin's parameters in effect, one per declared parameter
+ * (px_plugin_header(pl)->params), in declaration order. */
+const union px_value *px_plugin_values(const struct px_plugin *pl);
 const char *px_plugin_path(const struct px_plugin *pl);
 
 /* The documentation of the plugin whose header is h (the doc member that
