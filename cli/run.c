@@ -1,13 +1,17 @@
 /* `proxima run`: read a scene (an INI file of scenes/), step its world with a solver
  * config, show progress on a terminal, and on request write per-step
  * statistics (CSV), VTK frames (.vtp per frame, .pvd index) and the
- * bodies' final states (exactly: hexadecimal floats). */
+ * bodies' final states (exactly: hexadecimal floats). A deadline
+ * (--time-limit) or SIGINT/SIGTERM ends the run after the current step
+ * (the signal cuts that step's solve short, cli/stop.c); the outputs then
+ * hold the steps done. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <proxima/proxima.h>
@@ -20,6 +24,7 @@
 #include "cli.h"
 #include "config_args.h"
 #include "solution.h"
+#include "stop.h"
 
 /* Where bundled data lives: $PROXIMA_DATA_DIR, else the installed
  * pkgdatadir. */
@@ -40,7 +45,36 @@ struct run_opts {
 	unsigned long long vtk_every;
 	int cache;          /* -1: the scene's, else 0/1 */
 	int quiet;
+	double time_limit;  /* seconds for the whole run, 0: none */
 };
+
+static double wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Before step i: whether the run stops (enum px_stop: a signal noted, or
+ * the deadline passed); else the step's solves get the time left (within
+ * the config's own time_limit, own). */
+static int run_go_on(const struct run_opts *o, struct px_config *cfg,
+		     double t0, double own)
+{
+	double left;
+
+	if (px_cli_stop_signal())
+		return PX_STOP_INTERRUPTED;
+	if (!(o->time_limit > 0))
+		return PX_STOP_MAX_SWEEPS;
+	left = o->time_limit - (wall() - t0);
+	if (left <= 0)
+		return PX_STOP_TIME_LIMIT;
+	px_config_settings_mut(cfg)->time_limit = own > 0 && own < left ? own
+									: left;
+	return PX_STOP_MAX_SWEEPS;
+}
 
 static const char *const stepping_name[] = {"semi-implicit", "moreau"};
 static const char *const stab_name[] = {"none", "baumgarte", "post",
@@ -143,16 +177,18 @@ static int simulate(const struct run_opts *o)
 	char **names = NULL, path[4096];
 	double *impulse = NULL; /* --state: 3 per body */
 	double *times = NULL, e0, e1, max_depth = 0.0, seconds = 0.0,
-			      solve = 0.0, collide = 0.0;
+			      solve = 0.0, collide = 0.0, t0 = wall();
 	size_t n_frames = 0, contacts = 0, max_contacts = 0;
-	unsigned long long sweeps = 0, unconverged = 0;
+	unsigned long long sweeps = 0, unconverged = 0, done = 0;
 	const int tty = !o->quiet && isatty(STDERR_FILENO);
-	int status = EXIT_BAD_INPUT;
+	int status = EXIT_BAD_INPUT, stop = PX_STOP_MAX_SWEEPS;
+	double own;
 
 	if (px_cli_config_build(NULL, &o->config, &cfg, &err) ||
 	    px_cli_refuse_problem(o->scene, &err) ||
 	    px_scene_load(o->scene, &w, &err))
 		goto fail;
+	own = px_config_settings(cfg)->time_limit;
 	s = px_world_settings_mut(w);
 	if (o->steps)
 		s->steps = o->steps;
@@ -191,6 +227,9 @@ static int simulate(const struct run_opts *o)
 		if (vtk_frame(o->vtk, 0, w, &names, &times, &n_frames, &err))
 			goto fail;
 	}
+	/* from here a signal ends the run after its step: the header's
+	 * lines, flushed before the first step, say that it is armed */
+	px_cli_stop_arm(cfg, NULL);
 	printf("scene       %s: %zu bodies, dt %g s, %llu steps, %s, stabilization %s, contact cache %s",
 	       o->scene, px_world_n_bodies(w), s->dt, (unsigned long long)s->steps,
 	       stepping_name[s->stepping], stab_name[s->stabilization],
@@ -202,8 +241,13 @@ static int simulate(const struct run_opts *o)
 		       s->contact_damping_ratio);
 	putchar('\n');
 	px_cli_print_config(stdout, cfg);
+	px_cli_warn_fc3d(cfg);
+	fflush(stdout);
 	e0 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
 	for (unsigned long long i = 1; i <= s->steps; i++) {
+		stop = run_go_on(o, cfg, t0, own);
+		if (stop != PX_STOP_MAX_SWEEPS)
+			break;
 		if (px_world_step(w, cfg, &st, &err)) {
 			fprintf(stderr, "%sproxima: %s: step %llu: %s\n",
 				tty ? "\n" : "", o->scene, i, err.msg);
@@ -213,6 +257,7 @@ static int simulate(const struct run_opts *o)
 		}
 		if (impulse && static_impulses(w, impulse, &err))
 			goto fail;
+		done = i;
 		sweeps += st.sweeps;
 		unconverged += !st.converged;
 		contacts += st.contacts;
@@ -235,6 +280,9 @@ static int simulate(const struct run_opts *o)
 	}
 	if (tty)
 		fputc('\n', stderr);
+	/* a signal during the last step: the step is done, the run too */
+	if (stop == PX_STOP_MAX_SWEEPS && px_cli_stop_signal())
+		stop = PX_STOP_INTERRUPTED;
 	if (o->vtk) {
 		snprintf(path, sizeof path, "%s/frames.pvd", o->vtk);
 		if (px_vtk_write_pvd(path, (const char *const *)names, times,
@@ -244,12 +292,19 @@ static int simulate(const struct run_opts *o)
 	if (o->state && write_state(o->state, w, impulse, &err))
 		goto fail;
 	e1 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
+	if (stop == PX_STOP_INTERRUPTED)
+		printf("result      interrupted after %llu of %llu steps (%s)\n",
+		       done, (unsigned long long)s->steps,
+		       px_cli_signal_name(px_cli_stop_signal()));
+	else if (stop == PX_STOP_TIME_LIMIT)
+		printf("result      time limit (%g s) reached after %llu of %llu steps\n",
+		       o->time_limit, done, (unsigned long long)s->steps);
 	printf("contacts    %.1f per step on average, at most %zu; deepest penetration %.3g m\n",
-	       s->steps ? (double)contacts / (double)s->steps : 0.0,
-	       max_contacts, max_depth);
+	       done ? (double)contacts / (double)done : 0.0, max_contacts,
+	       max_depth);
 	printf("solves      %llu sweeps in all, %.1f per step; %llu of %llu steps stopped without converging\n",
-	       sweeps, s->steps ? (double)sweeps / (double)s->steps : 0.0,
-	       unconverged, (unsigned long long)s->steps);
+	       sweeps, done ? (double)sweeps / (double)done : 0.0, unconverged,
+	       done);
 	printf("energy      %.6g J at the start, %.6g J at the end (kinetic + potential)\n",
 	       e0, e1);
 	printf("time        %.3f s (collision %.3f s, solve %.3f s)\n", seconds,
@@ -260,12 +315,14 @@ static int simulate(const struct run_opts *o)
 		printf("frames      %zu in %s, index %s\n", n_frames, o->vtk, path);
 	if (o->state)
 		printf("state       %s\n", o->state);
-	status = EXIT_CONVERGED;
+	status = stop == PX_STOP_INTERRUPTED ? px_cli_stop_status(0, 1)
+		 : stop == PX_STOP_TIME_LIMIT ? EXIT_NOT_CONVERGED
+					       : EXIT_CONVERGED;
 	goto done;
 fail:
 	fprintf(stderr, "proxima: %s\n", err.msg);
 done:
-	if (csv && fclose(csv) && status == EXIT_CONVERGED) {
+	if (csv && fclose(csv) && status != EXIT_BAD_INPUT) {
 		fprintf(stderr, "proxima: %s: cannot write: %s\n", o->csv,
 			strerror(errno));
 		status = EXIT_BAD_INPUT;
@@ -300,7 +357,9 @@ static void run_usage(FILE *f)
 	fprintf(f, "Usage: proxima run [-c CONFIG ...] [--set SECTION.KEY=VALUE ...] [SCENE]\n"
 		   "                   [--steps N] [--csv FILE.csv]\n"
 		   "                   [--vtk DIR] [--vtk-every K] [--cache on|off]\n"
-		   "                   [--state FILE.csv] [--quiet]\n"
+		   "                   [--state FILE.csv] [--quiet] [--time-limit S]\n"
+		   "  --time-limit S    stop after the step during which S seconds pass\n"
+		   "                    (each step's solves get what is left)\n"
 		   "  --state FILE.csv  the bodies' final states, every number exactly\n"
 		   "                    (hexadecimal floats, %%a): body, mass, centre,\n"
 		   "                    orientation, velocities, static bodies' impulse\n");
@@ -327,6 +386,7 @@ static int parse(int argc, char **argv, struct run_opts *o)
 		{"cache", required_argument, NULL, 'w'},
 		{"state", required_argument, NULL, 's'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"time-limit", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -364,6 +424,10 @@ static int parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case 's': o->state = optarg; break;
 		case 'q': o->quiet = 1; break;
+		case 'T':
+			if (px_cli_parse_seconds("run", optarg, &o->time_limit))
+				return bad;
+			break;
 		case 'h': run_usage(stdout); return 1;
 		default:
 			fprintf(stderr, "proxima run: bad option '%s' (try 'proxima run --help')\n",

@@ -1,8 +1,10 @@
 /* `proxima solve`: read a problem file (.dat or FCLib, told apart by
  * content), solve it with a config from zero or from the file's guess or
- * solution, print what happened (sweeps, residual, Siconos's fc3d error,
- * time) and optionally write the per-sweep history (CSV), the solution
- * lambda, and the problem with its solution as an FCLib file. */
+ * solution, print what happened (why it stopped, sweeps, residual,
+ * Siconos's fc3d error, time) and optionally write the per-sweep history
+ * (CSV), the solution lambda, and the problem with its solution as an
+ * FCLib file. SIGINT or SIGTERM stops the solve between sweeps: the report
+ * and the outputs then hold what was reached (cli/stop.c). */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include "cli.h"
 #include "config_args.h"
 #include "solution.h"
+#include "stop.h"
 
 static int all_finite(const double *x, size_t m)
 {
@@ -60,11 +63,40 @@ struct solve_opts {
 	const char *out;        /* solution text, or NULL */
 	const char *save_fclib; /* problem and solution as FCLib, or NULL */
 	enum px_fclib_r start;  /* warm start from the file, or zero */
+	double time_limit;      /* seconds (--time-limit), 0: the config's */
 };
 
 static const char *const start_name[] = {
 	"zero", "the file's first guess (/guesses/1/r)",
 	"the file's solution (/solution/r)"};
+
+/* The result line: why the solve stopped (rep->stop), after how many
+ * sweeps. */
+static void print_result(const struct px_report *rep,
+			 const struct px_solver_settings *s)
+{
+	printf("result      ");
+	switch (rep->stop) {
+	case PX_STOP_CONVERGED:
+		printf("converged");
+		break;
+	case PX_STOP_STALLED:
+		printf("stalled at a fixed point the merit does not accept (%s %.3e)",
+		       px_cli_merit_name(s->merit), rep->merit);
+		break;
+	case PX_STOP_TIME_LIMIT:
+		printf("time limit (%g s) reached", s->time_limit);
+		break;
+	case PX_STOP_INTERRUPTED:
+		printf("interrupted");
+		break;
+	default: /* max_sweeps, diverged (its own line follows) */
+		printf("NOT converged");
+	}
+	printf(" after %llu sweeps (%llu rejected), last delta %.3g\n",
+	       (unsigned long long)rep->sweeps,
+	       (unsigned long long)rep->rejected, rep->residual);
+}
 
 /* Solve problem_path as opts says. */
 static int run(const char *problem_path, const struct solve_opts *opts)
@@ -72,10 +104,11 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 	struct px_problem *p = NULL;
 	struct px_config *cfg = NULL;
 	struct px_report rep = {0};
+	struct px_cli_progress progress;
 	struct px_error err = {0};
 	double *lambda = NULL, fc3d, fabs_;
 	char line[1024];
-	int status = EXIT_BAD_INPUT;
+	int status = EXIT_BAD_INPUT, rc;
 	size_t m;
 
 	if (px_cli_config_build(NULL, &opts->config, &cfg, &err) ||
@@ -89,19 +122,26 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 		px_error_set(&err, PX_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
+	if (opts->time_limit > 0)
+		px_config_settings_mut(cfg)->time_limit = opts->time_limit;
+	/* from here a signal stops the solve: the header's lines, flushed,
+	 * say that it is armed */
+	px_cli_progress_init(&progress, cfg);
+	px_cli_stop_arm(cfg, &progress);
 	describe(problem_path, p, cfg);
 	if (opts->start != PX_FCLIB_R_NONE)
 		printf("start       %s\n", start_name[opts->start]);
-	if (px_solve(p, cfg, lambda, &rep, &err)) {
+	px_cli_warn_fc3d(cfg);
+	fflush(stdout);
+	rc = px_solve(p, cfg, lambda, &rep, &err);
+	px_cli_progress_erase(&progress);
+	if (rc) {
 		/* the plugins' refusals concern this problem: name it */
 		fprintf(stderr, "proxima: %s: %s\n", problem_path, err.msg);
 		goto done;
 	}
 	fc3d = px_merit_fc3d(p, lambda, &fabs_);
-	printf("result      %s after %llu sweeps (%llu rejected), last delta %.3g\n",
-	       rep.converged ? "converged" : "NOT converged",
-	       (unsigned long long)rep.sweeps,
-	       (unsigned long long)rep.rejected, rep.residual);
+	print_result(&rep, px_config_settings(cfg));
 	if (rep.diverged)
 		printf("diverged    at sweep %llu: %s (the sweep was rolled back: the solution is the last finite iterate)\n",
 		       (unsigned long long)rep.diverged_sweep,
@@ -111,8 +151,14 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 	if (rep.check_failed && !rep.converged)
 		printf("check       the stop test was met, but the residual %.3e > check_tol %g: not a solution\n",
 		       rep.check, px_config_settings(cfg)->check_tol);
-	printf("fc3d error  %.3e (||F|| = %.3e; Siconos fc3d_compute_error)\n",
-	       fc3d, fabs_);
+	if (px_config_friction_is_disc(cfg))
+		printf("fc3d error  %.3e (||F|| = %.3e; Siconos fc3d_compute_error)\n",
+		       fc3d, fabs_);
+	else
+		printf("fc3d error  %.3e (of the Coulomb disc law, not this config's %s set; ||F|| = %.3e; Siconos fc3d_compute_error)\n",
+		       fc3d,
+		       px_plugin_header(px_config_plugin(cfg, PX_KIND_FRICTION))->name,
+		       fabs_);
 	if (px_config_settings(cfg)->merit == PX_MERIT_NATURAL ||
 	    px_config_settings(cfg)->merit == PX_MERIT_MINMAP)
 		printf("merit       %s %.3e\n",
@@ -134,7 +180,8 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 		px_error_set(&err, PX_ERR_INVALID,
 			     "%s: the solution is not finite: not written",
 			     problem_path);
-		status = EXIT_NOT_CONVERGED;
+		status = px_cli_stop_status(EXIT_NOT_CONVERGED,
+					    rep.stop == PX_STOP_INTERRUPTED);
 		fprintf(stderr, "proxima: %s\n", err.msg);
 		goto done;
 	}
@@ -146,7 +193,9 @@ static int run(const char *problem_path, const struct solve_opts *opts)
 	if (opts->save_fclib &&
 	    px_fclib_write(opts->save_fclib, p, lambda, &err))
 		goto fail;
-	status = rep.converged ? EXIT_CONVERGED : EXIT_NOT_CONVERGED;
+	status = px_cli_stop_status(rep.converged ? EXIT_CONVERGED
+						  : EXIT_NOT_CONVERGED,
+				    rep.stop == PX_STOP_INTERRUPTED);
 	goto done;
 fail:
 	fprintf(stderr, "proxima: %s\n", err.msg);
@@ -183,6 +232,7 @@ static int parse(int argc, char **argv, struct solve_opts *opts)
 		{"out", required_argument, NULL, 'o'},
 		{"warm-start", required_argument, NULL, 'w'},
 		{"save-fclib", required_argument, NULL, 'S'},
+		{"time-limit", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -208,10 +258,16 @@ static int parse(int argc, char **argv, struct solve_opts *opts)
 			fprintf(stderr, "proxima solve: --warm-start '%s': expected zero, guess or solution\n",
 				optarg);
 			return EXIT_BAD_INPUT + 1;
+		case 'T':
+			if (px_cli_parse_seconds("solve", optarg,
+						 &opts->time_limit))
+				return EXIT_BAD_INPUT + 1;
+			break;
 		case 'h':
 			printf("Usage: proxima solve [-c CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
 			       "                     [--warm-start zero|guess|solution]\n"
-			       "                     [--save-fclib OUT.hdf5] PROBLEM [--history FILE.csv] [--out FILE]\n");
+			       "                     [--save-fclib OUT.hdf5] PROBLEM [--history FILE.csv] [--out FILE]\n"
+			       "                     [--time-limit S]\n");
 			return 1;
 		default:
 			fprintf(stderr, "proxima solve: bad option '%s' (try 'proxima --help')\n",

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <proxima/config.h>
+#include <proxima/solver.h>
 
 #include "grow.h"
 #include "params.h"
@@ -65,6 +66,15 @@ static const struct px_param_decl solver_decl[] = {
 	{"local_max_iter", PX_PARAM_INT, "20",
 	 "local_solve = newton: Newton steps per visit at most", 1, 1000,
 	 NULL},
+	{"time_limit", PX_PARAM_REAL, STR(PX_DEFAULT_TIME_LIMIT),
+	 "seconds of wall time a solve may take (checked between sweeps, then it stops as 'time limit'); 0 = no limit",
+	 0, 1e300, NULL},
+	{"stall_sweeps", PX_PARAM_INT, STR(PX_DEFAULT_STALL_SWEEPS),
+	 "stop as 'stalled' after this many accepted sweeps in a row that miss the stop test with delta <= stall_rel * ||lambda||_inf; 0 = never",
+	 0, 1e15, NULL},
+	{"stall_rel", PX_PARAM_REAL, STR(PX_DEFAULT_STALL_REL),
+	 "the stagnation floor of delta relative to ||lambda||_inf (1e-14: some 45 rounding units of the largest impulse); 0 = only sweeps that change nothing",
+	 0, 1, NULL},
 };
 
 enum {
@@ -80,6 +90,9 @@ enum {
 	SOLVER_LOCAL_SOLVE,
 	SOLVER_LOCAL_TOL,
 	SOLVER_LOCAL_MAX_ITER,
+	SOLVER_TIME_LIMIT,
+	SOLVER_STALL_SWEEPS,
+	SOLVER_STALL_REL,
 };
 
 #define N_SOLVER (sizeof solver_decl / sizeof *solver_decl)
@@ -110,6 +123,8 @@ struct px_config {
 	struct px_solver_settings settings;
 	struct px_plugin *plugin[N_KINDS + 1]; /* [accelerator]: NULL = none */
 	char *source; /* the layers, "a.ini + --set k=v", or "(defaults)" */
+	px_monitor_fn monitor; /* solver.h; NULL: none */
+	void *monitor_user;
 };
 
 const struct px_param_decl *px_config_solver_params(size_t *n)
@@ -149,7 +164,22 @@ static const char solver_doc[] =
 	"sweeps). max_backtracks bounds the rejections per solve: after it,\n"
 	"R stays and every sweep is kept, so a solve whose residual only\n"
 	"wobbles does not shrink R to nothing. The solve's exit status is 0\n"
-	"converged, 1 not converged within max_sweeps.\n"
+	"converged, 1 not converged (max_sweeps, time_limit or a stall).\n"
+	"\n"
+	"Two more stops, between sweeps, keep the last accepted iterate.\n"
+	"time_limit (seconds, 0 = none) bounds a solve's wall time.\n"
+	"stall_sweeps and stall_rel stop a solve that no longer moves: when\n"
+	"stall_sweeps accepted sweeps in a row miss the stop test with delta\n"
+	"<= stall_rel ||lambda||_inf (no accelerator call replacing lambda\n"
+	"among them), the iterate is a fixed point of the sweeps that the\n"
+	"merit does not accept and the solve ends 'stalled'. That happens with\n"
+	"merit = fc3d and a friction set other than the disc (fc3d measures\n"
+	"the isotropic Coulomb law: a box solution keeps its distance to it),\n"
+	"or when rounding holds the iterate. The floor 1e-14 is some 45\n"
+	"rounding units of the largest impulse; slow linear convergence stays\n"
+	"far above it (BoxesStack1, 1 - 3e-5 per sweep, ends at a delta of\n"
+	"2.4e-9 ||lambda||_inf). stall_sweeps = 0 turns the test off,\n"
+	"stall_rel = 0 counts only sweeps that change nothing.\n"
 	"\n"
 	"local_solve = newton makes every visit of a contact solve its\n"
 	"one-contact problem (the other contacts frozen) with its whole\n"
@@ -347,6 +377,9 @@ static int apply_solver(struct px_config *cfg, const struct reader *r,
 	cfg->settings.local_solve = v[SOLVER_LOCAL_SOLVE].choice;
 	cfg->settings.local_tol = v[SOLVER_LOCAL_TOL].r;
 	cfg->settings.local_max_iter = (uint64_t)v[SOLVER_LOCAL_MAX_ITER].i;
+	cfg->settings.time_limit = v[SOLVER_TIME_LIMIT].r;
+	cfg->settings.stall_sweeps = (uint64_t)v[SOLVER_STALL_SWEEPS].i;
+	cfg->settings.stall_rel = v[SOLVER_STALL_REL].r;
 	return PX_OK;
 }
 
@@ -742,6 +775,9 @@ static void solver_values(const struct px_solver_settings *s,
 	v[SOLVER_LOCAL_SOLVE].choice = s->local_solve;
 	v[SOLVER_LOCAL_TOL].r = s->local_tol;
 	v[SOLVER_LOCAL_MAX_ITER].i = (long)s->local_max_iter;
+	v[SOLVER_TIME_LIMIT].r = s->time_limit;
+	v[SOLVER_STALL_SWEEPS].i = (long)s->stall_sweeps;
+	v[SOLVER_STALL_REL].r = s->stall_rel;
 }
 
 size_t px_config_params(const struct px_config *c, unsigned section,
@@ -808,4 +844,18 @@ int px_config_write(const struct px_config *c, FILE *f)
 	for (unsigned k = 0; k <= N_KINDS && !rc; k++)
 		rc = write_section(c, k, f);
 	return rc || ferror(f) ? -1 : 0;
+}
+
+void px_config_set_monitor(struct px_config *cfg, px_monitor_fn fn,
+			   void *user)
+{
+	cfg->monitor = fn;
+	cfg->monitor_user = fn ? user : NULL;
+}
+
+px_monitor_fn px_config_monitor(const struct px_config *cfg, void **user)
+{
+	if (user)
+		*user = cfg->monitor_user;
+	return cfg->monitor;
 }

@@ -2,7 +2,9 @@
  * a sweep limit, with the rfactor plugin's back-tracking (001 Algorithm 2,
  * sec. 4.2: a sweep whose residual grew is rolled back and R shrunk), and
  * an optional accelerator called between sweeps (002 sec. 4.3: PGS sweeps,
- * then subspace steps that may replace the iterate). */
+ * then subspace steps that may replace the iterate); between sweeps too,
+ * the other stops of solver.h: a stall, the caller's monitor, a time
+ * limit. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -400,7 +402,14 @@ struct solve {
 	size_t cap;
 	char msg[512];
 	double t0;
-	double swept; /* the clock when the last sweep ended */
+	double swept; /* the clock when the last sweep ended (or the
+			 accelerator's call after it) */
+	uint64_t still; /* accepted sweeps in a row that missed the stop test
+			   below the stall floor, none replaced by the
+			   accelerator */
+	const struct px_config *cfg;
+	px_monitor_fn monitor; /* the config's, read at each solve's start */
+	void *monitor_user;
 	uint64_t id; /* the solver's, for px_plugin_mark_prepared */
 	int once;    /* px_solve's solver: one solve, nothing kept for a next */
 };
@@ -737,6 +746,10 @@ static void solve_verdict(struct solve *S, int part, double dn, double df,
 		rep->converged = rep->check <= set->check_tol;
 		rep->check_failed |= !rep->converged;
 	}
+	/* the stall test (lmax is ||lambda||_inf after the sweep, all rows) */
+	S->still = !rep->converged && delta <= set->stall_rel * lmax
+			   ? S->still + 1
+			   : 0;
 }
 
 /* 002 sec. 4.3: k_pgs sweeps, then the accelerator. Only after an
@@ -754,8 +767,11 @@ static int solve_accel(struct solve *S, int part,
 	got = accel_call(ac, 0, S->p, S->set, S->lambda, S->wk.u, &S->kern,
 			 S->fr, px_plugin_state(S->pf), S->rep);
 	ac->since = 0;
-	if (got > 0) /* a new iterate: back-tracking starts over */
+	S->swept = now();
+	if (got > 0) { /* a new iterate: back-tracking starts over */
 		S->last[0] = S->last[1] = S->last[2] = HUGE_VAL;
+		S->still = 0;
+	}
 	return got < 0 ? -1 : 0;
 }
 
@@ -816,6 +832,7 @@ static int solver_new(const struct px_problem *p, const struct px_config *cfg,
 	S->once = once;
 	S->r_moved = 1; /* r0 into r at the first solve */
 	S->p = p;
+	S->cfg = cfg;
 	S->set = px_config_settings(cfg);
 	S->pf = px_config_plugin(cfg, PX_KIND_FRICTION);
 	S->po = px_config_plugin(cfg, PX_KIND_ORDERING);
@@ -858,12 +875,29 @@ int px_solver_create(const struct px_problem *p, const struct px_config *cfg,
 static const char accel_nomem[] =
 	"out of memory for the accelerator's records";
 
+/* Between sweeps, after the accelerator: the monitor's verdict, then the
+ * time limit's (enum px_stop; PX_STOP_MAX_SWEEPS: go on). */
+static int solve_go_on(struct solve *S)
+{
+	const double limit = S->set->time_limit;
+
+	if (S->monitor) {
+		S->rep->seconds = S->swept - S->t0;
+		if (S->monitor(S->rep, S->monitor_user))
+			return PX_STOP_INTERRUPTED;
+	}
+	if (limit > 0 && S->swept - S->t0 >= limit)
+		return PX_STOP_TIME_LIMIT;
+	return PX_STOP_MAX_SWEEPS;
+}
+
 /* One solve of sv from lambda, its clock started at t0. */
 static int solver_run(struct px_solver *sv, double *lambda,
 		      struct px_report *rep, struct px_error *err, double t0,
 		      int trusted)
 {
 	struct solve *S = &sv->S;
+	int stop = PX_STOP_MAX_SWEEPS;
 	double tp;
 	int rc;
 
@@ -873,6 +907,8 @@ static int solver_run(struct px_solver *sv, double *lambda,
 	S->ss = (struct px_sweep_state){0, HUGE_VAL, HUGE_VAL};
 	S->last[0] = S->last[1] = S->last[2] = HUGE_VAL;
 	S->quiet_n = S->quiet_f = 0;
+	S->still = 0;
+	S->monitor = px_config_monitor(S->cfg, &S->monitor_user);
 	S->cap = 0;
 	S->t0 = t0;
 	report_reset(rep);
@@ -905,9 +941,15 @@ static int solver_run(struct px_solver *sv, double *lambda,
 		}
 		if (rep->converged || rep->diverged)
 			break;
+		if (S->set->stall_sweeps && S->still >= S->set->stall_sweeps) {
+			stop = PX_STOP_STALLED;
+			break;
+		}
 		if (solve_accel(S, part, &rec) < 0)
 			rc = px_error_set(err, PX_ERR_NOMEM, "%s", accel_nomem);
 		else if (rep->converged)
+			break;
+		else if ((stop = solve_go_on(S)) != PX_STOP_MAX_SWEEPS)
 			break;
 	}
 	if (!rc && solve_end(S) < 0)
@@ -915,7 +957,7 @@ static int solver_run(struct px_solver *sv, double *lambda,
 	rep->seconds = now() - t0;
 	rep->stop = rep->converged  ? PX_STOP_CONVERGED
 		    : rep->diverged ? PX_STOP_DIVERGED
-				    : PX_STOP_MAX_SWEEPS;
+				    : stop;
 	if (rc) {
 		px_report_free(rep);
 		return rc;
@@ -943,6 +985,14 @@ const char *px_stop_name(int stop)
 	return stop >= 0 && stop < (int)(sizeof name / sizeof *name)
 		       ? name[stop]
 		       : NULL;
+}
+
+int px_config_friction_is_disc(const struct px_config *cfg)
+{
+	const struct px_friction_ops *fr = (const void *)px_plugin_header(
+		px_config_plugin(cfg, PX_KIND_FRICTION));
+
+	return (fr->flags & PX_FRICTION_IS_DISC) != 0;
 }
 
 const double *px_solver_body_velocities(const struct px_solver *sv)

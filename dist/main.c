@@ -68,6 +68,11 @@ static int parse_opt(int argc, char **argv, int *i, struct px_dist_opts *o,
 	return 1;
 }
 
+/* Why a time limit is refused: the ranks would each stop at their own
+ * moment, out of step with their neighbours' exchanges. */
+static const char no_time_limit[] =
+	"not supported under mpirun (the ranks stop together only at a global test, which keeps no clock); bound max_sweeps instead, or run without mpirun";
+
 int px_dist_parse(int argc, char **argv, int with_files,
 		  struct px_dist_args *a, struct px_error *err)
 {
@@ -80,6 +85,10 @@ int px_dist_parse(int argc, char **argv, int with_files,
 			return PX_ERR_INVALID;
 		if (r > 0)
 			continue;
+		if (strcmp(k, "--time-limit") == 0)
+			return px_error_set(err, PX_ERR_INVALID,
+					    "%s --time-limit: %s", argv[0],
+					    no_time_limit);
 		if ((strcmp(k, "-c") == 0 || strcmp(k, "--config") == 0 ||
 		     strcmp(k, "--set") == 0) &&
 		    i + 1 < argc) {
@@ -133,6 +142,10 @@ int px_dist_begin(int argc, char **argv, int with_files,
 	rc = px_dist_parse(argc, argv, with_files, a, err);
 	if (!rc)
 		rc = px_config_build(a->layer, a->n_layers, cfg, err);
+	if (!rc && px_config_settings(*cfg)->time_limit > 0)
+		rc = px_error_set(err, PX_ERR_INVALID,
+				  "%s: [solver] time_limit: %s",
+				  px_config_source(*cfg), no_time_limit);
 	return rc;
 }
 

@@ -506,7 +506,7 @@ Test(dist, bad_problem_input_one_line_from_rank_0_and_exit_2)
 /* Scenes the test writes: no shared file. */
 Test(dist, bad_scene_input_one_line_from_rank_0_and_exit_2)
 {
-	char scene[128], fast[128], cmd[2048], want[1024];
+	char scene[128], fast[128], cfg[128], cmd[2048], want[1024];
 
 	/* only rank 1's region has torsional friction: its part fails */
 	two_groups(scene, sizeof scene,
@@ -543,6 +543,15 @@ Test(dist, bad_scene_input_one_line_from_rank_0_and_exit_2)
 	snprintf(cmd, sizeof cmd, "run %s --combine mean", scene);
 	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
 	cr_assert_str_eq(err, "proxima: --combine 'mean': expected sum or split\n");
+	/* a time limit, of the command or the config: refused with why */
+	snprintf(cmd, sizeof cmd, "run %s --time-limit 1", scene);
+	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
+	cr_assert_str_eq(err, "proxima: run --time-limit: not supported under mpirun (the ranks stop together only at a global test, which keeps no clock); bound max_sweeps instead, or run without mpirun\n");
+	write_file("limit.ini", "[solver]\ntime_limit = 2\n", cfg, sizeof cfg);
+	snprintf(cmd, sizeof cmd, "run -c %s %s", cfg, scene);
+	cr_assert_eq(mpi(2, cmd), 2, "%s", err);
+	snprintf(want, sizeof want, "proxima: %s: [solver] time_limit: not supported under mpirun (the ranks stop together only at a global test, which keeps no clock); bound max_sweeps instead, or run without mpirun\n", cfg);
+	cr_assert_str_eq(err, want);
 	/* --state to a path that cannot be written: refused before the run,
 	 * serially and on every rank */
 	snprintf(cmd, sizeof cmd, "%s run %s --state %s/no/such/dir/s.csv", PX_CLI, fast, dir);

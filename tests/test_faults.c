@@ -172,9 +172,9 @@ Test(faults, check_on_names_the_plugin_at_fault)
 	char p[256], c[256];
 
 	problem("ok.dat", W_GOOD, "0.1", p, sizeof p);
-	put("nanc.ini", "[solver]\ncheck = on\n[friction]\nplugin = nanproject\n", c, sizeof c);
+	put("nanc.ini", "[solver]\ncheck = on\nmerit = natural\n[friction]\nplugin = nanproject\n", c, sizeof c);
 	refused(c, p, "friction plugin 'nanproject': project returned a non-finite impulse (contact 0, sweep 1; [solver] check = on)");
-	put("outc.ini", "[solver]\ncheck = on\n[friction]\nplugin = outside\n", c, sizeof c);
+	put("outc.ini", "[solver]\ncheck = on\nmerit = natural\n[friction]\nplugin = outside\n", c, sizeof c);
 	refused(c, p, "friction plugin 'outside': project wrote outside the friction rows it was given (contact 0, sweep 1; [solver] check = on)");
 }
 

@@ -158,10 +158,12 @@ Test(pgssm, never_returns_a_worse_iterate)
 		char text[512];
 
 		cr_assert(sm && pgs);
-		/* 60 sweeps: calls after 25 and 50, then finish at 60 */
+		/* 60 sweeps: calls after 25 and 50, then finish at 60 (the
+		 * iterate reaches rounding before: no stall stop) */
 		snprintf(text, sizeof text,
-			 SOLVER "[accelerator]\nplugin = pgssm\nbackoff = no\n", 60,
-			 "fc3d", 1e-300, "disc");
+			 SOLVER "[solver]\nstall_sweeps = 0\n"
+				"[accelerator]\nplugin = pgssm\nbackoff = no\n",
+			 60, "fc3d", 1e-300, "disc");
 		solve(p, text, sm, 1, &rep);
 		cr_assert_eq(rep.sweeps, 60);
 		cr_assert_eq(rep.accel_steps, 2);

@@ -2,7 +2,8 @@
  *
  *   [solver]     max_sweeps, abs_tol, rel_tol, merit, natural_r,
  *                max_backtracks, check_tol, kernel, check, local_solve,
- *                local_tol, local_max_iter
+ *                local_tol, local_max_iter, time_limit, stall_sweeps,
+ *                stall_rel
  *   [friction]   plugin = NAME and that plugin's declared keys
  *   [ordering]   ditto
  *   [rfactor]    ditto
@@ -43,6 +44,9 @@ extern "C" {
 #define PX_DEFAULT_CHECK_TOL 1e-9
 #define PX_DEFAULT_NATURAL_R 1
 #define PX_DEFAULT_MAX_BACKTRACKS 100
+#define PX_DEFAULT_TIME_LIMIT 0
+#define PX_DEFAULT_STALL_SWEEPS 10
+#define PX_DEFAULT_STALL_REL 1e-14
 
 enum px_merit {
 	PX_MERIT_DELTA = 0, /* ||lambda_{k+1} - lambda_k||_inf */
@@ -83,6 +87,16 @@ struct px_solver_settings {
 	int local_solve;
 	double local_tol;        /* newton: relative residual of a visit */
 	uint64_t local_max_iter; /* newton: steps per visit */
+	/* issue 30: stops other than the stop test and max_sweeps (solver.h,
+	 * enum px_stop) */
+	double time_limit;     /* seconds of wall time a solve may take,
+				  checked between sweeps; 0: no limit */
+	uint64_t stall_sweeps; /* stop as stalled after this many accepted
+				  sweeps in a row, none of them passing the
+				  stop test, whose delta is at most
+				  stall_rel ||lambda||_inf; 0: never */
+	double stall_rel;      /* that floor, relative to ||lambda||_inf (0:
+				  only sweeps that change nothing count) */
 };
 
 struct px_config;

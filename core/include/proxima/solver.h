@@ -36,7 +36,21 @@
  * delta evaluates the stop test at the new lambda, which may end the solve.
  * A solve that ends without converging calls the plugin's finish, which may
  * put back the best iterate it saw. Without an accelerator nothing of this
- * runs and every iterate is bit for bit what it was before. */
+ * runs and every iterate is bit for bit what it was before.
+ *
+ * Other stops (px_report.stop), all between sweeps, lambda then the last
+ * accepted iterate (or the accelerator's):
+ *   stalled     stall_sweeps accepted sweeps in a row missed the stop test
+ *               with delta <= stall_rel ||lambda||_inf (exactly 0 when
+ *               stall_rel = 0), and no accelerator call replaced lambda
+ *               among them: a fixed point of the sweeps that the merit does
+ *               not accept (e.g. a friction set other than the disc with
+ *               merit = fc3d), where more sweeps change nothing;
+ *   interrupted the config's monitor (px_config_set_monitor) returned
+ *               non-zero;
+ *   time limit  the solve's wall time reached time_limit.
+ * Each sweep that does not end the solve is followed by the accelerator
+ * (when due), then the monitor, then the time limit's test. */
 #ifndef PROXIMA_SOLVER_H
 #define PROXIMA_SOLVER_H
 
@@ -91,9 +105,10 @@ enum px_stop {
 	PX_STOP_CONVERGED = 1,   /* the stop test passed (and its certificate) */
 	PX_STOP_DIVERGED = 2,    /* could not go on, see px_report.diverged */
 	PX_STOP_STALLED = 3,     /* the iterate stopped changing while the
-				    merit missed the tolerance */
+				    merit missed the tolerance (stall_sweeps,
+				    stall_rel) */
 	PX_STOP_TIME_LIMIT = 4,  /* [solver] time_limit ran out */
-	PX_STOP_INTERRUPTED = 5, /* the caller's stop flag was raised */
+	PX_STOP_INTERRUPTED = 5, /* the config's monitor asked to stop */
 };
 
 /* "not converged", "converged", "diverged", "stalled", "time limit",
@@ -142,6 +157,26 @@ struct px_report {
 	int stop; /* enum px_stop: why the solve ended */
 };
 
+/* A monitor of the solves run with a config: called after every sweep
+ * that did not end the solve (and after the accelerator's call that
+ * followed it) with the report so far (sweeps, rejected, residual, merit,
+ * history, the accelerator's figures; seconds since the solve started).
+ * A non-zero return stops the solve there with PX_STOP_INTERRUPTED. It
+ * runs on the thread that called the solve, between sweeps: it may read
+ * a flag set by a signal handler, draw progress or call an interpreter,
+ * but must not free or change the report, the problem or the config. */
+typedef int (*px_monitor_fn)(const struct px_report *so_far, void *user);
+
+/* Set (fn NULL: remove) the monitor of every solve that cfg runs from
+ * now on, px_solve's and its solvers' (it is read when each solve
+ * starts); user is passed to it. Without one a solve pays nothing for
+ * it. */
+void px_config_set_monitor(struct px_config *cfg, px_monitor_fn fn,
+			   void *user);
+/* The monitor of cfg (NULL if none), its user pointer into *user when
+ * user is not NULL. */
+px_monitor_fn px_config_monitor(const struct px_config *cfg, void **user);
+
 /* Solve p with cfg's settings and plugins. lambda (n_contacts * bs) holds
  * the warm start on entry and the last accepted iterate on return. Returns
  * PX_OK whether or not it converged (see rep->converged), or an error.
@@ -165,7 +200,8 @@ void px_report_free(struct px_report *rep);
  * Between solves the caller may change b (px_problem_b) and nothing else
  * of p: not A, its form or sizes, nor the friction parameters; and of
  * cfg's settings only the stop test's (max_sweeps, the tolerances, merit,
- * max_backtracks), which each solve reads anew. p and cfg must outlive the
+ * max_backtracks, time_limit, stall_sweeps, stall_rel), which each solve
+ * reads anew, as it does the monitor. p and cfg must outlive the
  * solver. Solvers may share a config: one whose scheduler
  * another solver prepared since prepares it again (its cost then, not
  * every solve's). A solve that fails leaves the solver usable. */
@@ -210,6 +246,15 @@ int px_accelerator_describe(const struct px_config *cfg, char *buf, size_t len);
  * in *abs_out when not NULL. */
 double px_merit_fc3d(const struct px_problem *p, const double *lambda,
 		     double *abs_out);
+
+/* Whether cfg's friction set is the law the fc3d error measures: the
+ * isotropic Coulomb cone, whose friction impulse lies in the disc of
+ * radius mu lambda_n (the friction plugin sets PX_FRICTION_IS_DISC, as
+ * `disc` does). For another set (box, ellipsoid, a plugin's) the fc3d
+ * error says how far lambda is from a Coulomb solution, not from one of
+ * that set: a solution of the set may keep an fc3d error above any
+ * abs_tol (the solve then ends stalled), and the command says so. */
+int px_config_friction_is_disc(const struct px_config *cfg);
 
 #pragma GCC visibility pop
 
