@@ -27,7 +27,7 @@ else
 fi
 # --option in the usage texts -> \-\-option in proxima.1
 usage=
-for cmd in "" run solve compare; do
+for cmd in "" run solve compare config; do
 	# shellcheck disable=SC2086 # "" is no argument: proxima --help
 	if text=$("$cli" $cmd --help 2>&1); then
 		usage="$usage

@@ -1,7 +1,8 @@
 /* Acceptance on every problem in ../shared/problems, each answer checked by
  * the oracles of tests/oracle.h (Siconos's fc3d error and Coulomb's law
  * contact by contact, computed outside the solver):
- *   - conf/default.ini reaches fc3d error < 1e-8 and the contact laws hold,
+ *   - the defaults (conf/default.ini's settings) reach fc3d error < 1e-8
+ *     and the contact laws hold,
  *     and so does it with the colored scheduler (greedy) in place of
  *     sequential: run on one thread, as its iterate is bit for bit the same
  *     for any thread count (test_schedulers);
@@ -12,9 +13,9 @@
  *     none reports success on a wrong answer; and on every problem the
  *     sequential ones that must converge (see must_converge) do.
  *     The parallel schedulers run 2 threads even on the smallest problems
- *     (serial_below = 0). The combinations stop on delta (the default stop
- *     test, certified by the driver) with a sweep cap that keeps the suite
- *     fast. */
+ *     (serial_below = 0). The combinations stop on delta (TEST_SETTINGS'
+ *     stop test, certified by the driver) with a sweep cap that keeps the
+ *     suite fast. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
@@ -84,26 +85,24 @@ static double *zeros(const struct px_problem *p)
 	return x;
 }
 
-/* conf/default.ini, its [scheduler] section replaced when scheduler is not
- * NULL, as a config. */
+/* The defaults (what `proxima solve P` runs without -c: conf/default.ini's
+ * settings, test_layers keeps them equal), with the scheduler's keys
+ * replaced by scheduler's (SECTION.KEY=VALUE, comma-separated) when it is
+ * not NULL. */
 static struct px_config *default_with(const char *scheduler)
 {
-	static const char key[] = "[scheduler]\nplugin = sequential\n";
-	char buf[4096], text[4096];
-	const char *at;
-	FILE *f = fopen(PX_TEST_SRCDIR "/conf/default.ini", "r");
-	size_t got;
+	struct px_config_layer l[4];
+	char keys[256], *k, *save = NULL;
+	size_t n = 0;
+	struct px_config *cfg;
+	struct px_error err = {0};
 
-	cr_assert_not_null(f);
-	got = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[got] = '\0';
-	at = strstr(buf, key);
-	cr_assert_not_null(at, "conf/default.ini has no '%s'", key);
-	snprintf(text, sizeof text, "%.*s[scheduler]\n%s%s", (int)(at - buf), buf,
-		 scheduler ? scheduler : "plugin = sequential\n",
-		 at + strlen(key));
-	return config_from_text(text);
+	snprintf(keys, sizeof keys, "%s", scheduler ? scheduler : "");
+	for (k = strtok_r(keys, ",", &save); k && n < 4;
+	     k = strtok_r(NULL, ",", &save))
+		l[n++] = (struct px_config_layer){PX_LAYER_SET, k, NULL};
+	cr_assert_eq(px_config_build(l, n, &cfg, &err), PX_OK, "%s", err.msg);
+	return cfg;
 }
 
 static void default_config(size_t i, const char *scheduler)
@@ -185,7 +184,8 @@ static void combinations(size_t i)
 	}                                                                      \
 	Test(default_config_colored, problem_##i, .timeout = 120)              \
 	{                                                                      \
-		default_config(i, "plugin = colored\nthreads = 1\n");         \
+		default_config(i, "scheduler.plugin=colored,"                  \
+				  "scheduler.threads=1");                      \
 	}                                                                      \
 	Test(combinations, problem_##i, .timeout = 120)                        \
 	{                                                                      \
