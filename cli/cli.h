@@ -38,5 +38,9 @@ int px_cli_refuse_scene(const char *path, struct px_error *err);
 int px_cli_refuse_problem(const char *path, struct px_error *err);
 /* The name of an enum px_merit, as configs spell it. */
 const char *px_cli_merit_name(int merit);
+/* A divergence (enum px_divergence): its word in the JSON report
+ * ("rfactor", "nonfinite", "none") and the text report's explanation. */
+const char *px_cli_divergence_name(int diverged);
+const char *px_cli_divergence_text(int diverged);
 
 #endif

@@ -1,6 +1,6 @@
 /* What the command writes about one solve, shared by `proxima solve` and
- * `proxima compare`: the per-sweep history as CSV, the time per sweep and
- * the names of the merits. */
+ * `proxima compare`: the per-sweep history as CSV, the time per sweep, the
+ * names of the merits and what a divergence means. */
 #include <stdio.h>
 
 #include <proxima/proxima.h>
@@ -41,4 +41,18 @@ const char *px_cli_merit_name(int merit)
 					   "minmap"};
 
 	return merit >= 0 && merit < 4 ? name[merit] : "?";
+}
+
+const char *px_cli_divergence_name(int diverged)
+{
+	return diverged == PX_DIVERGED_R		? "rfactor"
+	       : diverged == PX_DIVERGED_NONFINITE ? "nonfinite"
+						   : "none";
+}
+
+const char *px_cli_divergence_text(int diverged)
+{
+	if (diverged == PX_DIVERGED_R)
+		return "the rfactor plugin shrank an r-factor to 0 or made it non-finite (the sweep was rolled back: the solution is the last finite iterate)";
+	return "the iterate turned non-finite and the rfactor plugin kept R; [solver] check = on names a friction plugin at fault (the sweep was rolled back: the solution is the last finite iterate)";
 }

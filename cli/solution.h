@@ -1,5 +1,5 @@
-/* Writing a solution and a run's final state (cli/solution.c), shared by
- * proxima and proxima-mpi. */
+/* Writing a solution (text or NumPy .npy) and a run's final state
+ * (cli/solution.c), shared by proxima and proxima-mpi. */
 #ifndef PX_CLI_SOLUTION_H
 #define PX_CLI_SOLUTION_H
 
@@ -9,7 +9,16 @@
 
 #include "../sim/body.h"
 
-/* lambda[0..m) to path, one number per line; 0, or -1 when it cannot. */
+enum { PX_SOLUTION_TEXT = 0, PX_SOLUTION_NPY = 1 };
+
+/* The format --out writes to path, by its extension: PX_SOLUTION_TEXT for
+ * .txt and .csv, PX_SOLUTION_NPY for .npy (any case); -1 for another or
+ * none, with the one-line reason in msg ("--out 'x.npz': cannot write .npz
+ * (writes .txt, .csv or .npy)"). Commands check before they solve. */
+int px_cli_solution_format(const char *path, char *msg, size_t len);
+
+/* lambda[0..m) to path in its format (text: one number per line, %.17g;
+ * .npy: little-endian float64 of shape (m,)); 0, or -1 when it cannot. */
 int px_cli_write_solution(const char *path, const double *lambda, size_t m);
 
 /* `proxima run --state FILE` (serial and distributed): the bodies' final

@@ -71,7 +71,7 @@ Test(cli, bad_usage_exits_2_with_one_line)
 	cr_assert_eq(run("frobnicate"), 2);
 	cr_assert_str_eq(err, "proxima: unknown command 'frobnicate' (try 'proxima --help')\n");
 	cr_assert_eq(run("solve"), 2);
-	cr_assert_str_eq(err, "proxima solve: expected one PROBLEM file, got 0 (try 'proxima --help')\n");
+	cr_assert_str_eq(err, "proxima solve: expected a PROBLEM file or folder, got none (try 'proxima --help')\n");
 	cr_assert_eq(run("solve --bogus x.dat"), 2);
 	cr_assert_str_eq(err, "proxima solve: bad option '--bogus' (try 'proxima --help')\n");
 }

@@ -127,7 +127,7 @@ Test(faults, an_r_factor_that_underflows_ends_the_solve_diverged)
 
 	problem("ok.dat", W_GOOD, "0.1", p, sizeof p);
 	put("shrink.ini", "[rfactor]\nplugin = shrink\n", c, sizeof c);
-	snprintf(o, sizeof o, "%s/shrink.out", dir);
+	snprintf(o, sizeof o, "%s/shrink.txt", dir);
 	snprintf(args, sizeof args, "solve -c %s %s --out %s", c, p, o);
 	cr_assert_eq(run(args), 1, "%s%s", out, err);
 	cr_assert(strstr(out, "\ndiverged    at sweep 3: the rfactor plugin shrank an r-factor to 0 or made it non-finite (the sweep was rolled back: the solution is the last finite iterate)\n"),
@@ -150,7 +150,7 @@ Test(faults, a_nan_projection_ends_the_solve_diverged_at_sweep_1)
 
 	problem("ok.dat", W_GOOD, "0.1", p, sizeof p);
 	put("nan.ini", "[friction]\nplugin = nanproject\n", c, sizeof c);
-	snprintf(o, sizeof o, "%s/nan.out", dir);
+	snprintf(o, sizeof o, "%s/nan.txt", dir);
 	snprintf(args, sizeof args, "solve -c %s %s --out %s", c, p, o);
 	cr_assert_eq(run(args), 1, "%s%s", out, err);
 	cr_assert(strstr(out, "result      NOT converged after 1 sweeps (1 rejected)"), "%s", out);
@@ -187,8 +187,8 @@ Test(faults, check_on_keeps_a_good_solve)
 
 	problem("ok.dat", W_GOOD, "0.1", p, sizeof p);
 	put("okc.ini", "[solver]\ncheck = on\n", c, sizeof c);
-	snprintf(o1, sizeof o1, "%s/plain.out", dir);
-	snprintf(o2, sizeof o2, "%s/checked.out", dir);
+	snprintf(o1, sizeof o1, "%s/plain.txt", dir);
+	snprintf(o2, sizeof o2, "%s/checked.txt", dir);
 	snprintf(args, sizeof args, "solve %s --out %s", p, o1);
 	cr_assert_eq(run(args), 0, "%s%s", out, err);
 	cr_assert_not_null(strstr(out, "result      converged after "), "%s", out);
