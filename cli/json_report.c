@@ -10,7 +10,9 @@
 
 #include "cli.h"
 #include "json_report.h"
+#include "run.h"
 #include "solve.h"
+#include "stop.h"
 
 json_object *px_json_num(double x)
 {
@@ -244,6 +246,88 @@ json_object *px_json_solve_list(json_object *results,
 	px_json_set(sum, "seconds", px_json_num(s->seconds));
 	px_json_set(sum, "exit_status", json_object_new_int(s->status));
 	px_json_set(o, "summary", sum);
+	return o;
+}
+
+/* ---- proxima run ---------------------------------------------------------- */
+
+static json_object *scene(const struct px_run_result *r)
+{
+	const struct px_world_settings *s = &r->settings;
+	const int soft = s->stabilization == PX_STAB_SOFT;
+	json_object *o = json_object_new_object();
+
+	px_json_set(o, "path", px_json_str(r->scene));
+	px_json_set(o, "bodies", px_json_u64(r->bodies));
+	px_json_set(o, "dt", px_json_num(s->dt));
+	px_json_set(o, "steps", px_json_u64(s->steps));
+	px_json_set(o, "stepping", px_json_str(px_run_stepping_name(s->stepping)));
+	px_json_set(o, "stabilization",
+		    px_json_str(px_run_stabilization_name(s->stabilization)));
+	px_json_set(o, "contact_cache", px_json_bool(s->warm_start));
+	px_json_set(o, "substeps", px_json_u64(s->substeps));
+	px_json_set(o, "contact_hertz", soft ? px_json_num(s->contact_hertz) : NULL);
+	px_json_set(o, "contact_damping_ratio",
+		    soft ? px_json_num(s->contact_damping_ratio) : NULL);
+	return o;
+}
+
+static json_object *run_outputs(const struct px_run_result *r)
+{
+	json_object *o = json_object_new_object(), *vtk = NULL;
+
+	px_json_set(o, "csv", px_json_str(r->csv));
+	if (r->vtk) {
+		vtk = json_object_new_object();
+		px_json_set(vtk, "dir", px_json_str(r->vtk));
+		px_json_set(vtk, "frames", px_json_u64(r->frames));
+		px_json_set(vtk, "index", px_json_str(r->pvd));
+	}
+	px_json_set(o, "vtk", vtk);
+	px_json_set(o, "state", px_json_str(r->state));
+	return o;
+}
+
+json_object *px_json_run(const struct px_run_result *r)
+{
+	json_object *o = json_object_new_object(), *x;
+
+	px_json_set(o, "schema", px_json_str("proxima-run/1"));
+	px_json_set(o, "scene", scene(r));
+	px_json_set(o, "config", px_json_config(r->cfg));
+	px_json_set(o, "status", px_json_str(r->stopped ? px_stop_name(r->stopped)
+							: "completed"));
+	px_json_set(o, "signal",
+		    r->stopped == PX_STOP_INTERRUPTED
+			    ? px_json_str(px_cli_signal_name(px_cli_stop_signal()))
+			    : NULL);
+	px_json_set(o, "time_limit",
+		    r->time_limit > 0 ? px_json_num(r->time_limit) : NULL);
+	px_json_set(o, "steps_done", px_json_u64(r->steps_done));
+	x = json_object_new_object();
+	px_json_set(x, "per_step", px_json_num(r->contacts_per_step));
+	px_json_set(x, "max", px_json_u64(r->contacts_max));
+	px_json_set(x, "deepest_penetration", px_json_num(r->max_depth));
+	px_json_set(o, "contacts", x);
+	x = json_object_new_object();
+	px_json_set(x, "sweeps", px_json_u64(r->sweeps));
+	px_json_set(x, "sweeps_per_step",
+		    px_json_num(r->steps_done ? (double)r->sweeps /
+							(double)r->steps_done
+					      : 0.0));
+	px_json_set(x, "unconverged_steps", px_json_u64(r->unconverged));
+	px_json_set(o, "solves", x);
+	x = json_object_new_object();
+	px_json_set(x, "start", px_json_num(r->energy_start));
+	px_json_set(x, "end", px_json_num(r->energy_end));
+	px_json_set(o, "energy", x);
+	x = json_object_new_object();
+	px_json_set(x, "seconds", px_json_num(r->seconds));
+	px_json_set(x, "collision_seconds", px_json_num(r->collide_seconds));
+	px_json_set(x, "solve_seconds", px_json_num(r->solve_seconds));
+	px_json_set(o, "time", x);
+	px_json_set(o, "outputs", run_outputs(r));
+	px_json_set(o, "exit_status", json_object_new_int(r->status));
 	return o;
 }
 

@@ -38,6 +38,9 @@ json_object *px_json_solve(const struct px_solve_result *r);
 json_object *px_json_solve_list(json_object *results,
 				const struct px_solve_summary *s);
 
+/* A run of a scene (proxima-run/1). */
+json_object *px_json_run(const struct px_run_result *r);
+
 /* o to stdout, indented, then a newline; o is released. 0, or -1 (with a
  * line on stderr) when it cannot. */
 int px_json_print(json_object *o);

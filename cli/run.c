@@ -1,7 +1,8 @@
 /* `proxima run`: read a scene (an INI file of scenes/), step its world with a solver
- * config, show progress on a terminal, and on request write per-step
- * statistics (CSV), VTK frames (.vtp per frame, .pvd index) and the
- * bodies' final states (exactly: hexadecimal floats). A deadline
+ * config, show progress on a terminal, report what happened as text or
+ * JSON (--json), and on request write per-step statistics (CSV), VTK
+ * frames (.vtp per frame, .pvd index) and the bodies' final states
+ * (exactly: hexadecimal floats). A deadline
  * (--time-limit) or SIGINT/SIGTERM ends the run after the current step
  * (the signal cuts that step's solve short, cli/stop.c); the outputs then
  * hold the steps done. */
@@ -23,6 +24,8 @@
 #include "../sim/world_problem.h"
 #include "cli.h"
 #include "config_args.h"
+#include "json_report.h"
+#include "run.h"
 #include "solution.h"
 #include "stop.h"
 
@@ -46,6 +49,7 @@ struct run_opts {
 	int cache;          /* -1: the scene's, else 0/1 */
 	int quiet;
 	double time_limit;  /* seconds for the whole run, 0: none */
+	int json;           /* the JSON report, not the text */
 };
 
 static double wall(void)
@@ -76,9 +80,21 @@ static int run_go_on(const struct run_opts *o, struct px_config *cfg,
 	return PX_STOP_MAX_SWEEPS;
 }
 
-static const char *const stepping_name[] = {"semi-implicit", "moreau"};
-static const char *const stab_name[] = {"none", "baumgarte", "post",
-					 "soft"};
+const char *px_run_stepping_name(int stepping)
+{
+	static const char *const name[] = {"semi-implicit", "moreau"};
+
+	return stepping >= 0 && stepping < 2 ? name[stepping] : "?";
+}
+
+const char *px_run_stabilization_name(int stabilization)
+{
+	static const char *const name[] = {"none", "baumgarte", "post",
+					   "soft"};
+
+	return stabilization >= 0 && stabilization < 4 ? name[stabilization]
+						       : "?";
+}
 
 /* Frame i of the VTK output: DIR/frame_NNNNNN.vtp, its name kept for the
  * .pvd index (relative to DIR). */
@@ -166,6 +182,56 @@ static int write_state(const char *path, const struct px_world *w,
 	return PX_OK;
 }
 
+/* Before the run: the scene and the config. */
+static void print_head(const struct run_opts *o, const struct px_world *w,
+		       const struct px_config *cfg)
+{
+	const struct px_world_settings *s = px_world_settings(w);
+
+	printf("scene       %s: %zu bodies, dt %g s, %llu steps, %s, stabilization %s, contact cache %s",
+	       o->scene, px_world_n_bodies(w), s->dt, (unsigned long long)s->steps,
+	       px_run_stepping_name(s->stepping),
+	       px_run_stabilization_name(s->stabilization),
+	       s->warm_start ? "on" : "off");
+	if (s->substeps > 1)
+		printf(", %u substeps", s->substeps);
+	if (s->stabilization == PX_STAB_SOFT)
+		printf(", %g Hz, damping ratio %g", s->contact_hertz,
+		       s->contact_damping_ratio);
+	putchar('\n');
+	px_cli_print_config(stdout, cfg);
+}
+
+/* After the run: why it stopped early, its totals and outputs. */
+static void print_result(const struct px_run_result *r)
+{
+	if (r->stopped == PX_STOP_INTERRUPTED)
+		printf("result      interrupted after %llu of %llu steps (%s)\n",
+		       r->steps_done, (unsigned long long)r->settings.steps,
+		       px_cli_signal_name(px_cli_stop_signal()));
+	else if (r->stopped == PX_STOP_TIME_LIMIT)
+		printf("result      time limit (%g s) reached after %llu of %llu steps\n",
+		       r->time_limit, r->steps_done,
+		       (unsigned long long)r->settings.steps);
+	printf("contacts    %.1f per step on average, at most %zu; deepest penetration %.3g m\n",
+	       r->contacts_per_step, r->contacts_max, r->max_depth);
+	printf("solves      %llu sweeps in all, %.1f per step; %llu of %llu steps stopped without converging\n",
+	       r->sweeps,
+	       r->steps_done ? (double)r->sweeps / (double)r->steps_done : 0.0,
+	       r->unconverged, r->steps_done);
+	printf("energy      %.6g J at the start, %.6g J at the end (kinetic + potential)\n",
+	       r->energy_start, r->energy_end);
+	printf("time        %.3f s (collision %.3f s, solve %.3f s)\n",
+	       r->seconds, r->collide_seconds, r->solve_seconds);
+	if (r->csv)
+		printf("statistics  %s\n", r->csv);
+	if (r->vtk)
+		printf("frames      %zu in %s, index %s\n", r->frames, r->vtk,
+		       r->pvd);
+	if (r->state)
+		printf("state       %s\n", r->state);
+}
+
 static int simulate(const struct run_opts *o)
 {
 	struct px_world_settings *s;
@@ -230,17 +296,8 @@ static int simulate(const struct run_opts *o)
 	/* from here a signal ends the run after its step: the header's
 	 * lines, flushed before the first step, say that it is armed */
 	px_cli_stop_arm(cfg, NULL);
-	printf("scene       %s: %zu bodies, dt %g s, %llu steps, %s, stabilization %s, contact cache %s",
-	       o->scene, px_world_n_bodies(w), s->dt, (unsigned long long)s->steps,
-	       stepping_name[s->stepping], stab_name[s->stabilization],
-	       s->warm_start ? "on" : "off");
-	if (s->substeps > 1)
-		printf(", %u substeps", s->substeps);
-	if (s->stabilization == PX_STAB_SOFT)
-		printf(", %g Hz, damping ratio %g", s->contact_hertz,
-		       s->contact_damping_ratio);
-	putchar('\n');
-	px_cli_print_config(stdout, cfg);
+	if (!o->json)
+		print_head(o, w, cfg);
 	px_cli_warn_fc3d(cfg);
 	fflush(stdout);
 	e0 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
@@ -292,32 +349,29 @@ static int simulate(const struct run_opts *o)
 	if (o->state && write_state(o->state, w, impulse, &err))
 		goto fail;
 	e1 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
-	if (stop == PX_STOP_INTERRUPTED)
-		printf("result      interrupted after %llu of %llu steps (%s)\n",
-		       done, (unsigned long long)s->steps,
-		       px_cli_signal_name(px_cli_stop_signal()));
-	else if (stop == PX_STOP_TIME_LIMIT)
-		printf("result      time limit (%g s) reached after %llu of %llu steps\n",
-		       o->time_limit, done, (unsigned long long)s->steps);
-	printf("contacts    %.1f per step on average, at most %zu; deepest penetration %.3g m\n",
-	       done ? (double)contacts / (double)done : 0.0, max_contacts,
-	       max_depth);
-	printf("solves      %llu sweeps in all, %.1f per step; %llu of %llu steps stopped without converging\n",
-	       sweeps, done ? (double)sweeps / (double)done : 0.0, unconverged,
-	       done);
-	printf("energy      %.6g J at the start, %.6g J at the end (kinetic + potential)\n",
-	       e0, e1);
-	printf("time        %.3f s (collision %.3f s, solve %.3f s)\n", seconds,
-	       collide, solve);
-	if (o->csv)
-		printf("statistics  %s\n", o->csv);
-	if (o->vtk)
-		printf("frames      %zu in %s, index %s\n", n_frames, o->vtk, path);
-	if (o->state)
-		printf("state       %s\n", o->state);
 	status = stop == PX_STOP_INTERRUPTED ? px_cli_stop_status(0, 1)
 		 : stop == PX_STOP_TIME_LIMIT ? EXIT_NOT_CONVERGED
 					       : EXIT_CONVERGED;
+	{
+		const struct px_run_result r = {
+			.scene = o->scene, .cfg = cfg, .settings = *s,
+			.bodies = px_world_n_bodies(w),
+			.stopped = stop == PX_STOP_MAX_SWEEPS ? 0 : stop,
+			.time_limit = o->time_limit, .steps_done = done,
+			.contacts_per_step = done ? (double)contacts / (double)done : 0.0,
+			.contacts_max = max_contacts, .max_depth = max_depth,
+			.sweeps = sweeps, .unconverged = unconverged,
+			.energy_start = e0, .energy_end = e1,
+			.seconds = seconds, .collide_seconds = collide,
+			.solve_seconds = solve, .csv = o->csv, .vtk = o->vtk,
+			.state = o->state, .pvd = path, .frames = n_frames,
+			.status = status};
+
+		if (!o->json)
+			print_result(&r);
+		else if (px_json_print(px_json_run(&r)))
+			status = EXIT_BAD_INPUT;
+	}
 	goto done;
 fail:
 	fprintf(stderr, "proxima: %s\n", err.msg);
@@ -357,12 +411,13 @@ static void run_usage(FILE *f)
 	fprintf(f, "Usage: proxima run [-c CONFIG ...] [--set SECTION.KEY=VALUE ...] [SCENE]\n"
 		   "                   [--steps N] [--csv FILE.csv]\n"
 		   "                   [--vtk DIR] [--vtk-every K] [--cache on|off]\n"
-		   "                   [--state FILE.csv] [--quiet] [--time-limit S]\n"
+		   "                   [--state FILE.csv] [--quiet] [--time-limit S] [--json]\n"
 		   "  --time-limit S    stop after the step during which S seconds pass\n"
 		   "                    (each step's solves get what is left)\n"
 		   "  --state FILE.csv  the bodies' final states, every number exactly\n"
 		   "                    (hexadecimal floats, %%a): body, mass, centre,\n"
-		   "                    orientation, velocities, static bodies' impulse\n");
+		   "                    orientation, velocities, static bodies' impulse\n"
+		   "  --json            the report as one JSON object (proxima-run/1)\n");
 }
 
 /* The bundled default scene. */
@@ -387,6 +442,7 @@ static int parse(int argc, char **argv, struct run_opts *o)
 		{"state", required_argument, NULL, 's'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"time-limit", required_argument, NULL, 'T'},
+		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -424,6 +480,7 @@ static int parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case 's': o->state = optarg; break;
 		case 'q': o->quiet = 1; break;
+		case 'j': o->json = 1; break;
 		case 'T':
 			if (px_cli_parse_seconds("run", optarg, &o->time_limit))
 				return bad;
