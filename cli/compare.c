@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "cli.h"
 #include "compare.h"
 #include "plot.h"
@@ -22,7 +24,8 @@ static void usage(FILE *f)
 		"Usage: proxima compare -c A.ini [-c B.ini ...] TARGET [--label NAME ...]\n"
 		"                       [--base CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
 		"                       [--out DIR] [--tol T[,T...]] [--steps N]\n"
-		"                       [--at K[,K...]] [--whole] [--drive CONFIG] [--no-plot]\n");
+		"                       [--at K[,K...]] [--whole] [--drive CONFIG] [--no-plot]\n"
+		"                       [--json]\n");
 }
 
 int px_cmp_config_build(const struct px_cmp *c, const char *path,
@@ -203,23 +206,28 @@ static int is_scene(const char *path)
 
 /* Draw every script written, or say how to. Returns 0, or EXIT_BAD_INPUT
  * when gnuplot ran and failed. */
-static int draw(const struct px_cmp *c)
+static int draw(struct px_cmp *c)
 {
 	char gnuplot[4096], msg[1024];
+	/* --no-plot's line goes with the text report */
+	FILE *says = c->no_plot ? (c->json ? NULL : stdout) : stderr;
 	int found;
 
 	if (!c->n_scripts)
 		return 0;
 	found = !c->no_plot && px_plot_find(gnuplot, sizeof gnuplot);
 	if (!found) {
+		if (c->json)
+			px_cmp_json_plots(c, NULL, 0);
+		if (!says)
+			return 0;
 		if (c->no_plot)
-			printf("plots       not drawn (--no-plot); to draw: gnuplot");
+			fprintf(says, "plots       not drawn (--no-plot); to draw: gnuplot");
 		else
-			fprintf(stderr, "proxima compare: gnuplot not found; to draw: gnuplot");
+			fprintf(says, "proxima compare: gnuplot not found; to draw: gnuplot");
 		for (size_t i = 0; i < c->n_scripts; i++)
-			fprintf(c->no_plot ? stdout : stderr, " %s",
-				c->scripts[i]);
-		fputc('\n', c->no_plot ? stdout : stderr);
+			fprintf(says, " %s", c->scripts[i]);
+		fputc('\n', says);
 		return 0;
 	}
 	for (size_t i = 0; i < c->n_scripts; i++) {
@@ -230,8 +238,11 @@ static int draw(const struct px_cmp *c)
 				c->scripts[i], msg);
 			return EXIT_BAD_INPUT;
 		}
-		printf("plot        %.*s.png %.*s.svg\n", (int)(n - 3),
-		       c->scripts[i], (int)(n - 3), c->scripts[i]);
+		if (c->json)
+			px_cmp_json_plots(c, c->scripts[i], 1);
+		else
+			printf("plot        %.*s.png %.*s.svg\n", (int)(n - 3),
+			       c->scripts[i], (int)(n - 3), c->scripts[i]);
 	}
 	return 0;
 }
@@ -248,11 +259,16 @@ static int compare_file(struct px_cmp *c, size_t *unconverged,
 	rc = px_cmp_mkdir(c->out, err);
 	if (rc)
 		goto out;
-	printf("problem     %s: %zu contacts, %u rows each, %s A; every config from zero\n",
-	       c->target, px_problem_n_contacts(p), px_problem_block_size(p),
-	       px_problem_form(p) == PX_FORM_ASSEMBLED ? "assembled"
-						       : "factorized");
-	px_cmp_describe(c);
+	if (c->json) {
+		px_cmp_json_problem(c, c->target, p);
+	} else {
+		printf("problem     %s: %zu contacts, %u rows each, %s A; every config from zero\n",
+		       c->target, px_problem_n_contacts(p),
+		       px_problem_block_size(p),
+		       px_problem_form(p) == PX_FORM_ASSEMBLED ? "assembled"
+							       : "factorized");
+		px_cmp_describe(c);
+	}
 	rc = px_cmp_problem(c, c->out, c->target, p, NULL, unconverged,
 				    err);
 out:
@@ -260,7 +276,8 @@ out:
 	return rc;
 }
 
-static int run(struct px_cmp *c, const char **labels, size_t n_labels)
+static int run(struct px_cmp *c, const char **labels, size_t n_labels,
+	       int json)
 {
 	struct px_error err = {0};
 	size_t unconverged = 0;
@@ -276,6 +293,12 @@ static int run(struct px_cmp *c, const char **labels, size_t n_labels)
 	for (size_t i = 0; i < c->n; i++)
 		if (px_cmp_config_build(c, c->c[i].path, &c->c[i].cfg, &err))
 			goto fail;
+	if (json && px_cmp_json_begin(c, !is_scene(c->target) ? "problem"
+					    : c->whole	       ? "whole"
+								: "at")) {
+		px_error_set(&err, PX_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
 	if (!is_scene(c->target))
 		rc = compare_file(c, &unconverged, &err);
 	else if (c->whole)
@@ -285,9 +308,11 @@ static int run(struct px_cmp *c, const char **labels, size_t n_labels)
 	if (rc)
 		goto fail;
 	st = draw(c);
-	if (st)
-		return st;
-	return unconverged ? EXIT_NOT_CONVERGED : EXIT_CONVERGED;
+	if (!st)
+		st = unconverged ? EXIT_NOT_CONVERGED : EXIT_CONVERGED;
+	if (c->json && px_cmp_json_end(c, st))
+		st = EXIT_BAD_INPUT;
+	return st;
 fail:
 	fprintf(stderr, "proxima: %s\n", err.msg);
 	return EXIT_BAD_INPUT;
@@ -307,13 +332,14 @@ int px_cli_compare(int argc, char **argv)
 		{"whole", no_argument, NULL, 'w'},
 		{"drive", required_argument, NULL, 'd'},
 		{"no-plot", no_argument, NULL, 'P'},
+		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct px_cmp c = {0};
 	const char *labels[PX_CMP_MAX_CONFIGS];
 	size_t n_labels = 0;
-	int opt, st = EXIT_BAD_INPUT, has_steps = 0, has_tol = 0;
+	int opt, st = EXIT_BAD_INPUT, has_steps = 0, has_tol = 0, json = 0;
 
 	c.out = "compare";
 	c.tol[0] = 1e-4;
@@ -368,6 +394,7 @@ int px_cli_compare(int argc, char **argv)
 		case 'w': c.whole = 1; break;
 		case 'd': c.drive = optarg; break;
 		case 'P': c.no_plot = 1; break;
+		case 'j': json = 1; break;
 		case 'h': usage(stdout); st = 0; goto out;
 		case ':':
 			bad("%s: expected a value (try 'proxima compare --help')",
@@ -419,8 +446,9 @@ int px_cli_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	st = run(&c, labels, n_labels);
+	st = run(&c, labels, n_labels, json);
 out:
+	json_object_put(c.json);
 	for (size_t i = 0; i < c.n; i++)
 		px_config_free(c.c[i].cfg);
 	px_cli_config_free(&c.base);

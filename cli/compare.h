@@ -7,7 +7,10 @@
  *                    file, or a scene's step with --at)
  *   compare_scene.c  scenes: --at (one driven run, chosen steps) and
  *                    --whole (one run per config: distributions over the
- *                    steps, energies) */
+ *                    steps, energies)
+ *   compare_json.c   the JSON report (--json): the same results, one
+ *                    proxima-compare/1 object on stdout instead of the
+ *                    text */
 #ifndef PX_CLI_COMPARE_H
 #define PX_CLI_COMPARE_H
 
@@ -45,6 +48,29 @@ struct px_cmp {
 	struct px_cli_config sets;    /* --set: keys over every config */
 	char **scripts;               /* .gp files written, to draw */
 	size_t n_scripts;
+	/* --json: the report being built (NULL: the text report, on
+	 * stdout), and the object of it that a problem's rows go in (the
+	 * report, or --at's step) */
+	struct json_object *json, *json_here;
+};
+
+/* One config's solve of one problem (compare_solve.c). */
+struct px_cmp_result {
+	struct px_report rep;
+	double fc3d;
+	uint64_t reach[PX_CMP_MAX_TOLS]; /* sweep, 0: never */
+	double reach_s[PX_CMP_MAX_TOLS];
+};
+
+/* One config's run of a scene (--whole, compare_scene.c); the quartiles
+ * (min, q1, median, q3, max) are over the solves, NaN when none. */
+struct px_cmp_run {
+	unsigned long long steps, solves, converged, hit_limit, diverged,
+		sweeps;
+	double solve_seconds;
+	double *sweeps_of, *merit_of, *fc3d_of; /* per solve */
+	double q_sweeps[5], q_merit[5], q_fc3d[5];
+	char csv[4096];                         /* DIR/LABEL-steps.csv */
 };
 
 /* The config of path (a -c or --drive): the --base layers, path, then
@@ -76,7 +102,26 @@ int px_cmp_mkdir(const char *dir, struct px_error *err);
 int px_cmp_path(char *buf, size_t len, const char *dir, const char *name,
 		struct px_error *err);
 
-/* One line per config naming its plugins and stop test. */
+/* One line per config naming its plugins and stop test (text only). */
 void px_cmp_describe(const struct px_cmp *c);
+
+/* The JSON report (compare_json.c). begin: the report's head (schema,
+ * target, mode, DIR, configs) into c->json; each of the others adds its
+ * part; end prints it (and releases it): 0, or -1 when it cannot. */
+int px_cmp_json_begin(struct px_cmp *c, const char *mode);
+void px_cmp_json_problem(struct px_cmp *c, const char *what,
+			 const struct px_problem *p);
+void px_cmp_json_rows(struct px_cmp *c, const struct px_cmp_result *res,
+		      const char *dir);
+void px_cmp_json_scene(struct px_cmp *c, size_t bodies, double dt,
+		       unsigned long long steps, const char *drive);
+/* --at: a step compared (contacts > 0) or skipped; the step's rows then
+ * go in its object. */
+void px_cmp_json_step(struct px_cmp *c, unsigned long long step,
+		      const struct px_problem *p, double warm_fc3d,
+		      const struct px_report *drive, const char *dir);
+void px_cmp_json_runs(struct px_cmp *c, const struct px_cmp_run *runs);
+void px_cmp_json_plots(struct px_cmp *c, const char *table, int drawn);
+int px_cmp_json_end(struct px_cmp *c, int status);
 
 #endif

@@ -74,12 +74,18 @@ static int at_hook(void *ctx, const struct px_step_solve *s,
 	snprintf(what, sizeof what, "%s, step %llu", c->target,
 		 (unsigned long long)s->step);
 	progress_clear(a->tty);
-	printf("\nstep %-6llu %zu contacts, %u rows each; warm start fc3d %.3e; the driving solve took %llu sweeps (%s)\n",
-	       (unsigned long long)s->step, px_problem_n_contacts(s->problem),
-	       px_problem_block_size(s->problem),
-	       px_merit_fc3d(s->problem, s->warm_start, NULL),
-	       (unsigned long long)s->report->sweeps,
-	       s->report->converged ? "converged" : "not converged");
+	if (c->json)
+		px_cmp_json_step(c, s->step, s->problem,
+				 px_merit_fc3d(s->problem, s->warm_start, NULL),
+				 s->report, dir);
+	else
+		printf("\nstep %-6llu %zu contacts, %u rows each; warm start fc3d %.3e; the driving solve took %llu sweeps (%s)\n",
+		       (unsigned long long)s->step,
+		       px_problem_n_contacts(s->problem),
+		       px_problem_block_size(s->problem),
+		       px_merit_fc3d(s->problem, s->warm_start, NULL),
+		       (unsigned long long)s->report->sweeps,
+		       s->report->converged ? "converged" : "not converged");
 	return px_cmp_problem(c, dir, what, s->problem, s->warm_start,
 			      a->unconverged, err);
 }
@@ -115,9 +121,13 @@ int px_cmp_at(struct px_cmp *c, size_t *unconverged, struct px_error *err)
 	rc = px_cmp_mkdir(c->out, err);
 	if (rc)
 		goto out;
-	printf("scene       %s: %zu bodies, dt %g s, driven by %s to step %llu\n",
-	       c->target, px_world_n_bodies(w), s->dt, drive, last);
-	px_cmp_describe(c);
+	if (c->json) {
+		px_cmp_json_scene(c, px_world_n_bodies(w), s->dt, last, drive);
+	} else {
+		printf("scene       %s: %zu bodies, dt %g s, driven by %s to step %llu\n",
+		       c->target, px_world_n_bodies(w), s->dt, drive, last);
+		px_cmp_describe(c);
+	}
 	px_world_set_solve_hook(w, at_hook, &a);
 	for (unsigned long long i = 1; i <= last; i++) {
 		rc = px_world_step(w, cfg, &st, err);
@@ -132,8 +142,11 @@ int px_cmp_at(struct px_cmp *c, size_t *unconverged, struct px_error *err)
 		progress(tty, "drive", i, last);
 		if (a.next < c->n_at && c->at[a.next] == i) {
 			progress_clear(tty);
-			printf("\nstep %-6llu no contacts: nothing to compare\n",
-			       i);
+			if (c->json)
+				px_cmp_json_step(c, i, NULL, 0.0, NULL, NULL);
+			else
+				printf("\nstep %-6llu no contacts: nothing to compare\n",
+				       i);
 			a.next++;
 		}
 	}
@@ -162,15 +175,7 @@ static int whole_hook(void *ctx, const struct px_step_solve *s,
 	return PX_OK;
 }
 
-/* One config's run. */
-struct run {
-	unsigned long long steps, solves, converged, hit_limit, diverged,
-		sweeps;
-	double solve_seconds;
-	double *sweeps_of, *merit_of, *fc3d_of; /* per solve */
-};
-
-static void run_free(struct run *r)
+static void run_free(struct px_cmp_run *r)
 {
 	free(r->sweeps_of);
 	free(r->merit_of);
@@ -198,20 +203,28 @@ static double quantile(const double *x, size_t n, double p)
 	return x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]);
 }
 
-/* min, q1, median, q3, max of x (sorted in place) as cells. */
-static void add_quartiles(struct px_table *t, double *x, size_t n,
-			  int counts)
+/* min, q1, median, q3, max of x (sorted in place) into q; NaN when n is
+ * 0. */
+static void quartiles(double *x, size_t n, double q[5])
 {
 	static const double p[] = {0.0, 0.25, 0.5, 0.75, 1.0};
 
 	qsort(x, n, sizeof *x, cmp_double);
+	for (int i = 0; i < 5; i++)
+		q[i] = n ? quantile(x, n, p[i]) : NAN;
+}
+
+/* q's cells: - when there were no solves. */
+static void add_quartiles(struct px_table *t, const double q[5], size_t n,
+			  int counts)
+{
 	for (int i = 0; i < 5; i++) {
 		if (!n)
 			px_table_add(t, "-");
 		else if (counts)
-			px_table_add(t, "%.6g", quantile(x, n, p[i]));
+			px_table_add(t, "%.6g", q[i]);
 		else
-			px_table_add(t, "%.3e", quantile(x, n, p[i]));
+			px_table_add(t, "%.3e", q[i]);
 	}
 }
 
@@ -234,7 +247,7 @@ static const char *merit_of(const struct px_cmp_config *cc)
 }
 
 /* The four tables: runs, sweeps, final merit, fc3d. */
-static void fill_tables(const struct px_cmp *c, struct run *runs,
+static void fill_tables(const struct px_cmp *c, const struct px_cmp_run *runs,
 			struct px_table t[4])
 {
 	px_table_init(&t[0], 10);
@@ -252,7 +265,7 @@ static void fill_tables(const struct px_cmp *c, struct run *runs,
 	quartile_header(&t[2], 7);
 	quartile_header(&t[3], 6);
 	for (size_t i = 0; i < c->n; i++) {
-		struct run *r = runs + i;
+		const struct px_cmp_run *r = runs + i;
 
 		px_table_add(&t[0], "%s", c->c[i].label);
 		px_table_add(&t[0], "%s", merit_of(c->c + i));
@@ -268,12 +281,12 @@ static void fill_tables(const struct px_cmp *c, struct run *runs,
 						 (double)r->sweeps
 				       : 0.0);
 		px_table_add(&t[1], "%s", c->c[i].label);
-		add_quartiles(&t[1], r->sweeps_of, r->solves, 1);
+		add_quartiles(&t[1], r->q_sweeps, r->solves, 1);
 		px_table_add(&t[2], "%s", c->c[i].label);
 		px_table_add(&t[2], "%s", merit_of(c->c + i));
-		add_quartiles(&t[2], r->merit_of, r->solves, 0);
+		add_quartiles(&t[2], r->q_merit, r->solves, 0);
 		px_table_add(&t[3], "%s", c->c[i].label);
-		add_quartiles(&t[3], r->fc3d_of, r->solves, 0);
+		add_quartiles(&t[3], r->q_fc3d, r->solves, 0);
 	}
 }
 
@@ -415,7 +428,7 @@ static int write_energy_script(struct px_cmp *c, struct px_error *err)
 }
 
 /* Config i's run: DIR/LABEL-steps.csv and r. */
-static int run_one(struct px_cmp *c, size_t i, struct run *r,
+static int run_one(struct px_cmp *c, size_t i, struct px_cmp_run *r,
 		   unsigned long long *steps_out, struct px_error *err)
 {
 	const struct px_cmp_config *cc = c->c + i;
@@ -495,7 +508,11 @@ static int run_one(struct px_cmp *c, size_t i, struct run *r,
 	rc = fclose(f) ? px_error_set(err, PX_ERR_IO, "%s: cannot write", path)
 		       : PX_OK;
 	f = NULL;
-	if (!rc)
+	snprintf(r->csv, sizeof r->csv, "%s", path);
+	quartiles(r->sweeps_of, r->solves, r->q_sweeps);
+	quartiles(r->merit_of, r->solves, r->q_merit);
+	quartiles(r->fc3d_of, r->solves, r->q_fc3d);
+	if (!rc && !c->json)
 		printf("run         %s: %llu steps, %llu with contacts, %llu sweeps, solve %.3f s: %s\n",
 		       cc->label, r->steps, r->solves, r->sweeps,
 		       r->solve_seconds, path);
@@ -510,7 +527,7 @@ out:
 
 /* Read the scene once, to refuse a bad one before any run, and say what
  * it is. */
-static int describe_scene(const struct px_cmp *c, struct px_error *err)
+static int describe_scene(struct px_cmp *c, struct px_error *err)
 {
 	struct px_world *w = NULL;
 	const struct px_world_settings *s;
@@ -519,17 +536,24 @@ static int describe_scene(const struct px_cmp *c, struct px_error *err)
 	if (rc)
 		return rc;
 	s = px_world_settings(w);
-	printf("scene       %s: %zu bodies, dt %g s, %llu steps, one run per config\n",
-	       c->target, px_world_n_bodies(w), s->dt,
-	       c->steps ? c->steps : (unsigned long long)s->steps);
+	if (c->json) {
+		px_cmp_json_scene(c, px_world_n_bodies(w), s->dt,
+				  c->steps ? c->steps
+					   : (unsigned long long)s->steps,
+				  NULL);
+	} else {
+		printf("scene       %s: %zu bodies, dt %g s, %llu steps, one run per config\n",
+		       c->target, px_world_n_bodies(w), s->dt,
+		       c->steps ? c->steps : (unsigned long long)s->steps);
+		px_cmp_describe(c);
+	}
 	px_world_destroy(w);
-	px_cmp_describe(c);
 	return PX_OK;
 }
 
 int px_cmp_whole(struct px_cmp *c, struct px_error *err)
 {
-	struct run *runs = calloc(c->n, sizeof *runs);
+	struct px_cmp_run *runs = calloc(c->n, sizeof *runs);
 	struct px_table t[4] = {{0}};
 	unsigned long long steps = 0;
 	int rc = PX_OK;
@@ -556,6 +580,10 @@ int px_cmp_whole(struct px_cmp *c, struct px_error *err)
 		rc = write_energy_script(c, err);
 	if (rc)
 		goto out;
+	if (c->json) {
+		px_cmp_json_runs(c, runs);
+		goto out;
+	}
 	for (int k = 0; k < 4; k++) {
 		printf("\n%s\n", table_title[k]);
 		px_table_print(&t[k], stdout);

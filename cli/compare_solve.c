@@ -5,7 +5,8 @@
  * tolerance, the final fc3d error (Siconos's, the same measure for every
  * config), rejected sweeps and the time per sweep; the plot draws the
  * merit on a log scale against sweeps and against seconds (001 Fig. 8's
- * axes). */
+ * axes). With --json the table's rows go into the report instead
+ * (compare_json.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,15 +17,8 @@
 #include "plot.h"
 #include "table.h"
 
-struct result {
-	struct px_report rep;
-	double fc3d;
-	uint64_t reach[PX_CMP_MAX_TOLS]; /* sweep, 0: never */
-	double reach_s[PX_CMP_MAX_TOLS];
-};
-
 /* The first accepted sweep whose merit is at most each tolerance. */
-static void reached(const struct px_cmp *c, struct result *r)
+static void reached(const struct px_cmp *c, struct px_cmp_result *r)
 {
 	for (size_t t = 0; t < c->n_tol; t++)
 		for (size_t i = 0; i < r->rep.n_history; i++) {
@@ -38,7 +32,7 @@ static void reached(const struct px_cmp *c, struct result *r)
 		}
 }
 
-static void fill_table(const struct px_cmp *c, const struct result *res,
+static void fill_table(const struct px_cmp *c, const struct px_cmp_result *res,
 		       struct px_table *t)
 {
 	px_table_init(t, 7 + 2 * c->n_tol);
@@ -54,7 +48,7 @@ static void fill_table(const struct px_cmp *c, const struct result *res,
 	px_table_add(t, "final fc3d");
 	px_table_add(t, "us/sweep");
 	for (size_t i = 0; i < c->n; i++) {
-		const struct result *r = res + i;
+		const struct px_cmp_result *r = res + i;
 
 		px_table_add(t, "%s", c->c[i].label);
 		px_table_add(t, "%s", px_cli_merit_name(
@@ -169,7 +163,7 @@ int px_cmp_problem(struct px_cmp *c, const char *dir, const char *what,
 		   size_t *unconverged, struct px_error *err)
 {
 	const size_t m = px_problem_n_contacts(p) * px_problem_block_size(p);
-	struct result *res = calloc(c->n, sizeof *res);
+	struct px_cmp_result *res = calloc(c->n, sizeof *res);
 	double *lambda = malloc((m + 1) * sizeof *lambda);
 	struct px_table t = {0};
 	char path[4096], name[PX_CMP_LABEL_MAX + 8];
@@ -180,7 +174,7 @@ int px_cmp_problem(struct px_cmp *c, const char *dir, const char *what,
 		goto out;
 	}
 	for (size_t i = 0; i < c->n; i++) {
-		struct result *r = res + i;
+		struct px_cmp_result *r = res + i;
 		struct px_error e = {0};
 
 		if (warm)
@@ -218,6 +212,10 @@ int px_cmp_problem(struct px_cmp *c, const char *dir, const char *what,
 	rc = write_script(c, dir, what, err);
 	if (rc)
 		goto out;
+	if (c->json) {
+		px_cmp_json_rows(c, res, dir);
+		goto out;
+	}
 	putchar('\n');
 	px_table_print(&t, stdout);
 	printf("\ncolumns     sweeps@T, s@T: the first accepted sweep with the config's merit <= T, seconds into its solve (- never)\n");
