@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "config_args.h"
+#include "solution.h"
 
 static void usage(FILE *f)
 {
@@ -118,6 +120,14 @@ int px_dist_parse(int argc, char **argv, int with_files,
 				return px_error_set(err, PX_ERR_INVALID,
 						    "--steps '%s': expected a whole number >= 1", v);
 		}
+		else if (strcmp(k, "--json") == 0)
+			return px_error_set(err, PX_ERR_INVALID,
+					    "%s --json: not supported under mpirun (the distributed report is text only); run without mpirun",
+					    argv[0]);
+		else if (with_files && a->target && k[0] != '-')
+			return px_error_set(err, PX_ERR_INVALID,
+					    "%s: one PROBLEM file under mpirun, got '%s' after '%s' (several problems are solved without mpirun only)",
+					    argv[0], k, a->target);
 		else if (k[0] == '-' || a->target)
 			return px_error_set(err, PX_ERR_INVALID,
 					    "%s: bad argument '%s' (try 'proxima-mpi --help')",
@@ -128,6 +138,21 @@ int px_dist_parse(int argc, char **argv, int with_files,
 	if (!a->target)
 		return px_error_set(err, PX_ERR_INVALID, "%s: expected a %s file",
 				    argv[0], with_files ? "PROBLEM" : "SCENE");
+	if (with_files) {
+		struct stat sb;
+
+		if (stat(a->target, &sb) == 0 && S_ISDIR(sb.st_mode))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "%s: '%s' is a folder: one PROBLEM file under mpirun (a folder's problems are solved without mpirun only)",
+					    argv[0], a->target);
+	}
+	if (a->out) {
+		char msg[PX_ERROR_MSG_MAX];
+
+		if (px_cli_solution_format(a->out, msg, sizeof msg) < 0)
+			return px_error_set(err, PX_ERR_INVALID, "%s: %s",
+					    argv[0], msg);
+	}
 	return PX_OK;
 }
 
