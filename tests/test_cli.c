@@ -119,6 +119,28 @@ Test(cli, a_file_for_the_other_command_names_it)
 	refused(args, want);
 }
 
+/* --out writes .txt, .csv and .npy and refuses any other name before the
+ * solve; the options that name one file refuse several problems (the
+ * .npy file itself is read by numpy in tests/json_output.sh). */
+Test(cli, out_refuses_what_it_does_not_write)
+{
+	char args[1024], want[1024];
+
+	snprintf(args, sizeof args, "solve %s --out %s/x.npz", TWO_BOXES, dir);
+	snprintf(want, sizeof want, "proxima solve: --out '%s/x.npz': cannot write .npz (writes .txt, .csv or .npy)\n",
+		 dir);
+	refused(args, want);
+	cr_assert_str_eq(out, "");
+	refused("solve x.dat --out lambda",
+		"proxima solve: --out 'lambda': no extension to say the format (writes .txt, .csv or .npy)\n");
+	snprintf(args, sizeof args, "solve %s %s --history %s/h.csv", TWO_BOXES,
+		 TWO_BOXES, dir);
+	refused(args, "proxima solve: --history names one file, for one problem: it cannot take several problems (solve them one by one)\n");
+	snprintf(args, sizeof args, "solve %s/scenes --save-fclib %s/x.hdf5",
+		 PX_TEST_SRCDIR, dir);
+	refused(args, "proxima solve: --save-fclib names one file, for one problem: it cannot take several problems (solve them one by one)\n");
+}
+
 Test(cli, bad_config_names_file_line_section_key)
 {
 	char cfg[256], args[1024], want[1024];
