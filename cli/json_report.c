@@ -16,8 +16,18 @@
 
 json_object *px_json_num(double x)
 {
+	char text[32];
+
 	/* JSON has no NaN or infinity: json-c would write NaN, Infinity */
-	return isfinite(x) ? json_object_new_double(x) : NULL;
+	if (!isfinite(x))
+		return NULL;
+	/* the fewest digits that read back to x (5e-09, not 5.0000000000000001e-09) */
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(text, sizeof text, "%.*g", digits, x);
+		if (strtod(text, NULL) == x)
+			break;
+	}
+	return json_object_new_double_s(x, text);
 }
 
 json_object *px_json_str(const char *s)
