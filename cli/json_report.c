@@ -27,6 +27,8 @@ json_object *px_json_num(double x)
 		if (strtod(text, NULL) == x)
 			break;
 	}
+	if (!strpbrk(text, ".e")) /* a real reads back as a real: 1.0 */
+		strcat(text, ".0");
 	return json_object_new_double_s(x, text);
 }
 
