@@ -71,6 +71,8 @@ if [ -x "$cli" ] && [ -d "$problems" ]; then
 		"$cli" solve "$nes"
 	figure 'fc3d error  3.086e-09 (||F|| = 1.111e-08;' \
 		'fc3d error  3.086e-09 (||F|| = 1.111e-08;' "$cli" solve "$nes"
+	figure 'now converges after 42207)' 'converged after 42207 sweeps' \
+		"$cli" solve "$caps"
 	ini colored '[scheduler]\nplugin = colored\n'
 	figure '3 safe colors (sizes 7 1 1), no unsafe color, 1 thread (27 rows < serial_below 1024); conflict graph (4 edges)' \
 		'3 safe colors (sizes 7 1 1), no unsafe color, 1 thread (27 rows < serial_below 1024); conflict graph (4 edges)' \
