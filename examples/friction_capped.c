@@ -4,8 +4,10 @@
  * Build it against the installed header and drop it on the search path:
  *   cc -shared -fPIC $(pkg-config --cflags proxima) \
  *      -o friction_capped.so friction_capped.c -lm
- *   PROXIMA_PLUGIN_PATH=$PWD proxima solve -c capped.ini problem.dat
- * with capped.ini holding "[friction]", "plugin = capped", "cap = 0.05". */
+ *   PROXIMA_PLUGIN_PATH=$PWD proxima solve -c capped.ini scenes/two-boxes.dat
+ * with capped.ini holding "[friction]", "plugin = capped", "cap = 0.05",
+ * "[solver]", "merit = natural" (the set's own law; fc3d measures the
+ * disc). */
 #include <math.h>
 #include <stdlib.h>
 
