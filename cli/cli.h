@@ -3,6 +3,8 @@
 #ifndef PX_CLI_H
 #define PX_CLI_H
 
+#include "file_kind.h"
+
 enum { EXIT_CONVERGED = 0, EXIT_NOT_CONVERGED = 1, EXIT_BAD_INPUT = 2 };
 
 int px_cli_solve(int argc, char **argv);
@@ -29,13 +31,6 @@ int px_cli_write_history(const char *path, const struct px_report *rep);
 /* Microseconds per sweep of a solve, without the plugins' set-up and the
  * accelerator's calls. */
 double px_cli_us_per_sweep(const struct px_report *rep);
-/* cli/file_kind.c: PX_OK, or PX_ERR_INVALID with one line in err naming
- * the command the file is for: a scene given where a problem file is
- * expected (refuse_scene), or a problem file (.dat, FCLib) where a scene
- * is (refuse_problem). */
-struct px_error;
-int px_cli_refuse_scene(const char *path, struct px_error *err);
-int px_cli_refuse_problem(const char *path, struct px_error *err);
 /* The name of an enum px_merit, as configs spell it. */
 const char *px_cli_merit_name(int merit);
 /* A divergence (enum px_divergence): its word in the JSON report

@@ -1,13 +1,14 @@
 /* Which command a file is for, so that a scene given to `solve` or a
  * problem file given to `run` is refused with one line that names the
  * right command, instead of the other reader's complaint about its first
- * token. */
+ * token; and which file `run` steps when given none. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <proxima/proxima.h>
 
-#include "cli.h"
+#include "file_kind.h"
 
 /* 1 when the first line of path that is neither blank nor a comment (; or
  * #) opens an INI [section]: a scene or a config, never a .dat problem
@@ -51,4 +52,12 @@ int px_cli_refuse_problem(const char *path, struct px_error *err)
 				    "%s: a contact problem file, not a scene: solve it with `proxima solve %s`",
 				    path, path);
 	return PX_OK;
+}
+
+const char *px_cli_default_scene(char *buf, size_t len)
+{
+	const char *d = getenv("PROXIMA_DATA_DIR");
+
+	snprintf(buf, len, "%s/scenes/default.ini", d && *d ? d : PX_DATADIR);
+	return buf;
 }

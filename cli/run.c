@@ -29,15 +29,6 @@
 #include "solution.h"
 #include "stop.h"
 
-/* Where bundled data lives: $PROXIMA_DATA_DIR, else the installed
- * pkgdatadir. */
-static const char *datadir(void)
-{
-	const char *d = getenv("PROXIMA_DATA_DIR");
-
-	return d && *d ? d : PX_DATADIR;
-}
-
 struct run_opts {
 	struct px_cli_config config; /* -c and --set, in order */
 	const char *scene;
@@ -423,8 +414,7 @@ static void run_usage(FILE *f)
 /* The bundled default scene. */
 static void default_scene(struct run_opts *o, char *scene, size_t len)
 {
-	snprintf(scene, len, "%s/scenes/default.ini", datadir());
-	o->scene = scene;
+	o->scene = px_cli_default_scene(scene, len);
 }
 
 /* Read the options into o: 0, 1 after --help, or EXIT_BAD_INPUT + 1 after

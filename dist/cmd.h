@@ -14,23 +14,33 @@ int px_dist_cmd_run(int argc, char **argv);
 
 #define PX_DIST_MAX_LAYERS 64
 
-/* A command's arguments: -c CONFIG and --set SECTION.KEY=VALUE (layered in
- * order, as serially), one TARGET (problem or scene), the distributed
- * options (--combine sum|split, --exchange-every E, --check-every K); for
- * solve --out FILE and --partition P, for run --steps N, --csv FILE,
- * --state FILE and --quiet. */
+/* A command's arguments, parsed as the serial command parses them
+ * (getopt_long): -c CONFIG and --set SECTION.KEY=VALUE (layered in order),
+ * one TARGET (problem or scene; run without one steps the bundled default
+ * scene), the distributed options (--combine sum|split, --exchange-every
+ * E, --check-every K); for solve --out FILE, --warm-start
+ * zero|guess|solution, --save-fclib FILE and --partition P, for run
+ * --steps N, --csv FILE, --state FILE, --cache on|off and --quiet. The
+ * serial options a distributed command cannot honour are refused with
+ * the reason (main.c's table). */
 struct px_dist_args {
 	struct px_config_layer layer[PX_DIST_MAX_LAYERS];
 	size_t n_layers;
-	const char *target, *out, *partition, *csv, *state;
+	const char *target, *out, *partition, *csv, *state, *save_fclib;
+	enum px_fclib_r start;    /* solve's warm start from the file */
+	int cache;                /* run: -1 the scene's, else 0 or 1 */
 	unsigned long long steps; /* 0: the scene's */
+	int help;                 /* --help: print the usage, nothing else */
 	struct px_dist_opts o;
+	char scene[4096];         /* run: the default scene's path */
 };
 
-/* argv[0] is the command's name; with_files (solve) allows --out and
- * --partition, without (run) --steps, --csv and --state. */
+/* argv[0] is the command's name ("solve" with with_files, else "run"). */
 int px_dist_parse(int argc, char **argv, int with_files,
 		  struct px_dist_args *a, struct px_error *err);
+
+/* The usage, as `proxima-mpi --help' prints it. */
+void px_dist_usage(FILE *f);
 
 /* A command's start on every rank: its rank and the number of ranks, its
  * arguments (px_dist_parse) and its config (*cfg, or NULL). Returns this
@@ -52,14 +62,15 @@ void px_dist_prefix(struct px_error *err, const char *what);
 void px_dist_prefix_rank(struct px_error *err, int rank);
 
 /* The end both commands share once every rank holds its part d (rc: this
- * rank's status so far): *lambda, zeros for d's own contacts, then the
- * distributed solve into res. Every rank agrees on a failure before
- * anyone solves; a failed solve's error names the target. Returns
+ * rank's status so far): *lambda, d's own contacts' rows of start (the
+ * whole problem's warm start by global contact id) or zeros without one,
+ * then the distributed solve into res. Every rank agrees on a failure
+ * before anyone solves; a failed solve's error names the target. Returns
  * non-zero on failure (then report it with px_dist_fail). */
 int px_dist_solve_own(int rc, const struct px_dist_args *a,
 		      struct px_config *cfg, struct px_dist_part *d,
-		      double **lambda, struct px_dist_result *res,
-		      struct px_error *err);
+		      const double *start, double **lambda,
+		      struct px_dist_result *res, struct px_error *err);
 
 /* Print "proxima: msg" on rank 0 (every rank calls it). */
 void px_dist_fail(const struct px_error *err);

@@ -1,7 +1,13 @@
 /* proxima-mpi: the distributed solve (issue 21). `mpirun -np P proxima
  * solve|run ...` execs it (cli/mpi.c); it can also be run directly,
- * `mpirun -np P proxima-mpi solve|run ...`. */
+ * `mpirun -np P proxima-mpi solve|run ...`. Its options are the serial
+ * commands', parsed the same way (getopt_long), plus the distributed
+ * ones; the serial options it cannot honour are refused with the reason,
+ * from one table (issue 30, item 6). */
+#include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,134 +16,225 @@
 
 #include "cmd.h"
 #include "config_args.h"
+#include "file_kind.h"
 #include "solution.h"
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: mpirun -np P proxima solve [-c CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
-		"                    PROBLEM [--out FILE] [--partition metis|FILE] [DIST-OPTIONS]\n"
-		"       mpirun -np P proxima run [-c CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
-		"                    SCENE [--steps N] [--csv FILE] [--state FILE] [--quiet]\n"
-		"                    [DIST-OPTIONS]\n"
-		"  --state FILE           the bodies' final states, exactly (hexadecimal\n"
-		"                         floats), as `proxima run --state' writes them\n"
-		"Distributed options:\n"
-		"  --combine sum|split    how shared bodies (ghost contacts) combine the\n"
-		"                         ranks' changes: plain sum (block Jacobi) or\n"
-		"                         mass splitting (default split)\n"
-		"  --exchange-every E     local sweeps between exchanges (default 1)\n"
-		"  --check-every K        exchanges between global tests (default 1)\n");
-}
-
-/* One of the distributed options at argv[*i]: 1 (consumed with its
- * value), 0 (not one), -1 (a bad value, message in err). */
-static int parse_opt(int argc, char **argv, int *i, struct px_dist_opts *o,
-		     struct px_error *err)
-{
-	const char *k = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-	char *end;
-	unsigned long long n;
-
-	if (strcmp(k, "--combine") && strcmp(k, "--exchange-every") &&
-	    strcmp(k, "--check-every"))
-		return 0;
-	if (!v) {
-		px_error_set(err, PX_ERR_INVALID, "%s: expected a value", k);
-		return -1;
-	}
-	++*i;
-	if (strcmp(k, "--combine") == 0) {
-		if (strcmp(v, "sum") == 0)
-			o->combine = PX_DIST_SUM;
-		else if (strcmp(v, "split") == 0)
-			o->combine = PX_DIST_SPLIT;
-		else {
-			px_error_set(err, PX_ERR_INVALID, "--combine '%s': expected sum or split", v);
-			return -1;
-		}
-		return 1;
-	}
-	n = strtoull(v, &end, 10);
-	if (*v == '-' || *end || n < 1 || n > 1000000) {
-		px_error_set(err, PX_ERR_INVALID, "%s '%s': expected a whole number in [1, 1000000]", k, v);
-		return -1;
-	}
-	if (strcmp(k, "--exchange-every") == 0)
-		o->sweeps_per_exchange = n;
-	else
-		o->check_every = n;
-	return 1;
-}
 
 /* Why a time limit is refused: the ranks would each stop at their own
  * moment, out of step with their neighbours' exchanges. */
 static const char no_time_limit[] =
 	"not supported under mpirun (the ranks stop together only at a global test, which keeps no clock); bound max_sweeps instead, or run without mpirun";
+static const char no_frames[] =
+	"a distributed run writes no VTK frames yet (each rank holds only its region's bodies); run it serially for frames";
+
+/* The serial options of solve and run that a distributed command cannot
+ * honour: refused, whatever their value, with one line naming the option
+ * and why (exit status 2). Every other serial option means here what it
+ * means serially. */
+static const struct refusal {
+	const char *cmd;    /* "solve", "run", or NULL: both */
+	const char *option; /* the long option, without its "--" */
+	const char *why;
+} refusals[] = {
+	{NULL, "time-limit", no_time_limit},
+	{NULL, "json",
+	 "not supported under mpirun (the distributed report is text only); run without mpirun"},
+	{"solve", "history",
+	 "a distributed solve keeps no per-sweep history (each rank sweeps its own part, and the ranks meet only at a global test); run it serially for the history"},
+	{"run", "vtk", no_frames},
+	{"run", "vtk-every", no_frames},
+};
+
+#define N_REFUSALS (sizeof refusals / sizeof *refusals)
+
+void px_dist_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: mpirun -np P proxima solve [-c CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
+		"                    PROBLEM [--out FILE] [--warm-start zero|guess|solution]\n"
+		"                    [--save-fclib OUT.hdf5] [--partition metis|FILE]\n"
+		"                    [DIST-OPTIONS]\n"
+		"       mpirun -np P proxima run [-c CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
+		"                    [SCENE] [--steps N] [--csv FILE] [--state FILE]\n"
+		"                    [--cache on|off] [--quiet] [DIST-OPTIONS]\n"
+		"  The options mean what they mean serially; refused here, with the\n"
+		"  reason:");
+	for (size_t i = 0; i < N_REFUSALS; i++)
+		fprintf(f, "%s%s%s--%s", i ? ", " : " ",
+			refusals[i].cmd ? refusals[i].cmd : "",
+			refusals[i].cmd ? " " : "", refusals[i].option);
+	fprintf(f, ".\n"
+		"Distributed options:\n"
+		"  --combine sum|split    how shared bodies (ghost contacts) combine the\n"
+		"                         ranks' changes: plain sum (block Jacobi) or\n"
+		"                         mass splitting (default split)\n"
+		"  --exchange-every E     local sweeps between exchanges (default 1)\n"
+		"  --check-every K        exchanges between global tests (default 1)\n"
+		"  --partition metis|FILE (solve) METIS on W's block graph (default),\n"
+		"                         or one rank per contact per line of FILE\n");
+}
+
+enum { OPT_SET = 256, OPT_COMBINE, OPT_EXCHANGE, OPT_CHECK, OPT_PARTITION,
+       OPT_WARM, OPT_SAVE, OPT_CSV, OPT_STATE, OPT_CACHE, OPT_REFUSED };
+
+/* A whole number in [lo, hi] for option k, or an error in err. */
+static int whole(const char *k, const char *v, unsigned long long lo,
+		 unsigned long long hi, const char *expected,
+		 unsigned long long *n, struct px_error *err)
+{
+	char *end;
+
+	errno = 0;
+	*n = strtoull(v, &end, 10);
+	if (errno || end == v || *v == '-' || *end || *n < lo || *n > hi)
+		return px_error_set(err, PX_ERR_INVALID, "%s '%s': expected %s",
+				    k, v, expected);
+	return PX_OK;
+}
+
+/* One option of command cmd (getopt_long's c, its value v) into a. */
+static int take(const char *cmd, int c, const char *v,
+		struct px_dist_args *a, struct px_error *err)
+{
+	unsigned long long n = 0;
+
+	switch (c) {
+	case 'c':
+	case OPT_SET:
+		if (a->n_layers == PX_DIST_MAX_LAYERS)
+			return px_error_set(err, PX_ERR_INVALID,
+					    "%s: more than %d -c and --set",
+					    cmd, PX_DIST_MAX_LAYERS);
+		a->layer[a->n_layers++] = (struct px_config_layer){
+			c == 'c' ? PX_LAYER_FILE : PX_LAYER_SET, v, NULL};
+		return PX_OK;
+	case OPT_COMBINE:
+		if (strcmp(v, "sum") == 0)
+			a->o.combine = PX_DIST_SUM;
+		else if (strcmp(v, "split") == 0)
+			a->o.combine = PX_DIST_SPLIT;
+		else
+			return px_error_set(err, PX_ERR_INVALID,
+					    "--combine '%s': expected sum or split", v);
+		return PX_OK;
+	case OPT_EXCHANGE:
+	case OPT_CHECK:
+		if (whole(c == OPT_EXCHANGE ? "--exchange-every" : "--check-every",
+			  v, 1, 1000000, "a whole number in [1, 1000000]", &n, err))
+			return PX_ERR_INVALID;
+		*(c == OPT_EXCHANGE ? &a->o.sweeps_per_exchange
+				    : &a->o.check_every) = n;
+		return PX_OK;
+	case 'o': a->out = v; return PX_OK;
+	case OPT_PARTITION: a->partition = v; return PX_OK;
+	case OPT_SAVE: a->save_fclib = v; return PX_OK;
+	case OPT_WARM:
+		if (strcmp(v, "zero") == 0)
+			a->start = PX_FCLIB_R_NONE;
+		else if (strcmp(v, "guess") == 0)
+			a->start = PX_FCLIB_R_GUESS;
+		else if (strcmp(v, "solution") == 0)
+			a->start = PX_FCLIB_R_SOLUTION;
+		else
+			return px_error_set(err, PX_ERR_INVALID,
+					    "--warm-start '%s': expected zero, guess or solution", v);
+		return PX_OK;
+	case 'n':
+		return whole("--steps", v, 1, ULLONG_MAX, "a whole number >= 1",
+			     &a->steps, err);
+	case OPT_CSV: a->csv = v; return PX_OK;
+	case OPT_STATE: a->state = v; return PX_OK;
+	case OPT_CACHE:
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "--cache '%s': expected on or off", v);
+		a->cache = strcmp(v, "on") == 0;
+		return PX_OK;
+	case 'q': return PX_OK; /* the distributed run draws no progress line */
+	}
+	return px_error_set(err, PX_ERR_INVALID, "%s: option %d", cmd, c);
+}
 
 int px_dist_parse(int argc, char **argv, int with_files,
 		  struct px_dist_args *a, struct px_error *err)
 {
-	*a = (struct px_dist_args){.o = {PX_DIST_SPLIT, 1, 1}};
-	for (int i = 1; i < argc; i++) {
-		const char *k = argv[i];
-		int r = parse_opt(argc, argv, &i, &a->o, err);
+	/* the serial command's options (cli/solve.c, cli/run.c), then the
+	 * distributed ones, then the refused ones (any value, or none) */
+	static const struct option solve_opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"set", required_argument, NULL, OPT_SET},
+		{"out", required_argument, NULL, 'o'},
+		{"warm-start", required_argument, NULL, OPT_WARM},
+		{"save-fclib", required_argument, NULL, OPT_SAVE},
+		{"help", no_argument, NULL, 'h'},
+		{"partition", required_argument, NULL, OPT_PARTITION},
+	}, run_opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"set", required_argument, NULL, OPT_SET},
+		{"steps", required_argument, NULL, 'n'},
+		{"csv", required_argument, NULL, OPT_CSV},
+		{"cache", required_argument, NULL, OPT_CACHE},
+		{"state", required_argument, NULL, OPT_STATE},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+	}, dist_opts[] = {
+		{"combine", required_argument, NULL, OPT_COMBINE},
+		{"exchange-every", required_argument, NULL, OPT_EXCHANGE},
+		{"check-every", required_argument, NULL, OPT_CHECK},
+	};
+	const struct option *own = with_files ? solve_opts : run_opts;
+	const size_t n_own = with_files ? sizeof solve_opts / sizeof *solve_opts
+					: sizeof run_opts / sizeof *run_opts;
+	struct option longopts[32];
+	const struct refusal *why[32] = {NULL};
+	size_t n = 0;
+	int c, at;
 
-		if (r < 0)
-			return PX_ERR_INVALID;
-		if (r > 0)
-			continue;
-		if (strcmp(k, "--time-limit") == 0)
-			return px_error_set(err, PX_ERR_INVALID,
-					    "%s --time-limit: %s", argv[0],
-					    no_time_limit);
-		if ((strcmp(k, "-c") == 0 || strcmp(k, "--config") == 0 ||
-		     strcmp(k, "--set") == 0) &&
-		    i + 1 < argc) {
-			if (a->n_layers == PX_DIST_MAX_LAYERS)
-				return px_error_set(err, PX_ERR_INVALID,
-						    "%s: more than %d -c and --set",
-						    argv[0], PX_DIST_MAX_LAYERS);
-			a->layer[a->n_layers++] = (struct px_config_layer){
-				k[2] == 's' ? PX_LAYER_SET : PX_LAYER_FILE,
-				argv[++i], NULL};
-		} else if (!with_files && strcmp(k, "--quiet") == 0)
-			; /* the distributed run draws no progress line */
-		else if (with_files && strcmp(k, "--out") == 0 && i + 1 < argc)
-			a->out = argv[++i];
-		else if (with_files && strcmp(k, "--partition") == 0 && i + 1 < argc)
-			a->partition = argv[++i];
-		else if (!with_files && strcmp(k, "--csv") == 0 && i + 1 < argc)
-			a->csv = argv[++i];
-		else if (!with_files && strcmp(k, "--state") == 0 && i + 1 < argc)
-			a->state = argv[++i];
-		else if (!with_files && strcmp(k, "--steps") == 0 && i + 1 < argc) {
-			char *end;
-			const char *v = argv[++i];
-
-			a->steps = strtoull(v, &end, 10);
-			if (*v == '-' || *end || a->steps < 1)
-				return px_error_set(err, PX_ERR_INVALID,
-						    "--steps '%s': expected a whole number >= 1", v);
+	*a = (struct px_dist_args){.o = {PX_DIST_SPLIT, 1, 1}, .cache = -1};
+	for (size_t i = 0; i < n_own; i++)
+		longopts[n++] = own[i];
+	for (size_t i = 0; i < sizeof dist_opts / sizeof *dist_opts; i++)
+		longopts[n++] = dist_opts[i];
+	for (size_t i = 0; i < N_REFUSALS; i++)
+		if (!refusals[i].cmd || strcmp(refusals[i].cmd, argv[0]) == 0) {
+			why[n] = &refusals[i];
+			longopts[n++] = (struct option){refusals[i].option,
+							optional_argument, NULL,
+							OPT_REFUSED};
 		}
-		else if (strcmp(k, "--json") == 0)
-			return px_error_set(err, PX_ERR_INVALID,
-					    "%s --json: not supported under mpirun (the distributed report is text only); run without mpirun",
-					    argv[0]);
-		else if (with_files && a->target && k[0] != '-')
-			return px_error_set(err, PX_ERR_INVALID,
-					    "%s: one PROBLEM file under mpirun, got '%s' after '%s' (several problems are solved without mpirun only)",
-					    argv[0], k, a->target);
-		else if (k[0] == '-' || a->target)
+	longopts[n] = (struct option){NULL, 0, NULL, 0};
+	opterr = 0;
+	optind = 0; /* getopt's state anew */
+	while ((c = getopt_long(argc, argv, with_files ? "c:o:h" : "c:n:qh",
+				longopts, &at)) != -1) {
+		if (c == 'h') {
+			a->help = 1;
+			return PX_OK;
+		}
+		if (c == OPT_REFUSED)
+			return px_error_set(err, PX_ERR_INVALID, "%s --%s: %s",
+					    argv[0], why[at]->option, why[at]->why);
+		if (c == '?')
 			return px_error_set(err, PX_ERR_INVALID,
 					    "%s: bad argument '%s' (try 'proxima-mpi --help')",
-					    argv[0], k);
-		else
-			a->target = k;
+					    argv[0], argv[optind - 1]);
+		if (take(argv[0], c, optarg, a, err))
+			return PX_ERR_INVALID;
 	}
-	if (!a->target)
-		return px_error_set(err, PX_ERR_INVALID, "%s: expected a %s file",
-				    argv[0], with_files ? "PROBLEM" : "SCENE");
+	if (argc - optind > 1 && with_files)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "%s: one PROBLEM file under mpirun, got '%s' after '%s' (several problems are solved without mpirun only)",
+				    argv[0], argv[optind + 1], argv[optind]);
+	if (argc - optind > 1)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "%s: expected at most one SCENE file, got %d",
+				    argv[0], argc - optind);
+	if (optind < argc)
+		a->target = argv[optind];
+	else if (!with_files)
+		a->target = px_cli_default_scene(a->scene, sizeof a->scene);
+	else
+		return px_error_set(err, PX_ERR_INVALID, "%s: expected a PROBLEM file",
+				    argv[0]);
 	if (with_files) {
 		struct stat sb;
 
@@ -165,6 +262,12 @@ int px_dist_begin(int argc, char **argv, int with_files,
 	MPI_Comm_rank(MPI_COMM_WORLD, rank);
 	MPI_Comm_size(MPI_COMM_WORLD, size);
 	rc = px_dist_parse(argc, argv, with_files, a, err);
+	if (!rc && a->help)
+		return PX_OK;
+	/* every rank reads a scene, and checks its kind; a problem file is
+	 * rank 0's to read and check (solve_file.c) */
+	if (!rc && !with_files)
+		rc = px_cli_refuse_problem(a->target, err);
 	if (!rc)
 		rc = px_config_build(a->layer, a->n_layers, cfg, err);
 	if (!rc && px_config_settings(*cfg)->time_limit > 0)
@@ -198,8 +301,8 @@ void px_dist_prefix_rank(struct px_error *err, int rank)
 
 int px_dist_solve_own(int rc, const struct px_dist_args *a,
 		      struct px_config *cfg, struct px_dist_part *d,
-		      double **lambda, struct px_dist_result *res,
-		      struct px_error *err)
+		      const double *start, double **lambda,
+		      struct px_dist_result *res, struct px_error *err)
 {
 	int rank;
 
@@ -210,6 +313,9 @@ int px_dist_solve_own(int rc, const struct px_dist_args *a,
 			rc = px_error_set(err, PX_ERR_NOMEM,
 					  "rank %d: out of memory", rank);
 	}
+	for (size_t k = 0; !rc && start && k < d->n_own; k++)
+		memcpy(*lambda + k * d->bs, start + d->gid[k] * d->bs,
+		       d->bs * sizeof **lambda);
 	rc = px_dist_agree(rc, err);
 	if (rc)
 		return rc;
@@ -317,12 +423,12 @@ int main(int argc, char **argv)
 		if (rank == 0) {
 			if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
 					  strcmp(argv[1], "--help") == 0)) {
-				usage(stdout);
+				px_dist_usage(stdout);
 				status = 0;
 			} else {
 				fprintf(stderr, "proxima: under mpirun only solve and run run distributed (got '%s')\n",
 					argc >= 2 ? argv[1] : "");
-				usage(stderr);
+				px_dist_usage(stderr);
 			}
 		}
 		MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -1,5 +1,5 @@
-/* `mpirun -np P proxima run [-c CONFIG] SCENE [--steps N] [--csv FILE]
- * [--state FILE]`:
+/* `mpirun -np P proxima run [-c CONFIG] [SCENE] [--steps N] [--csv FILE]
+ * [--state FILE] [--cache on|off]`:
  * each rank generates only its region of the scene (recursive coordinate
  * bisection, region.c) and a ghost layer around it, and the ranks step
  * the world together (step.h): each step's own contacts solved
@@ -118,8 +118,8 @@ static void report_head(const struct px_dist_args *a, const struct totals *t,
 {
 	const double *k = t->sum + G_K1;
 
-	printf("scene       %s: %llu steps of %g s; bodies per rank at the start (own + ghost layer):",
-	       a->target, steps, s->dt);
+	printf("scene       %s: %llu steps of %g s, contact cache %s; bodies per rank at the start (own + ghost layer):",
+	       a->target, steps, s->dt, s->warm_start ? "on" : "off");
 	for (int r = 0; r < size; r++)
 		printf(" %.0f+%.0f", start[(size_t)r * G_N + G_OWN],
 		       start[(size_t)r * G_N + G_GHOST]);
@@ -267,8 +267,16 @@ int px_dist_cmd_run(int argc, char **argv)
 	int rank, size, rc, status = EXIT_BAD_INPUT;
 
 	rc = px_dist_begin(argc, argv, 0, &a, &cfg, &rank, &size, &err);
+	if (!rc && a.help) {
+		if (rank == 0)
+			px_dist_usage(stdout);
+		status = EXIT_CONVERGED;
+		goto done;
+	}
 	if (!rc)
 		rc = px_region_read(a.target, rank, size, &s, &bodies, &n, &reg, &err);
+	if (!rc && a.cache >= 0)
+		s.warm_start = a.cache; /* --cache, as serially */
 	if (!rc && reg.n_dynamic < (size_t)size)
 		rc = px_error_set(&err, PX_ERR_INVALID, "%s: -np %d is more ranks than its %zu moving bodies",
 				  a.target, size, reg.n_dynamic);

@@ -1,20 +1,30 @@
 /* `mpirun -np P proxima solve [-c CONFIG] PROBLEM`: rank 0 reads the file,
  * partitions its contacts (METIS on W's block graph, or --partition FILE)
- * and sends each rank its part; the ranks solve together (dsolve.c); rank
- * 0 gathers the solution, checks Siconos's fc3d error on the whole problem
- * and reports. Every error is agreed on by all ranks before anyone waits on
- * a message, printed once by rank 0, and every rank exits with 2. */
+ * and sends each rank its part (and, with --warm-start guess|solution,
+ * the file's start, of which each rank takes its own contacts' rows); the
+ * ranks solve together (dsolve.c); rank 0 gathers the solution, checks
+ * Siconos's fc3d error on the whole problem, reports and writes --out
+ * and --save-fclib as the serial solve does. Every error is agreed on by
+ * all ranks before anyone waits on a message, printed once by rank 0, and
+ * every rank exits with 2. */
+#include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "file_kind.h"
 #include "solution.h"
 
-/* Rank 0: read, partition, pack every part and describe the cut. */
+static const char *const start_name[] = {
+	"zero", "the file's first guess (/guesses/1/r)",
+	"the file's solution (/solution/r)"};
+
+/* Rank 0: read (with the start --warm-start names, into *start),
+ * partition, pack every part and describe the cut. */
 static int partition(const struct px_dist_args *a, int size,
-		     struct px_problem **pp, struct px_wire *parts,
-		     struct px_error *err)
+		     struct px_problem **pp, double **start,
+		     struct px_wire *parts, struct px_error *err)
 {
 	const size_t *rowptr;
 	const uint32_t *cols;
@@ -22,8 +32,12 @@ static int partition(const struct px_dist_args *a, int size,
 	int64_t *xadj = NULL, *adj = NULL;
 	int32_t *part = NULL;
 	size_t n;
-	int rc = px_problem_read(a->target, pp, PX_FCLIB_R_NONE, NULL, err);
+	int rc = px_cli_refuse_scene(a->target, err);
 
+	if (!rc)
+		rc = px_problem_read(a->target, pp, a->start,
+				     a->start != PX_FCLIB_R_NONE ? start : NULL,
+				     err);
 	if (rc)
 		return rc;
 	n = px_problem_n_contacts(*pp);
@@ -55,6 +69,8 @@ static int partition(const struct px_dist_args *a, int size,
 		       "METIS k-way on W's block graph",
 		       (unsigned long long)px_dist_cut(n, xadj, adj, part),
 		       (long long)(xadj[n] / 2));
+	if (!rc && a->start != PX_FCLIB_R_NONE)
+		printf("start       %s\n", start_name[a->start]);
 	free(xadj);
 	free(adj);
 	free(part);
@@ -139,6 +155,38 @@ static int gather(const struct px_dist_part *d, const double *lambda,
 	return rc;
 }
 
+/* --warm-start guess|solution (collective, after every rank holds its
+ * part; rc: this rank's status so far): rank 0's *start, the whole
+ * problem's rows by global contact id, to every rank. Problem files are
+ * small (rank 0 reads them whole), so every rank holds the whole start
+ * until px_dist_solve_own has taken its own contacts' rows. */
+static int share_start(int rc, const struct px_problem *p, double **start,
+		       int rank, struct px_error *err)
+{
+	uint64_t rows = 0;
+
+	if ((rc = px_dist_agree(rc, err)))
+		return rc;
+	if (rank == 0)
+		rows = px_problem_n_contacts(p) * px_problem_block_size(p);
+	MPI_Bcast(&rows, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	if (rank != 0 && !(*start = malloc((rows + 1) * sizeof **start)))
+		rc = px_error_set(err, PX_ERR_NOMEM,
+				  "rank %d: out of memory for the warm start", rank);
+	if ((rc = px_dist_agree(rc, err)))
+		return rc;
+	MPI_Bcast(*start, (int)rows, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	return PX_OK;
+}
+
+static int all_finite(const double *x, size_t m)
+{
+	for (size_t i = 0; i < m; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
 int px_dist_cmd_solve(int argc, char **argv)
 {
 	struct px_dist_args a;
@@ -148,15 +196,22 @@ int px_dist_cmd_solve(int argc, char **argv)
 	struct px_wire *parts = NULL, mine = {0};
 	struct px_dist_part d = {0};
 	struct px_dist_result res = {0};
-	double *lambda = NULL, *whole = NULL;
+	double *lambda = NULL, *whole = NULL, *start = NULL;
+	size_t m;
 	int rank, size, rc, status = EXIT_BAD_INPUT;
 
 	rc = px_dist_begin(argc, argv, 1, &a, &cfg, &rank, &size, &err);
 	if (px_dist_agree(rc, &err))
 		goto fail;
+	if (a.help) {
+		if (rank == 0)
+			px_dist_usage(stdout);
+		status = EXIT_CONVERGED;
+		goto done;
+	}
 	if (rank == 0) {
 		parts = calloc((size_t)size, sizeof *parts);
-		rc = parts ? partition(&a, size, &p, parts, &err)
+		rc = parts ? partition(&a, size, &p, &start, parts, &err)
 			   : px_error_set(&err, PX_ERR_NOMEM, "out of memory");
 	}
 	if (px_dist_agree(rc, &err))
@@ -167,7 +222,9 @@ int px_dist_cmd_solve(int argc, char **argv)
 	if (rc && !strstr(err.msg, "rank "))
 		px_dist_prefix_rank(&err, rank);
 	px_wire_free(&mine);
-	if (px_dist_solve_own(rc, &a, cfg, &d, &lambda, &res, &err))
+	if (a.start != PX_FCLIB_R_NONE)
+		rc = share_start(rc, p, &start, rank, &err);
+	if (px_dist_solve_own(rc, &a, cfg, &d, start, &lambda, &res, &err))
 		goto fail;
 	if (rank == 0)
 		whole = calloc(px_problem_n_contacts(p) * d.bs, sizeof *whole);
@@ -179,8 +236,16 @@ int px_dist_cmd_solve(int argc, char **argv)
 
 		printf("fc3d error  %.3e (||F|| = %.3e; Siconos fc3d_compute_error of the gathered solution; %.3e summed over the ranks)\n",
 		       fc3d, fabs_, res.fc3d);
-		if (a.out && px_cli_write_solution(a.out, whole, px_problem_n_contacts(p) * d.bs)) {
+		m = px_problem_n_contacts(p) * d.bs;
+		if ((a.out || a.save_fclib) && !all_finite(whole, m)) {
+			fprintf(stderr, "proxima: %s: the solution is not finite: not written\n",
+				a.target);
+			status = EXIT_NOT_CONVERGED;
+		} else if (a.out && px_cli_write_solution(a.out, whole, m)) {
 			fprintf(stderr, "proxima: %s: cannot write the solution\n", a.out);
+			status = EXIT_BAD_INPUT;
+		} else if (a.save_fclib && px_fclib_write(a.save_fclib, p, whole, &err)) {
+			fprintf(stderr, "proxima: %s\n", err.msg);
 			status = EXIT_BAD_INPUT;
 		}
 	}
@@ -192,6 +257,7 @@ done:
 	free(res.history);
 	free(lambda);
 	free(whole);
+	free(start);
 	free(parts);
 	px_dist_part_free(&d);
 	px_problem_destroy(p);

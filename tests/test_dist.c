@@ -3,7 +3,10 @@
  * the shared problems, runs repeat bit for bit, the ghost exchange loses
  * no impulse, ranks without contacts and bodies on three ranks work, and
  * bad input and a failing partitioner give one line from rank 0 and exit
- * status 2 on every rank (under `timeout`: a hang fails the test).
+ * status 2 on every rank (under `timeout`: a hang fails the test); the
+ * serial commands' options mean the same (--warm-start, --save-fclib,
+ * --cache, run's default scene) or are refused with the reason (issue
+ * 30, item 6).
  *
  * The answers are read from the files the program writes, not from what
  * it prints: a solve's `--out` is checked with the oracles of
@@ -13,6 +16,8 @@
  * for bit" compares the doubles (the solutions parsed and compared with
  * memcmp, the states' %a text). The printed report is checked only for
  * what it says about itself. */
+#include "config.h"
+
 #include <sys/wait.h>
 
 #include "helpers.h"
@@ -562,6 +567,140 @@ Test(dist, bad_scene_input_one_line_from_rank_0_and_exit_2)
 	run_fails(fast, cmd, "s.csv: cannot write");
 }
 
+/* Every serial option of solve and run means the same under mpirun, or
+ * is refused there with the reason (issue 30, item 6). The refused ones
+ * (dist/main.c's table) and bad values: exit status 2 and one line from
+ * rank 0, before anything is read or solved. */
+#define NO_FRAMES "a distributed run writes no VTK frames yet (each rank holds only its region's bodies); run it serially for frames\n"
+#define NO_JSON "not supported under mpirun (the distributed report is text only); run without mpirun\n"
+#define NO_CLOCK "not supported under mpirun (the ranks stop together only at a global test, which keeps no clock); bound max_sweeps instead, or run without mpirun\n"
+
+Test(dist, serial_options_refused_with_the_reason)
+{
+	static const char problem[] = PX_TEST_SRCDIR "/scenes/two-boxes.dat";
+	static const char scene[] = PX_TEST_SRCDIR "/scenes/boxstack-10.ini";
+	static const struct {
+		const char *cmd, *args, *says;
+	} cases[] = {
+		{"solve", "--history h.csv", "proxima: solve --history: a distributed solve keeps no per-sweep history (each rank sweeps its own part, and the ranks meet only at a global test); run it serially for the history\n"},
+		{"solve", "--time-limit 1", "proxima: solve --time-limit: " NO_CLOCK},
+		{"run", "--time-limit=1", "proxima: run --time-limit: " NO_CLOCK},
+		{"run", "--vtk frames", "proxima: run --vtk: " NO_FRAMES},
+		{"run", "--vtk=frames --vtk-every 5", "proxima: run --vtk: " NO_FRAMES},
+		{"run", "--vtk-every 5", "proxima: run --vtk-every: " NO_FRAMES},
+		{"solve", "--json", "proxima: solve --json: " NO_JSON},
+		{"run", "--json", "proxima: run --json: " NO_JSON},
+		/* serial only: several problems (a folder: below) */
+		{"solve", PX_TEST_SRCDIR "/scenes/two-boxes.dat",
+		 "proxima: solve: one PROBLEM file under mpirun, got '" PX_TEST_SRCDIR "/scenes/two-boxes.dat' after '" PX_TEST_SRCDIR "/scenes/two-boxes.dat' (several problems are solved without mpirun only)\n"},
+		/* bad values, as the serial command refuses them */
+		{"solve", "--warm-start first", "proxima: --warm-start 'first': expected zero, guess or solution\n"},
+		{"run", "--cache maybe", "proxima: --cache 'maybe': expected on or off\n"},
+		{"solve", "--bogus", "proxima: solve: bad argument '--bogus' (try 'proxima-mpi --help')\n"},
+		{"solve", "--out x.npz", "proxima: solve: --out 'x.npz': cannot write .npz (writes .txt, .csv or .npy)\n"},
+	};
+	char cmd[2048], want[1024];
+
+	/* proxima-mpi alone (one rank, no launcher: a second each less), then
+	 * one case through mpirun and proxima on 2 ranks */
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const int solve = strcmp(cases[i].cmd, "solve") == 0;
+
+		snprintf(cmd, sizeof cmd,
+			 "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" timeout 60 %s %s %s %s",
+			 PX_PROXIMA_MPI, cases[i].cmd, solve ? problem : scene,
+			 cases[i].args);
+		cr_assert_eq(sh(cmd), 2, "%s: %s%s", cmd, out, err);
+		cr_assert_str_eq(err, cases[i].says, "%s", cmd);
+		cr_assert_str_eq(out, "", "%s", cmd);
+	}
+	snprintf(cmd, sizeof cmd, "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" timeout 60 %s solve %s/scenes",
+		 PX_PROXIMA_MPI, PX_TEST_SRCDIR);
+	cr_assert_eq(sh(cmd), 2, "%s", err);
+	snprintf(want, sizeof want, "proxima: solve: '%s/scenes' is a folder: one PROBLEM file under mpirun (a folder's problems are solved without mpirun only)\n",
+		 PX_TEST_SRCDIR);
+	cr_assert_str_eq(err, want);
+	snprintf(cmd, sizeof cmd, "run %s --vtk frames", scene);
+	cr_assert_eq(mpi(2, cmd), 2, "%s: %s%s", cmd, out, err);
+	cr_assert_str_eq(err, "proxima: run --vtk: " NO_FRAMES);
+	/* a file for the other command says so, as serially */
+	snprintf(cmd, sizeof cmd, "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" timeout 60 %s solve %s",
+		 PX_PROXIMA_MPI, scene);
+	cr_assert_eq(sh(cmd), 2, "%s", err);
+	snprintf(want, sizeof want, "proxima: %s: a scene (INI sections), not a contact problem: step it with `proxima run %s`\n",
+		 scene, scene);
+	cr_assert_str_eq(err, want);
+	snprintf(cmd, sizeof cmd, "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" timeout 60 %s run %s",
+		 PX_PROXIMA_MPI, problem);
+	cr_assert_eq(sh(cmd), 2, "%s", err);
+	snprintf(want, sizeof want, "proxima: %s: a contact problem file, not a scene: solve it with `proxima solve %s`\n",
+		 problem, problem);
+	cr_assert_str_eq(err, want);
+	/* --help prints the usage once, with the refused options */
+	cr_assert_eq(mpi(2, "run --help"), 0, "%s", err);
+	cr_assert_eq(strncmp(out, "Usage: mpirun -np P proxima solve", 33), 0, "%s", out);
+	cr_assert_not_null(strstr(out, "reason: --time-limit, --json, solve --history, run --vtk, run --vtk-every.\n"), "%s", out);
+	cr_assert_null(strstr(strstr(out, "Usage:") + 1, "Usage:"), "%s", out);
+}
+
+#ifdef HAVE_FCLIB
+/* solve --warm-start and --save-fclib mean what they mean serially: one
+ * rank from the file's first guess is the serial solve bit for bit; 3
+ * ranks from a saved iterate of 300 serial sweeps need fewer sweeps than
+ * from zero and reach the tolerance (the oracles); the FCLib file 3 ranks
+ * save holds their gathered solution exactly. */
+Test(dist, solve_warm_start_and_save_fclib_as_serially)
+{
+	char caps[512], kap[512], a[128], b[128], k300[128], saved[128];
+	char cmd[2048];
+	double zero, warm, *r = NULL;
+	struct px_problem *p;
+	struct px_error e = {0};
+
+	shared_problem("Capsules-i125-1213.hdf5", caps, sizeof caps);
+	shared_problem("KaplasTower-i1061-4.hdf5.dat", kap, sizeof kap);
+	snprintf(a, sizeof a, "%s/serial.txt", dir);
+	snprintf(b, sizeof b, "%s/mpi.txt", dir);
+	snprintf(cmd, sizeof cmd, "%s solve --warm-start guess %s --out %s", PX_CLI, caps, a);
+	cr_assert_eq(sh(cmd), 0, "%s%s", out, err);
+	snprintf(cmd, sizeof cmd, "solve --warm-start guess %s --out %s", caps, b);
+	cr_assert_eq(mpi(1, cmd), 0, "%s%s", out, err);
+	cr_assert_not_null(strstr(out, "start       the file's first guess (/guesses/1/r)\n"), "%s", out);
+	p = read_problem(caps);
+	same_solution(p, a, b);
+	px_problem_destroy(p);
+
+	snprintf(k300, sizeof k300, "%s/k300.hdf5", dir);
+	snprintf(cmd, sizeof cmd, "%s solve --set solver.max_sweeps=300 --save-fclib %s %s",
+		 PX_CLI, k300, kap);
+	cr_assert_eq(sh(cmd), 1, "%s%s", out, err);
+	snprintf(cmd, sizeof cmd, "solve %s --check-every 10", k300);
+	cr_assert_eq(mpi(3, cmd), 0, "%s%s", out, err);
+	zero = number_after("converged after ");
+	snprintf(saved, sizeof saved, "%s/saved.hdf5", dir);
+	snprintf(cmd, sizeof cmd, "solve --warm-start solution %s --check-every 10 --out %s --save-fclib %s",
+		 k300, b, saved);
+	cr_assert_eq(mpi(3, cmd), 0, "%s%s", out, err);
+	warm = number_after("converged after ");
+	cr_log_info("3 ranks on KaplasTower: %g sweeps from zero, %g from 300 serial sweeps' iterate",
+		    zero, warm);
+	cr_assert_lt(warm, zero, "%s", out);
+	worst("3 ranks, warm", check_solution(kap, b, LAW_REL_6, 1e-8, "3 ranks, warm"));
+	/* the saved file: the problem, with the gathered solution */
+	cr_assert_eq(px_problem_read(saved, &p, PX_FCLIB_R_SOLUTION, &r, &e), PX_OK,
+		     "%s", e.msg);
+	{
+		const size_t m = px_problem_n_contacts(p) * px_problem_block_size(p);
+		double *x = read_solution(b, m);
+
+		cr_assert_eq(memcmp(x, r, m * sizeof *x), 0, "%s holds another solution", saved);
+		free(x);
+	}
+	free(r);
+	px_problem_destroy(p);
+}
+#endif
+
 /* ---- stepping a world across ranks ---------------------------------- */
 
 /* Of a run's CSV, the whole-number columns: step, contacts, sweeps,
@@ -790,4 +929,40 @@ Test(dist, colored_threads_inside_each_rank)
 	cr_assert(strstr(out, "scheduler colored"), "%s", out);
 	worst("colored", check_solution(p, sol, LAW_REL_6, 1e-6, "colored threads"));
 	cr_assert_leq(number_after("fc3d error  "), 1e-6, "%s", out);
+}
+
+/* run --cache and run without a scene mean what they mean serially: one
+ * rank steps the world the serial run steps, bit for bit (the final
+ * states' %a text), with the cache off (003's stack at its 10 sweeps per
+ * step, which then falls: its energy ends lower than with the cache) and
+ * on the bundled default scene. */
+Test(dist, run_cache_and_default_scene_as_serially)
+{
+	static const char scene[] = PX_TEST_SRCDIR "/scenes/boxstack-10-003.ini";
+	char sa[128], sb[128], cmd[2048];
+	double on, off;
+
+	snprintf(sa, sizeof sa, "%s/serial_state.csv", dir);
+	snprintf(sb, sizeof sb, "%s/mpi_state.csv", dir);
+	snprintf(cmd, sizeof cmd, "%s run %s --set solver.max_sweeps=10 --cache off --state %s --quiet",
+		 PX_CLI, scene, sa);
+	cr_assert_eq(sh(cmd), 0, "%s%s", out, err);
+	snprintf(cmd, sizeof cmd, "run %s --set solver.max_sweeps=10 --cache off --state %s",
+		 scene, sb);
+	cr_assert_eq(mpi(1, cmd), 0, "%s%s", out, err);
+	cr_assert_not_null(strstr(out, "contact cache off;"), "%s", out);
+	same_file(sa, sb);
+	off = energy_at(1);
+	snprintf(cmd, sizeof cmd, "run %s --set solver.max_sweeps=10 --cache on", scene);
+	cr_assert_eq(mpi(1, cmd), 0, "%s%s", out, err);
+	on = energy_at(1);
+	cr_log_info("003's stack at 10 sweeps per step: %g J at the end with the cache, %g J without", on, off);
+	cr_assert_lt(off, 0.9 * on, "the stack stood without the cache: %g J against %g J", off, on);
+	/* no scene: the bundled default one, 2 of its steps */
+	snprintf(cmd, sizeof cmd, "%s run --steps 2 --state %s --quiet", PX_CLI, sa);
+	cr_assert_eq(sh(cmd), 0, "%s%s", out, err);
+	snprintf(cmd, sizeof cmd, "run --steps 2 --state %s", sb);
+	cr_assert_eq(mpi(1, cmd), 0, "%s%s", out, err);
+	cr_assert_not_null(strstr(out, "/scenes/default.ini: 2 steps of 0.01 s"), "%s", out);
+	same_file(sa, sb);
 }
