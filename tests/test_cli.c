@@ -23,13 +23,19 @@ static char out[PX_CLI_OUT_MAX], err[PX_CLI_OUT_MAX];
 static char dir[64];
 
 /* Run `proxima ARGS` with stdout and stderr captured; return exit status. */
-static int run(const char *args)
+/* The test's scratch directory, made on first use. */
+static const char *scratch(void)
 {
 	if (!*dir) {
 		snprintf(dir, sizeof dir, "/tmp/px_cli_XXXXXX");
 		cr_assert_not_null(mkdtemp(dir));
 	}
-	return run_cli(dir, "", args, out, err);
+	return dir;
+}
+
+static int run(const char *args)
+{
+	return run_cli(scratch(), "", args, out, err);
 }
 
 static int count_lines(const char *s)
@@ -44,7 +50,7 @@ static int count_lines(const char *s)
 static void write_file(const char *name, const char *text, char *path,
 		       size_t len)
 {
-	write_file_in(dir, name, text, path, len);
+	write_file_in(scratch(), name, text, path, len);
 }
 
 /* every test runs in its own process with its own scratch directory */
