@@ -1,0 +1,65 @@
+/* proxima._core: the C extension under the Python package proxima (issue
+ * 31), over libproxima's public API (proxima/proxima.h) and numpy's C API.
+ * The package (python/proxima/__init__.py) is the public API; this module
+ * holds what needs C: problems, configs, solves and the plugin list.
+ *
+ *   module.c   the module, its exceptions and the error helpers
+ *   problem.c  _core.Problem: a struct px_problem
+ *   config.c   _core.Config: a struct px_config built from layers
+ *   plugins.c  _core.plugins(): every plugin found on the search path
+ *   solve.c    _core.solve() and _core.Solver: px_solve and px_solver,
+ *              the GIL released, Ctrl-C through the config's monitor */
+#ifndef PX_PY_CORE_H
+#define PX_PY_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL px_py_array_api
+#ifndef PX_PY_MODULE_C
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+
+#include <proxima/proxima.h>
+
+/* A method table entry's function of any signature, without
+ * -Wcast-function-type's warning. */
+#define PX_PY_METH(f) ((PyCFunction)(void (*)(void))(f))
+
+struct px_py_problem {
+	PyObject_HEAD
+	struct px_problem *p;
+};
+
+struct px_py_config {
+	PyObject_HEAD
+	struct px_config *c;
+	int busy; /* a solve runs on it (the GIL released) */
+};
+
+extern PyTypeObject px_py_problem_type;
+extern PyTypeObject px_py_config_type;
+extern PyTypeObject px_py_solver_type;
+
+/* proxima.Error (a ValueError) and proxima.FileError (also an OSError). */
+extern PyObject *px_py_error;
+extern PyObject *px_py_file_error;
+
+/* Raise the exception of err's code with err's message; returns NULL. */
+PyObject *px_py_raise(const struct px_error *err);
+/* Raise proxima.Error with a formatted message; returns NULL. */
+PyObject *px_py_fail(const char *fmt, ...);
+
+/* A copy of p (its assembled A, b, friction and restitution), or NULL. */
+struct px_problem *px_py_problem_copy(const struct px_problem *p,
+				      struct px_error *err);
+
+/* plugins.c */
+PyObject *px_py_plugins(PyObject *self, PyObject *args);
+
+/* solve.c */
+PyObject *px_py_solve(PyObject *self, PyObject *args, PyObject *kw);
+
+#endif
