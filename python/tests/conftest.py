@@ -75,19 +75,19 @@ def fc3d(w, q, mu, r):
 
 def coulomb(w, q, mu, r, tol):
     """Coulomb's law at every contact within tol (relative to the scale of
-    the problem): lam_n >= 0, ||lam_t|| <= mu lam_n, u_n >= 0, lam_n u_n =
-    0, and sliding friction opposite to the sliding velocity."""
+    the problem): lam_n >= 0, u_n >= 0, lam_n u_n = 0, ||lam_t|| <= mu
+    lam_n, and where the contact slides (u_t != 0) friction at the cone's
+    edge against the sliding: lam_t = -mu lam_n u_t / ||u_t||."""
     u = w @ r + q
     s = max(np.linalg.norm(q), np.linalg.norm(r), np.linalg.norm(u))
     for k, m in enumerate(mu):
         rn, rt = r[3 * k], r[3 * k + 1:3 * k + 3]
         un, ut = u[3 * k], u[3 * k + 1:3 * k + 3]
-        un_eff = un + m * np.linalg.norm(ut)
         assert rn >= -tol * s, f"contact {k}: lambda_n = {rn}"
+        assert un >= -tol * s, f"contact {k}: u_n = {un}"
+        assert abs(rn * un) <= tol * s * s, f"contact {k}: complementarity"
         assert np.linalg.norm(rt) <= m * rn + tol * s, f"contact {k}: cone"
-        assert un_eff >= -tol * s, f"contact {k}: u_n = {un}"
-        assert abs(rn * un_eff) <= tol * s * s, f"contact {k}: complementary"
         if np.linalg.norm(ut) > tol * s:
-            # sliding: friction at the cone's edge, against u_t
-            assert abs(np.linalg.norm(rt) - m * rn) <= tol * s
-            assert rt @ ut <= tol * s * s
+            slide = -m * rn * ut / np.linalg.norm(ut)
+            assert np.linalg.norm(rt - slide) <= tol * s, \
+                f"contact {k}: sliding friction"
