@@ -173,3 +173,18 @@ def test_one_solve_at_a_time_per_config():
         proxima.solve(p, cfg)
     t.join()
     assert str(e.value).startswith("this config is in use by another solve")
+
+
+def test_readme_example_runs(tmp_path, monkeypatch, capsys):
+    import re
+    from conftest import SRC
+    text = open(os.path.join(SRC, "README.md")).read()
+    section = text.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    assert len(code.splitlines()) <= 12
+    (tmp_path / "scenes").mkdir()
+    os.symlink(TWO_BOXES, tmp_path / "scenes" / "two-boxes.dat")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("converged ") and out[-1] == "True"
