@@ -74,7 +74,7 @@ if [ "$mode" = harden ]; then
 fi
 # The optional parts are required here: the bootstrap installed what they
 # need, and a part that configure dropped would silently drop its tests.
-with_all="--with-siconos --with-umfpack --with-fclib --with-mpi"
+with_all="--with-siconos --with-umfpack --with-fclib --with-mpi --with-python"
 # Out of tree: configure's link tests run "rm -f core", which complains when
 # the current directory holds our core/ source directory.
 mkdir -p build
