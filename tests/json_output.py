@@ -14,7 +14,6 @@ failure."""
 import configparser
 import csv
 import json
-import math
 import os
 import re
 import shutil
@@ -23,6 +22,8 @@ import sys
 import tempfile
 
 import numpy as np
+
+from oracles import fc3d_norms, natural
 
 SRC = os.environ.get("srcdir", ".")
 CLI = os.path.join(os.environ.get("top_builddir", "."), "cli", "proxima")
@@ -110,46 +111,6 @@ def read_dat(path):
     q = np.array(take(n), float)
     mu = np.array(take(nc), float)
     return w, q, mu
-
-
-def project_cone(mu, y):
-    nt = math.hypot(y[1], y[2])
-    if mu * nt <= -y[0]:
-        return np.zeros(3)
-    if nt <= mu * y[0]:
-        return y.copy()
-    rn = (mu * nt + y[0]) / (mu * mu + 1)
-    return np.array([rn, mu * rn * y[1] / nt, mu * rn * y[2] / nt])
-
-
-def fc3d(w, q, mu, r):
-    """Siconos's fc3d_compute_error: (||F(r)|| / max(||q||, ||r||, ||u||),
-    ||F(r)||)."""
-    u = w @ r + q
-    f2 = 0.0
-    for k, m in enumerate(mu):
-        rk, uk = r[3 * k:3 * k + 3], u[3 * k:3 * k + 3]
-        y = rk - uk
-        y[0] -= m * math.hypot(uk[1], uk[2])
-        f = rk - project_cone(m, y)
-        f2 += float(f @ f)
-    scale = max(np.linalg.norm(q), np.linalg.norm(r), np.linalg.norm(u))
-    return math.sqrt(f2) / scale, math.sqrt(f2)
-
-
-def natural(w, q, mu, r):
-    """The certificate of a stop test other than fc3d (px_merit_check_ws):
-    ||r - prox(r - u)|| / max(||q||, ||r||, ||u||), the disc law, unit r."""
-    u = w @ r + q
-    z = r - u
-    for k, m in enumerate(mu):
-        zk = z[3 * k:3 * k + 3]
-        zk[0] = max(zk[0], 0.0)
-        t = math.hypot(zk[1], zk[2])
-        if t > m * zk[0]:
-            zk[1:] *= m * zk[0] / t
-    scale = max(np.linalg.norm(q), np.linalg.norm(r), np.linalg.norm(u))
-    return np.linalg.norm(r - z) / scale
 
 
 def read_csv(path):
@@ -274,7 +235,7 @@ def solve_one(tmp):
           "solve --out .npy: dtype %s shape %s" % (lam.dtype, lam.shape))
     # F is a difference of numbers ~1e9 times larger at a solution: its
     # rounding, and so the agreement, is absolute
-    e, f = fc3d(w, q, mu, lam)
+    e, f = fc3d_norms(w, q, mu, lam)
     check(abs(r["fc3d"]["error"] - e) < 1e-14,
           "solve: fc3d.error %r, recomputed %r" % (r["fc3d"]["error"], e))
     check(abs(r["fc3d"]["F_norm"] - f) < 1e-14,
