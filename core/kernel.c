@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "kernel_rigid3.h"
 #include "problem_impl.h"
 
 /* Rows [r0, r1) of the contact velocity v_k = (A lambda + b)_k, with A's

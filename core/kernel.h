@@ -91,7 +91,7 @@ struct px_kernel_ctx {
 	uint32_t *tr;
 	/* conflict graph, built on demand */
 	uint32_t *conf_ptr, *conf;
-	/* full updates go through the rigid 3-row kernel (kernel_rigid3.c),
+	/* full updates go through the rigid 3-row kernel (kernel_rigid3.h),
 	 * which reads per contact A_sn, A_tn (from diag) and mu (from the
 	 * friction parameters) here, 3 doubles, rather than the 9 of the
 	 * diagonal block and the 4 of the parameters */
@@ -140,24 +140,6 @@ void px_local_newton(const double *D, const double *v0, const double *lam0,
 		     double mu, int part, double tol, unsigned max_iter,
 		     double *out);
 
-/* kernel_rigid3.c. Whether the rigid 3-row kernel applies: a rigid
- * problem with 3 rows, a diagonal R, a friction set that is not separable. */
-int px_r3_applies(const struct px_kernel_ctx *c);
-/* Gathers c->coef from c->diag and the friction parameters; 0 or
- * PX_ERR_NOMEM. */
-int px_r3_init(struct px_kernel_ctx *c);
-/* Contact k's new impulse (a full update) from lambda and w, into out[3]. */
-void px_r3_solve(const struct px_kernel_ctx *c, const double *w, uint32_t k,
-		 double *out);
-/* Write out as contact k's impulse in lambda (the old one to c->prev when
- * set); its change goes to w. */
-void px_r3_commit(const struct px_kernel_ctx *c, double *lambda, double *w,
-		  uint32_t k, const double *out);
-/* Full updates of m <= PX_MAX_LISTS independent lists on the shared
- * lambda and w, interleaved (px_kernel.relax_lists). */
-void px_r3_relax_lists(const struct px_kernel_ctx *c,
-		       const uint32_t *const *lists, const size_t *counts,
-		       unsigned m);
 /* Bytes of the kernel's own arrays (incidence, conflict graph if built,
  * the rigid kernel's coefficients). */
 size_t px_kernel_bytes(const struct px_kernel_ctx *c);

@@ -33,7 +33,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernel.h"
+#include "kernel_rigid3.h"
 #include "problem_impl.h"
 
 /* solve and commit are inlined into every loop whatever the compiler's
