@@ -27,8 +27,8 @@ struct px_plugin {
 	union px_value *values;
 	int owns_strings; /* string values were copied */
 	char *path;
-	/* the solver whose create last prepared this plugin (solver_impl.h's
-	 * ids start at 1; 0: none) */
+	/* the solver whose create last prepared this plugin (solver.c numbers
+	 * its solvers from 1; 0: none) */
 	uint64_t prepared_for;
 };
 
