@@ -118,29 +118,34 @@ struct pgssm {
 	size_t last_free, rows;
 };
 
+enum {
+	P_K_PGS, P_K_SM, P_CG_TOL, P_CG_MAX, P_GAMMA, P_REGULARIZE, P_BACKOFF,
+	P_PRECOND
+};
+
 static const struct px_param_decl pgssm_params[] = {
-	{"k_pgs", PX_PARAM_INT, "25",
-	 "accepted sweeps between subspace phases (002 uses 25)", 1, 1e9, NULL},
-	{"k_sm", PX_PARAM_INT, "5",
-	 "subspace steps per phase (002 uses 5)", 1, 1e6, NULL},
-	{"cg_tol", PX_PARAM_REAL, "1e-12",
-	 "CG stops when ||r|| <= cg_tol ||r_0|| on the reduced system", 0, 1,
-	 NULL},
-	{"cg_max", PX_PARAM_INT, "100",
-	 "CG iterations per subspace step at most; 0: the number of free rows (002)",
-	 0, 1e9, NULL},
-	{"gamma", PX_PARAM_REAL, "0",
-	 "regularization A_FF + gamma * mean(diag A) * I (002 sec. 5.1); 0: none",
-	 0, 1e6, NULL},
-	{"regularize", PX_PARAM_CHOICE, "all",
-	 "rows that get gamma: all free rows, or only the friction rows (002 sec. 5.1)",
-	 0, -1, "all|friction"},
-	{"backoff", PX_PARAM_BOOL, "yes",
-	 "after a call that could not improve the iterate, skip the next 1, 2, 4, ... (at most 64) calls until one does",
-	 0, -1, NULL},
-	{"precond", PX_PARAM_CHOICE, "block",
-	 "CG preconditioner: block = each contact's diagonal block of the reduced matrix, none = plain CG as 002",
-	 0, -1, "block|none"},
+	[P_K_PGS] = {"k_pgs", PX_PARAM_INT, "25",
+		     "accepted sweeps between subspace phases (002 uses 25)", 1, 1e9, NULL},
+	[P_K_SM] = {"k_sm", PX_PARAM_INT, "5",
+		    "subspace steps per phase (002 uses 5)", 1, 1e6, NULL},
+	[P_CG_TOL] = {"cg_tol", PX_PARAM_REAL, "1e-12",
+		      "CG stops when ||r|| <= cg_tol ||r_0|| on the reduced system", 0, 1,
+		      NULL},
+	[P_CG_MAX] = {"cg_max", PX_PARAM_INT, "100",
+		      "CG iterations per subspace step at most; 0: the number of free rows (002)",
+		      0, 1e9, NULL},
+	[P_GAMMA] = {"gamma", PX_PARAM_REAL, "0",
+		     "regularization A_FF + gamma * mean(diag A) * I (002 sec. 5.1); 0: none",
+		     0, 1e6, NULL},
+	[P_REGULARIZE] = {"regularize", PX_PARAM_CHOICE, "all",
+			  "rows that get gamma: all free rows, or only the friction rows (002 sec. 5.1)",
+			  0, -1, "all|friction"},
+	[P_BACKOFF] = {"backoff", PX_PARAM_BOOL, "yes",
+		       "after a call that could not improve the iterate, skip the next 1, 2, 4, ... (at most 64) calls until one does",
+		       0, -1, NULL},
+	[P_PRECOND] = {"precond", PX_PARAM_CHOICE, "block",
+		       "CG preconditioner: block = each contact's diagonal block of the reduced matrix, none = plain CG as 002",
+		       0, -1, "block|none"},
 };
 
 static int pgssm_create(const union px_value *values, void **state, char *err,
@@ -152,14 +157,14 @@ static int pgssm_create(const union px_value *values, void **state, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	s->k_pgs = (uint64_t)values[0].i;
-	s->k_sm = (uint64_t)values[1].i;
-	s->cg_tol = values[2].r;
-	s->cg_max = (uint64_t)values[3].i;
-	s->gamma = values[4].r;
-	s->regularize = values[5].choice;
-	s->backoff = values[6].b;
-	s->precond = values[7].choice;
+	s->k_pgs = (uint64_t)values[P_K_PGS].i;
+	s->k_sm = (uint64_t)values[P_K_SM].i;
+	s->cg_tol = values[P_CG_TOL].r;
+	s->cg_max = (uint64_t)values[P_CG_MAX].i;
+	s->gamma = values[P_GAMMA].r;
+	s->regularize = values[P_REGULARIZE].choice;
+	s->backoff = values[P_BACKOFF].b;
+	s->precond = values[P_PRECOND].choice;
 	*state = s;
 	return 0;
 }

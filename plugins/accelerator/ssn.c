@@ -65,20 +65,23 @@ struct ssn {
 	double last_merit;
 };
 
+enum { P_WINDOW, P_RATE, P_MAX_NEWTON, P_TOL, P_REG };
+
 static const struct px_param_decl ssn_params[] = {
-	{"window", PX_PARAM_INT, "10",
-	 "stagnation test: sweeps over which the change of lambda is compared",
-	 1, 10000, NULL},
-	{"rate", PX_PARAM_REAL, "0.8",
-	 "stagnation test: run Newton when the change shrank by less than this factor per sweep on average",
-	 0, 1, NULL},
-	{"max_newton", PX_PARAM_INT, "30", "Newton steps per call at most", 1,
-	 10000, NULL},
-	{"tol", PX_PARAM_REAL, "1e-14",
-	 "a run stops when ||phi||_inf <= tol ||lambda||_inf", 0, 1, NULL},
-	{"reg", PX_PARAM_REAL, "1e-10",
-	 "the least regularization: J + r I is factorized with r = ||phi|| / ||lambda|| within [reg, 1e-2] (A is rank-deficient where contacts outnumber the freedoms of the bodies); a singular one is retried with 100 times more",
-	 0, 1e-2, NULL},
+	[P_WINDOW] = {"window", PX_PARAM_INT, "10",
+		      "stagnation test: sweeps over which the change of lambda is compared",
+		      1, 10000, NULL},
+	[P_RATE] = {"rate", PX_PARAM_REAL, "0.8",
+		    "stagnation test: run Newton when the change shrank by less than this factor per sweep on average",
+		    0, 1, NULL},
+	[P_MAX_NEWTON] = {"max_newton", PX_PARAM_INT, "30",
+			  "Newton steps per call at most", 1, 10000, NULL},
+	[P_TOL] = {"tol", PX_PARAM_REAL, "1e-14",
+		   "a run stops when ||phi||_inf <= tol ||lambda||_inf", 0, 1,
+		   NULL},
+	[P_REG] = {"reg", PX_PARAM_REAL, "1e-10",
+		   "the least regularization: J + r I is factorized with r = ||phi|| / ||lambda|| within [reg, 1e-2] (A is rank-deficient where contacts outnumber the freedoms of the bodies); a singular one is retried with 100 times more",
+		   0, 1e-2, NULL},
 };
 
 static int ssn_create(const union px_value *v, void **state, char *err,
@@ -90,11 +93,11 @@ static int ssn_create(const union px_value *v, void **state, char *err,
 		snprintf(err, errlen, "out of memory");
 		return 1;
 	}
-	s->window = v[0].i;
-	s->rate = v[1].r;
-	s->max_newton = v[2].i;
-	s->tol = v[3].r;
-	s->reg = v[4].r;
+	s->window = v[P_WINDOW].i;
+	s->rate = v[P_RATE].r;
+	s->max_newton = v[P_MAX_NEWTON].i;
+	s->tol = v[P_TOL].r;
+	s->reg = v[P_REG].r;
 	*state = s;
 	return 0;
 }

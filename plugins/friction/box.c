@@ -32,33 +32,37 @@ struct box {
 	double mu_tau; /* torsional coefficient when the problem has none */
 };
 
+enum { P_BOUND, P_LIMIT, P_MU_TAU };
+
 static const struct px_param_decl box_params[] = {
-	{"bound", PX_PARAM_CHOICE, "proportional",
-	 "s, t bound: mu lambda_n (000 eq. 4) or the constant limit (003 eq. 24-25)",
-	 0, 0, "proportional|constant"},
-	{"limit", PX_PARAM_REAL, "-1",
-	 "the constant s, t bound (an impulse >= 0), required by bound = constant; -1: unset",
-	 1, 0, NULL},
-	{"mu_tau", PX_PARAM_REAL, "0",
-	 "torsional coefficient for contacts whose mu_tau is 0 (4-row contacts)",
-	 0, 1e300, NULL},
+	[P_BOUND] = {"bound", PX_PARAM_CHOICE, "proportional",
+		     "s, t bound: mu lambda_n (000 eq. 4) or the constant limit (003 eq. 24-25)",
+		     0, 0, "proportional|constant"},
+	[P_LIMIT] = {"limit", PX_PARAM_REAL, "-1",
+		     "the constant s, t bound (an impulse >= 0), required by bound = constant; -1: unset",
+		     1, 0, NULL},
+	[P_MU_TAU] = {"mu_tau", PX_PARAM_REAL, "0",
+		      "torsional coefficient for contacts whose mu_tau is 0 (4-row contacts)",
+		      0, 1e300, NULL},
 };
 
 static int box_create(const union px_value *values, void **state, char *err,
 		      size_t errlen)
 {
+	const int bound = values[P_BOUND].choice;
+	const double limit = values[P_LIMIT].r;
 	struct box *b;
 
-	if (values[0].choice == BOUND_CONSTANT && values[1].r < 0.0) {
+	if (bound == BOUND_CONSTANT && limit < 0.0) {
 		snprintf(err, errlen,
 			 "bound = constant needs limit, the constant friction bound (an impulse >= 0, 003 eq. 24-25); found limit = %g%s",
-			 values[1].r, values[1].r == -1.0 ? " (unset)" : "");
+			 limit, limit == -1.0 ? " (unset)" : "");
 		return -1;
 	}
-	if (values[0].choice != BOUND_CONSTANT && values[1].r != -1.0) {
+	if (bound != BOUND_CONSTANT && limit != -1.0) {
 		snprintf(err, errlen,
 			 "limit = %g is only used with bound = constant (bound is proportional)",
-			 values[1].r);
+			 limit);
 		return -1;
 	}
 	b = malloc(sizeof *b);
@@ -66,9 +70,9 @@ static int box_create(const union px_value *values, void **state, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	b->bound = values[0].choice;
-	b->limit = values[1].r;
-	b->mu_tau = values[2].r;
+	b->bound = bound;
+	b->limit = limit;
+	b->mu_tau = values[P_MU_TAU].r;
 	*state = b;
 	return 0;
 }

@@ -29,10 +29,12 @@ struct ellipsoid {
 	double mu_tau; /* torsional coefficient when the problem has none */
 };
 
+enum { P_MU_TAU };
+
 static const struct px_param_decl ellipsoid_params[] = {
-	{"mu_tau", PX_PARAM_REAL, "0",
-	 "torsional coefficient for contacts whose mu_tau is 0 (4-row contacts)",
-	 0, 1e300, NULL},
+	[P_MU_TAU] = {"mu_tau", PX_PARAM_REAL, "0",
+		      "torsional coefficient for contacts whose mu_tau is 0 (4-row contacts)",
+		      0, 1e300, NULL},
 };
 
 static int ellipsoid_create(const union px_value *values, void **state,
@@ -44,7 +46,7 @@ static int ellipsoid_create(const union px_value *values, void **state,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	e->mu_tau = values[0].r;
+	e->mu_tau = values[P_MU_TAU].r;
 	*state = e;
 	return 0;
 }
