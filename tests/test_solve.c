@@ -250,6 +250,46 @@ Test(solve, factorized_and_assembled_agree)
 	px_config_free(cfg);
 }
 
+/* px_problem_assemble and px_problem_copy keep A: the same dense matrix
+ * as the factorized original, a normal shift included, and the assembled
+ * one stores only the blocks of contacts sharing a dynamic body. */
+Test(solve, assemble_and_copy_keep_the_operator)
+{
+	enum { M = 24 };
+	const double gamma[8] = {0.5, 0, 0, 0, 0, 0, 0, 0.25};
+	struct px_problem *f, *a, *asm_, *copy;
+	double *df = malloc(M * M * sizeof *df), *dx = malloc(M * M * sizeof *dx);
+	const size_t *rowptr;
+	const uint32_t *cols;
+	const double *blocks;
+
+	build_stack(&f, &a);
+	cr_assert_eq(px_problem_set_normal_shift(f, gamma, NULL), PX_OK);
+	cr_assert_eq(px_problem_to_dense(f, df), PX_OK);
+	cr_assert_eq(px_problem_assemble(f, &asm_, NULL), PX_OK);
+	cr_assert_eq(px_problem_form(asm_), PX_FORM_ASSEMBLED);
+	cr_assert_eq(px_problem_to_dense(asm_, dx), PX_OK);
+	cr_assert_eq(memcmp(df, dx, M * M * sizeof *df), 0);
+	cr_assert_eq(memcmp(px_problem_b(asm_), px_problem_b(f),
+			    M * sizeof(double)), 0);
+	/* ground contacts 0-3 touch box 0 only, 4-7 boxes 0 and 1: rows of
+	 * contacts 0-3 hold all 8 blocks (box 0), as do rows 4-7 */
+	cr_assert_eq(px_problem_assembled(asm_, &rowptr, &cols, &blocks), PX_OK);
+	cr_assert_eq(rowptr[8], 64);
+	cr_assert_eq(px_problem_copy(f, &copy, NULL), PX_OK);
+	cr_assert_eq(px_problem_form(copy), PX_FORM_FACTORIZED);
+	cr_assert_eq(px_problem_to_dense(copy, dx), PX_OK);
+	cr_assert_eq(memcmp(df, dx, M * M * sizeof *df), 0);
+	cr_assert_eq(memcmp(px_problem_normal_shift(copy), gamma, sizeof gamma),
+		     0);
+	px_problem_destroy(copy);
+	px_problem_destroy(asm_);
+	px_problem_destroy(f);
+	px_problem_destroy(a);
+	free(df);
+	free(dx);
+}
+
 Test(solve, warm_start_from_solution_is_immediate)
 {
 	char path[4096];

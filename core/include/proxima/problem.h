@@ -125,6 +125,19 @@ void px_problem_diag_block(const struct px_problem *p, size_t k, double *out);
 /* A as a dense row-major (n*bs) x (n*bs) matrix, for tests and small tools. */
 int px_problem_to_dense(const struct px_problem *p, double *out);
 
+/* A copy of p in storage of its own: A in its form (and normal shift), b,
+ * friction, restitution and geometry. */
+int px_problem_copy(const struct px_problem *p, struct px_problem **out,
+		    struct px_error *err);
+
+/* The assembled problem of p, of any form: a copy of its contacts' data
+ * with A (plus its normal shift) assembled, block (i, j) stored where
+ * contacts i and j share a dynamic body (diagonal blocks always), each the
+ * velocity at i of unit impulses at j through px_problem_apply's products.
+ * Time and memory of the blocks kept: O(sum over bodies of contacts^2). */
+int px_problem_assemble(const struct px_problem *p, struct px_problem **out,
+			struct px_error *err);
+
 /* Bytes the problem holds (its struct and every array it owns). */
 size_t px_problem_bytes(const struct px_problem *p);
 
