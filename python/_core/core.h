@@ -52,7 +52,7 @@ PyObject *px_py_raise(const struct px_error *err);
 /* Raise proxima.Error with a formatted message; returns NULL. */
 PyObject *px_py_fail(const char *fmt, ...);
 
-/* A copy of p (its assembled A, b, friction and restitution), or NULL. */
+/* A copy of p (px_problem_copy: any form), or NULL. */
 struct px_problem *px_py_problem_copy(const struct px_problem *p,
 				      struct px_error *err);
 

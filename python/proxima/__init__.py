@@ -134,6 +134,82 @@ def _sparse_bsr(W):
             data.reshape(-1, 3, 3))
 
 
+def _array(x, what, shape, unit):
+    """x as a C-contiguous float64 array of the given shape (or flat of its
+    size) holding finite numbers (a new array)."""
+    try:
+        a = np.array(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise _fail(f"{what}: expected an array of numbers") from None
+    size = int(np.prod(shape))
+    if a.shape != tuple(shape) and not (a.ndim == 1 and a.size == size):
+        raise _fail(f"{what}: expected shape {tuple(shape)} ({unit}), got "
+                    f"shape {a.shape}")
+    a = a.reshape(shape)
+    bad = np.argwhere(~np.isfinite(a))
+    if bad.size:
+        i = tuple(int(v) for v in bad[0])
+        at = ", ".join(str(v) for v in i)
+        raise _fail(f"{what}[{at}] = {_real(a[i])}: expected a finite "
+                    "number")
+    return a
+
+
+def _contacts(q, mu, n):
+    """q (3n) and mu (n, or one number) checked, as float64 vectors."""
+    qv = _vector(q, "q", 3 * n, f"{n} contacts x 3 rows")
+    if np.ndim(mu) == 0:
+        try:
+            mu = np.full(n, float(mu))
+        except (TypeError, ValueError):
+            raise _fail("mu: expected a number or an array of numbers") \
+                from None
+    muv = _vector(mu, "mu", n, "one per contact")
+    neg = np.flatnonzero(muv < 0)
+    if neg.size:
+        k = int(neg[0])
+        raise _fail(f"mu[{k}] = {_real(muv[k])}: expected mu >= 0")
+    return qv, muv
+
+
+def _bodies(body_a, body_b, n_bodies):
+    """body_a, body_b (-1 for the static world) as libproxima's uint32
+    indices (PX_STATIC for -1), checked: in range, the two sides of a
+    contact different. The number of contacts is len(body_a)."""
+    out = []
+    for what, b in (("body_a", body_a), ("body_b", body_b)):
+        try:
+            a = np.array(b)
+        except (TypeError, ValueError):
+            a = np.array([None])
+        if a.dtype.kind not in "iub" or a.ndim != 1:
+            raise _fail(f"{what}: expected a 1-D array of body indices "
+                        "(integers, -1 for the static world)")
+        out.append(a.astype(np.int64))
+    a, b = out
+    if a.size == 0:
+        raise _fail("body_a: a problem needs at least one contact")
+    if b.size != a.size:
+        raise _fail(f"body_b: expected {a.size} body indices (one per "
+                    f"contact, as body_a), got {b.size}")
+    for what, x in (("body_a", a), ("body_b", b)):
+        bad = np.flatnonzero((x < -1) | (x >= n_bodies))
+        if bad.size:
+            k = int(bad[0])
+            raise _fail(f"{what}[{k}] = {int(x[k])}: expected a body index "
+                        f"in 0 .. {n_bodies - 1} or -1 (static) "
+                        f"({n_bodies} bodies)")
+    same = np.flatnonzero(a == b)
+    if same.size:
+        k = int(same[0])
+        side = "the static world" if a[k] == -1 else f"body {int(a[k])}"
+        raise _fail(f"contact {k}: both sides are {side} (body_a and "
+                    "body_b must differ)")
+    static = np.uint32(0xFFFFFFFF)
+    return (np.where(a < 0, static, a).astype(np.uint32),
+            np.where(b < 0, static, b).astype(np.uint32))
+
+
 class Problem:
     """A frictional contact problem: find lam, u = W lam + q with Coulomb's
     law at every contact of friction coefficient mu.
@@ -148,6 +224,10 @@ class Problem:
     dense matrix and memory for the kept blocks); q and mu are copied too,
     so changing the arrays afterwards does not change the problem.
 
+    Problem.rigid(...) and Problem.factorized(...) give W in the rigid and
+    factorized forms a world builds (W = J M^-1 J^T, never assembled for
+    the solve); form says which a problem has.
+
     Wrong shapes, non-finite numbers, a negative mu, a non-square W or
     blocks that are not 3 x 3 raise proxima.Error (a ValueError) with a
     one-line message.
@@ -161,19 +241,98 @@ class Problem:
         else:
             rowptr, cols, blocks = _dense_bsr(W)
         n = len(rowptr) - 1
-        qv = _vector(q, "q", 3 * n, f"{n} contacts x 3 rows")
-        if np.ndim(mu) == 0:
-            try:
-                mu = np.full(n, float(mu))
-            except (TypeError, ValueError):
-                raise _fail("mu: expected a number or an array of numbers") \
-                    from None
-        muv = _vector(mu, "mu", n, "one per contact")
-        neg = np.flatnonzero(muv < 0)
-        if neg.size:
-            k = int(neg[0])
-            raise _fail(f"mu[{k}] = {_real(muv[k])}: expected mu >= 0")
+        qv, muv = _contacts(q, mu, n)
         self._p = _core.Problem(rowptr, cols, blocks.reshape(-1), qv, muv)
+
+    @classmethod
+    def rigid(cls, inv_mass, inv_inertia, body_a, body_b, frames, lever, q,
+              mu, positions=None):
+        """A problem of rigid bodies in contact, W = J M^-1 J^T held in
+        the compact rigid form (problem.h): per body, inv_mass (n_bodies
+        numbers >= 0) and inv_inertia (n_bodies x 3 x 3, the world-frame
+        inverse inertia, symmetric positive semi-definite); per contact
+        k, body_a[k] and body_b[k] (body indices, -1 for the static
+        world), frames[k] (3 x 3, rows n, s, t: orthonormal to 1e-9),
+        lever[k] (2 x 3: r_a then r_b, from each body's centre to the
+        contact point; a static side's is ignored), q (3n) and mu (n or
+        one number); positions (n x 3, default zeros) are kept with the
+        frames as the contacts' geometry and do not enter W.
+
+        Contact k's row d of J (d = n, s, t) is (d, r_a x d) on body a's
+        (linear, angular) velocity and -(d, r_b x d) on body b's: u is the
+        velocity of body a's point relative to body b's, in the frame.
+        Every array is copied (flat float64 and uint32 copies, then
+        libproxima's own: the inertias as their upper triangles).
+        """
+        if np.ndim(inv_mass) != 1 or np.size(inv_mass) == 0:
+            raise _fail("inv_mass: expected a 1-D array of one inverse mass "
+                        "per body (at least one body)")
+        nb = int(np.size(inv_mass))
+        im = _array(inv_mass, "inv_mass", (nb,), "one per body")
+        neg = np.flatnonzero(im < 0)
+        if neg.size:
+            b = int(neg[0])
+            raise _fail(f"inv_mass[{b}] = {_real(im[b])}: expected an "
+                        "inverse mass >= 0")
+        ii = _array(inv_inertia, "inv_inertia", (nb, 3, 3),
+                    f"{nb} bodies x 3 x 3")
+        for b in range(nb):
+            m = ii[b]
+            for i, j in ((0, 1), (0, 2), (1, 2)):
+                if m[i, j] != m[j, i]:
+                    raise _fail(f"inv_inertia[{b}] is not symmetric: "
+                                f"[{i}, {j}] = {_real(m[i, j])}, "
+                                f"[{j}, {i}] = {_real(m[j, i])}")
+            low = float(np.linalg.eigvalsh(m)[0])
+            if low < -1e-12 * max(1.0, float(np.abs(m).max())):
+                raise _fail(f"inv_inertia[{b}] is not positive "
+                            f"semi-definite: an eigenvalue {low:.6g}")
+        ba, bb = _bodies(body_a, body_b, nb)
+        n = ba.size
+        fr = _array(frames, "frames", (n, 3, 3), f"{n} contacts x 3 x 3")
+        off = np.abs(np.einsum("kij,klj->kil", fr, fr) - np.eye(3))
+        bad = np.flatnonzero(off.max(axis=(1, 2)) > 1e-9)
+        if bad.size:
+            k = int(bad[0])
+            raise _fail(f"frames[{k}]: rows n, s, t are not orthonormal "
+                        f"(F F^T differs from I by {off[k].max():.3g}, "
+                        "more than 1e-9)")
+        lv = _array(lever, "lever", (n, 2, 3), f"{n} contacts x (r_a, r_b)")
+        pos = None if positions is None else _array(
+            positions, "positions", (n, 3), f"{n} contacts x 3")
+        qv, muv = _contacts(q, mu, n)
+        self = cls.__new__(cls)
+        self._p = _core.Problem.rigid(
+            im, ii.reshape(-1), ba, bb, fr.reshape(-1), lv.reshape(-1), qv,
+            muv, None if pos is None else pos.reshape(-1))
+        return self
+
+    @classmethod
+    def factorized(cls, n_bodies, body_a, body_b, jac, minv_jt, q, mu):
+        """A problem with W = J M^-1 J^T in the factorized form
+        (problem.h): per contact k, body_a[k] and body_b[k] (indices
+        below n_bodies, -1 for the static world), jac[k] (2 x 3 x 6: J_a
+        then J_b, rows n, s, t on a body's 6 velocities) and minv_jt[k]
+        (2 x 6 x 3: (M^-1 J^T)_a then _b), q (3n) and mu (n or one
+        number). W's block (i, j) is the sum over the bodies b that
+        contacts i and j share of J_i,b (M^-1 J^T)_j,b; a static side's
+        blocks are ignored. Every array is copied (a float64 copy, then
+        libproxima's own: 72 numbers per contact)."""
+        if isinstance(n_bodies, bool) or not isinstance(
+                n_bodies, numbers.Integral) or n_bodies < 0:
+            raise _fail(f"n_bodies: expected an integer >= 0, got "
+                        f"{n_bodies!r}")
+        nb = int(n_bodies)
+        ba, bb = _bodies(body_a, body_b, nb)
+        n = ba.size
+        jc = _array(jac, "jac", (n, 2, 3, 6), f"{n} contacts x (J_a, J_b)")
+        mj = _array(minv_jt, "minv_jt", (n, 2, 6, 3),
+                    f"{n} contacts x ((M^-1 J^T)_a, (M^-1 J^T)_b)")
+        qv, muv = _contacts(q, mu, n)
+        self = cls.__new__(cls)
+        self._p = _core.Problem.factorized(nb, ba, bb, jc.reshape(-1),
+                                           mj.reshape(-1), qv, muv)
+        return self
 
     @classmethod
     def read(cls, path):
@@ -190,7 +349,7 @@ class Problem:
         """Write the problem as a Siconos .dat file (by the name's
         extension .dat, every real with %.17g: it reads back bit for bit)
         or an FCLib local problem (.hdf5 or .h5), as `proxima convert`
-        does."""
+        does; a factorized or rigid W is assembled first, as W gives it."""
         self._p.write(os.fspath(path))
 
     @property
@@ -214,19 +373,35 @@ class Problem:
         return self._p.mu()
 
     @property
+    def form(self):
+        """How libproxima holds W: "assembled" (BSR blocks: Problem(W, q,
+        mu) and files), "factorized" or "rigid"."""
+        return self._p.form
+
+    @property
+    def n_bodies(self):
+        """The bodies of a factorized or rigid W (0 for an assembled one)."""
+        return self._p.n_bodies
+
+    @property
     def W(self):
-        """W as a scipy.sparse BSR matrix with 3 x 3 blocks, a copy of
-        the stored blocks (sorted, diagonal blocks present). Needs scipy;
-        dense() gives a numpy array without it."""
+        """W as a scipy.sparse BSR matrix with 3 x 3 blocks: a copy of
+        the stored blocks (sorted, diagonal blocks present), or for a
+        factorized or rigid problem W assembled on each access
+        (px_problem_assemble: the blocks of contacts sharing a body, in
+        time and memory of those blocks). Needs scipy; dense() gives a
+        numpy array without it."""
         import scipy.sparse
-        rowptr, cols, blocks = self._p.bsr()
+        p = self._p if self._p.form == "assembled" else self._p.assemble()
+        rowptr, cols, blocks = p.bsr()
         m = self.n_contacts * self.block_size
         return scipy.sparse.bsr_matrix(
             (blocks, cols.astype(np.int32), rowptr.astype(np.int32)),
             shape=(m, m))
 
     def dense(self):
-        """W as a dense numpy array (3n x 3n)."""
+        """W as a dense numpy array (3n x 3n), of any form (a factorized or
+        rigid W through 3n products W e_i)."""
         return self._p.dense()
 
     @property
@@ -236,7 +411,7 @@ class Problem:
 
     def __repr__(self):
         return (f"<proxima.Problem: {self.n_contacts} contacts of "
-                f"{self.block_size} rows>")
+                f"{self.block_size} rows, {self.form}>")
 
 
 def _format_value(key, value):
