@@ -7,7 +7,8 @@
 #   ./bootstrap.sh check   install packages, build, run `make check` and
 #                          `make distcheck`
 #   ./bootstrap.sh bench [ARG...]
-#                          install packages, Siconos numerics and Bullet
+#                          install packages, Siconos numerics (C and
+#                          Python) and Bullet
 #                          (the peers of `make bench'), build, run
 #                          bench/siconos.sh ARG... (every problem in
 #                          ../shared/problems, proxima against Siconos NSGS)
@@ -53,11 +54,12 @@ if ! command -v dpkg-checkbuilddeps > /dev/null ||
 	apt_updated=yes
 	apt-get build-dep -y -q --no-install-recommends ./
 fi
-# bench: the peers (Siconos numerics; bench/bullet_world is C++ on Bullet);
+# bench: the peers (Siconos numerics, and its Python module for
+# bench/python_siconos.py; bench/bullet_world is C++ on Bullet);
 # harden: clang with libFuzzer and the sanitizers' runtimes, clang's OpenMP
 # (libomp, with Archer for ThreadSanitizer) and valgrind
 extra=""
-[ "$mode" = bench ] && extra="libsiconos-numerics-dev g++ libbullet-dev"
+[ "$mode" = bench ] && extra="libsiconos-numerics-dev python3-siconos g++ libbullet-dev"
 [ "$mode" = harden ] && extra="clang libclang-rt-14-dev libomp-dev valgrind"
 if [ -n "$extra" ]; then
 	missing=""
