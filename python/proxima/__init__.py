@@ -115,7 +115,7 @@ def _sparse_bsr(W):
         raise _fail(f"W: expected real numbers, got a matrix of {W.dtype}")
     if len(W.shape) != 2:
         raise _fail(f"W: expected a matrix (2-D), got shape {W.shape}")
-    n = _check_shape(W.shape)
+    _check_shape(W.shape)
     if fmt == "bsr" and tuple(W.blocksize) != (3, 3):
         r, c = W.blocksize
         raise _fail(f"W: BSR blocks of {r} x {c} do not fit contacts of 3 "

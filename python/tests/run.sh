@@ -16,7 +16,7 @@ if ! "$python" -c 'import pytest' 2>/dev/null; then
 	echo "SKIP $python has no pytest (Debian: python3-pytest)"
 	exit 77
 fi
-PYTHONPATH=$top/python
+PYTHONPATH=$(cd "$top" && pwd)/python
 PYTHONDONTWRITEBYTECODE=1
 export PYTHONPATH PYTHONDONTWRITEBYTECODE
 # A sanitizer build (configure --enable-sanitizers) links the module with
