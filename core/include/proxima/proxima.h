@@ -8,6 +8,7 @@
 #include <proxima/loader.h>
 #include <proxima/plugin.h>
 #include <proxima/problem.h>
+#include <proxima/sim.h>
 #include <proxima/solver.h>
 
 #endif
