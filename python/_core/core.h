@@ -8,7 +8,9 @@
  *   config.c   _core.Config: a struct px_config built from layers
  *   plugins.c  _core.plugins(): every plugin found on the search path
  *   solve.c    _core.solve() and _core.Solver: px_solve and px_solver,
- *              the GIL released, Ctrl-C through the config's monitor */
+ *              the GIL released, Ctrl-C through the config's monitor
+ *   world.c    _core.World: a struct px_sim (proxima/sim.h) stepped with
+ *              the GIL released, its bodies and contacts as arrays */
 #ifndef PX_PY_CORE_H
 #define PX_PY_CORE_H
 
@@ -21,6 +23,8 @@
 #define NO_IMPORT_ARRAY
 #endif
 #include <numpy/arrayobject.h>
+
+#include <time.h>
 
 #include <proxima/proxima.h>
 
@@ -42,6 +46,7 @@ struct px_py_config {
 extern PyTypeObject px_py_problem_type;
 extern PyTypeObject px_py_config_type;
 extern PyTypeObject px_py_solver_type;
+extern PyTypeObject px_py_world_type;
 
 /* proxima.Error (a ValueError) and proxima.FileError (also an OSError). */
 extern PyObject *px_py_error;
@@ -61,5 +66,16 @@ PyObject *px_py_plugins(PyObject *self, PyObject *args);
 
 /* solve.c */
 PyObject *px_py_solve(PyObject *self, PyObject *args, PyObject *kw);
+/* The config's monitor (px_config_set_monitor, user a struct
+ * px_py_monitor, its clock set) while a solve runs with the GIL released:
+ * every 50 ms it runs the signal handlers; one that raises stops the
+ * solve, its exception kept in type, value, tb to be restored. */
+struct px_py_monitor {
+	struct timespec last;
+	PyObject *type, *value, *tb;
+};
+int px_py_monitor(const struct px_report *so_far, void *user);
+/* Claim cfg for one solve (busy), or refuse with proxima.Error. */
+int px_py_claim(struct px_py_config *cfg);
 
 #endif

@@ -15,20 +15,15 @@
 
 #define MONITOR_SECONDS 0.05
 
-struct monitor {
-	struct timespec last;
-	PyObject *type, *value, *tb; /* the exception a handler raised */
-};
-
 static double since(const struct timespec *a, const struct timespec *b)
 {
 	return (double)(b->tv_sec - a->tv_sec) +
 	       1e-9 * (double)(b->tv_nsec - a->tv_nsec);
 }
 
-static int monitor(const struct px_report *so_far, void *user)
+int px_py_monitor(const struct px_report *so_far, void *user)
 {
-	struct monitor *m = user;
+	struct px_py_monitor *m = user;
 	struct timespec now;
 	PyGILState_STATE g;
 	int stop = 0;
@@ -159,8 +154,7 @@ static PyObject *result(const struct px_problem *p,
 		(unsigned long long)rep->accel_steps);
 }
 
-/* Claim cfg for one solve, or refuse. */
-static int claim(struct px_py_config *cfg)
+int px_py_claim(struct px_py_config *cfg)
 {
 	if (cfg->busy) {
 		px_py_fail("this config is in use by another solve (one solve at a time per config: build another Config for a solve in parallel)");
@@ -175,14 +169,14 @@ static int claim(struct px_py_config *cfg)
 static PyObject *run(const struct px_problem *p, struct px_py_config *cfg,
 		     struct px_solver *s, PyArrayObject *lam, int with_history)
 {
-	struct monitor m = {0};
+	struct px_py_monitor m = {0};
 	struct px_report rep = {0};
 	struct px_error err = {0};
 	PyObject *out;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &m.last);
-	px_config_set_monitor(cfg->c, monitor, &m);
+	px_config_set_monitor(cfg->c, px_py_monitor, &m);
 	Py_BEGIN_ALLOW_THREADS
 	rc = s ? px_solver_solve(s, PyArray_DATA(lam), &rep, &err)
 	       : px_solve(p, cfg->c, PyArray_DATA(lam), &rep, &err);
@@ -223,7 +217,7 @@ PyObject *px_py_solve(PyObject *self, PyObject *args, PyObject *kw)
 				  px_problem_block_size(prob->p));
 	if (!lam)
 		return NULL;
-	if (claim(cfg)) {
+	if (px_py_claim(cfg)) {
 		Py_DECREF(lam);
 		return NULL;
 	}
@@ -266,7 +260,7 @@ static PyObject *solver_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 	}
 	Py_INCREF(cfg);
 	self->cfg = cfg;
-	if (claim(cfg)) {
+	if (px_py_claim(cfg)) {
 		Py_DECREF(self);
 		return NULL;
 	}
@@ -336,7 +330,7 @@ static PyObject *solver_solve(PyObject *obj, PyObject *args, PyObject *kw)
 		Py_XDECREF(q);
 		return NULL;
 	}
-	if (claim(self->cfg)) {
+	if (px_py_claim(self->cfg)) {
 		Py_XDECREF(q);
 		Py_DECREF(lam);
 		return NULL;

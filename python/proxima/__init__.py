@@ -27,7 +27,8 @@ from . import _core
 
 __all__ = ["Error", "FileError", "Problem", "Config", "Solver", "Result",
            "History", "Plugin", "Param", "solve", "plugins",
-           "refused_plugins", "SECTIONS"]
+           "refused_plugins", "SECTIONS", "World", "Contacts",
+           "STATS_COLUMNS"]
 
 Error = _core.Error
 FileError = _core.FileError
@@ -722,3 +723,7 @@ def plugins():
 def refused_plugins():
     """The plugin files the loader refused: (path, reason) pairs."""
     return list(_core.plugins()[1])
+
+
+# the rigid-body world (world.py) uses Config and Error from above
+from .world import STATS_COLUMNS, Contacts, World  # noqa: E402
