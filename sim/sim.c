@@ -72,6 +72,24 @@ static int settings_in(const struct px_sim_settings *s,
 		return px_error_set(err, PX_ERR_INVALID,
 				    "stabilization %d: expected none (0), baumgarte (1), post (2) or soft (3)",
 				    s->stabilization);
+	for (int k = 0; k < 3; k++)
+		if (!isfinite(s->gravity[k]))
+			return px_error_set(err, PX_ERR_INVALID,
+					    "gravity[%d] = %g: expected a finite number",
+					    k, s->gravity[k]);
+	if (!(s->dt > 0.0) || !isfinite(s->dt))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "dt = %g: expected a positive, finite number",
+				    s->dt);
+	if (!(s->beta >= 0.0 && s->beta <= 1.0))
+		return px_error_set(err, PX_ERR_INVALID,
+				    "beta = %g: expected a number in [0, 1]",
+				    s->beta);
+	if (s->substeps < 1 || s->substeps > PX_WORLD_MAX_SUBSTEPS)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "substeps = %u: expected a whole number in [1, %u]",
+				    (unsigned)s->substeps,
+				    PX_WORLD_MAX_SUBSTEPS);
 	px_world_settings_default(w);
 	memcpy(w->gravity, s->gravity, sizeof w->gravity);
 	w->dt = s->dt;
@@ -145,7 +163,7 @@ void px_sim_body_default(struct px_sim_body *b)
 
 /* A refusal of field `what` of body i (the index it would have). */
 #define BAD(what, fmt, ...)                                                \
-	px_error_set(err, PX_ERR_INVALID, "body %zu: " what ": " fmt, i,   \
+	px_error_set(err, PX_ERR_INVALID, "body %zu: " what " = " fmt, i,  \
 		     __VA_ARGS__)
 
 static int finite_list(const double *x, int n, const char *what, size_t i,
@@ -205,8 +223,10 @@ static int shape_in(const struct px_sim_body *b, struct px_shape *sh,
 			return rc;
 		len = v3_norm(b->normal);
 		if (!(len > 0.0) || !isfinite(len))
-			return BAD("normal", "(%g, %g, %g): expected a non-zero vector",
-				   b->normal[0], b->normal[1], b->normal[2]);
+			return px_error_set(err, PX_ERR_INVALID,
+					    "body %zu: normal (%g, %g, %g): expected a non-zero vector",
+					    i, b->normal[0], b->normal[1],
+					    b->normal[2]);
 		for (int k = 0; k < 3; k++)
 			sh->normal[k] = b->normal[k] / len;
 		return PX_OK;
@@ -225,15 +245,19 @@ static int mass_in(const struct px_sim_body *b, struct px_body *nb, size_t i,
 
 	if (nb->is_static) {
 		if (has_mass || has_density)
-			return BAD("static", "%s",
-				   "a static body has no mass or density (expected both 0)");
+			return px_error_set(err, PX_ERR_INVALID,
+					    "body %zu: a static body has no mass or density (expected neither)",
+					    i);
 		return PX_OK;
 	}
 	if (has_mass && has_density)
-		return BAD("mass", "%g and density %g: expected exactly one of mass and density",
-			   b->mass, b->density);
+		return px_error_set(err, PX_ERR_INVALID,
+				    "body %zu: mass %g and density %g: expected exactly one of mass and density",
+				    i, b->mass, b->density);
 	if (!has_mass && !has_density)
-		return BAD("mass", "%s", "missing: expected exactly one of mass and density");
+		return px_error_set(err, PX_ERR_INVALID,
+				    "body %zu: mass missing: expected exactly one of mass and density",
+				    i);
 	if ((rc = positive(has_mass ? b->mass : b->density,
 			   has_mass ? "mass" : "density", i, err)))
 		return rc;
@@ -272,13 +296,16 @@ int px_sim_add_body(struct px_sim *s, const struct px_sim_body *b,
 		return rc;
 	if (b->orientation[0] == 0.0 && b->orientation[1] == 0.0 &&
 	    b->orientation[2] == 0.0 && b->orientation[3] == 0.0)
-		return BAD("orientation", "%s", "(0, 0, 0, 0): expected a non-zero quaternion");
+		return px_error_set(err, PX_ERR_INVALID,
+				    "body %zu: orientation (0, 0, 0, 0): expected a non-zero quaternion",
+				    i);
 	nb.is_static = b->is_static || b->shape == PX_SIM_PLANE;
 	if (nb.is_static) {
 		for (int k = 0; k < 3; k++)
 			if (b->velocity[k] != 0.0 || b->angular_velocity[k] != 0.0)
-				return BAD("static", "%s",
-					   "a static body does not move (expected zero velocity and angular_velocity)");
+				return px_error_set(err, PX_ERR_INVALID,
+						    "body %zu: a static body does not move (expected zero velocity and angular_velocity)",
+						    i);
 	}
 	if ((rc = mass_in(b, &nb, i, err)))
 		return rc;

@@ -46,13 +46,22 @@ static PyObject *settings_dict(const struct px_sim_settings *s)
 		"contact_push_velocity", s->contact_push_velocity);
 }
 
-/* n numbers of the sequence o into x; NULL o leaves x alone. */
-static int numbers(PyObject *o, const char *what, double *x, Py_ssize_t n)
+/* n numbers of the sequence o into x; NULL o leaves x alone. Messages
+ * name body (unless < 0) and what. */
+static int numbers(PyObject *o, Py_ssize_t body, const char *what, double *x,
+		   Py_ssize_t n)
 {
+	char name[64];
+
 	PyObject *fast;
 
 	if (!o || o == Py_None)
 		return 0;
+	if (body >= 0)
+		snprintf(name, sizeof name, "body %zd: %s", body, what);
+	else
+		snprintf(name, sizeof name, "%s", what);
+	what = name;
 	fast = PySequence_Fast(o, "");
 	if (!fast || PySequence_Fast_GET_SIZE(fast) != n) {
 		Py_XDECREF(fast);
@@ -126,8 +135,8 @@ static PyObject *world_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 					  k ? k : "(not a string)");
 	}
 	px_sim_settings_default(&st);
-	if (numbers(PyDict_GetItemString(d, "gravity"), "gravity", st.gravity,
-		    3))
+	if (numbers(PyDict_GetItemString(d, "gravity"), -1, "gravity",
+		    st.gravity, 3))
 		return NULL;
 #define REAL(k)                                                             \
 	if (setting(d, #k, &st.k))                                          \
@@ -200,6 +209,7 @@ static PyObject *world_add_body(PyObject *obj, PyObject *args, PyObject *kw)
 	struct px_sim_body b;
 	struct px_error err = {0};
 	size_t index;
+	Py_ssize_t i;
 	int is_static = 0;
 
 	if (idle(self))
@@ -212,13 +222,14 @@ static PyObject *world_add_body(PyObject *obj, PyObject *args, PyObject *kw)
 		    &b.restitution, &is_static))
 		return NULL;
 	b.is_static = is_static;
-	if (numbers(half, "half", b.half, 3) ||
-	    numbers(normal, "normal", b.normal, 3) ||
-	    numbers(pos, "position", b.position, 3) ||
-	    numbers(ori, "orientation", b.orientation, 4) ||
-	    numbers(vel, "velocity", b.velocity, 3) ||
-	    numbers(ang, "angular_velocity", b.angular_velocity, 3) ||
-	    numbers(inertia, "inertia", b.inertia, 3))
+	i = (Py_ssize_t)px_sim_n_bodies(self->s);
+	if (numbers(half, i, "half", b.half, 3) ||
+	    numbers(normal, i, "normal", b.normal, 3) ||
+	    numbers(pos, i, "position", b.position, 3) ||
+	    numbers(ori, i, "orientation", b.orientation, 4) ||
+	    numbers(vel, i, "velocity", b.velocity, 3) ||
+	    numbers(ang, i, "angular_velocity", b.angular_velocity, 3) ||
+	    numbers(inertia, i, "inertia", b.inertia, 3))
 		return NULL;
 	if (px_sim_add_body(self->s, &b, &index, &err))
 		return px_py_raise(&err);

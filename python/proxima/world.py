@@ -214,8 +214,8 @@ class World:
                 "normal": normal}
         for key, value in size.items():
             if key in _SIZE[shape] and value is None:
-                raise Error(f"body {index}: a {shape} needs "
-                            f"{' and '.join(_SIZE[shape])}: {key} missing")
+                raise Error(f"body {index}: {key} missing (a {shape} "
+                            f"needs {' and '.join(_SIZE[shape])})")
             if key not in _SIZE[shape] and value is not None:
                 raise Error(f"body {index}: a {shape} has no {key} (its "
                             f"size: {' and '.join(_SIZE[shape])})")
@@ -257,7 +257,11 @@ class World:
             raise Error(f"n = {n!r}: expected a whole number of steps >= 0")
         first = self.steps_done
         self._w.step(self._config._c, int(n))
-        return self._w.stats(first)
+        return self._stats(first)
+
+    def _stats(self, first):
+        d = self._w.stats(first)
+        return {k: d[k] for k in STATS_COLUMNS}
 
     def run(self):
         """Step until the scene's number of steps (settings["steps"]) is
@@ -271,7 +275,7 @@ class World:
         --csv` (STATS_COLUMNS): step, contacts, cache_hits, sweeps
         (uint64), converged (bool), the others float64 (seconds of the
         step's parts *_s, energies after it, max_depth)."""
-        return self._w.stats(0)
+        return self._stats(0)
 
     @property
     def positions(self):
