@@ -417,3 +417,47 @@ def test_readme_world_example(tmp_path, monkeypatch, capsys):
     exec(compile(code, "README.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert len(out) >= 1
+
+
+def long_config(**more):
+    # never converges, never stalls: each solve runs until stopped
+    return proxima.Config(**{"solver.abs_tol": 0.0, "solver.rel_tol": 0.0,
+                             "solver.stall_sweeps": 0,
+                             "solver.max_sweeps": 10**12}, **more)
+
+
+def test_ctrl_c_ends_the_step_and_raises():
+    import signal
+    import threading
+    import time
+    world = proxima.World.read(os.path.join(SCENES, "boxstack-10.ini"),
+                               long_config())
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            world.step(5)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 5
+    # the step that was running ended, its solve cut short
+    assert world.steps_done == 1 and not world.stats["converged"][0]
+    world.config = None
+    assert world.step()["converged"][0] and world.steps_done == 2
+
+
+def test_one_call_at_a_time_per_world():
+    import threading
+    import time
+    world = proxima.World.read(os.path.join(SCENES, "boxstack-10.ini"),
+                               long_config(**{"solver.time_limit": 1.0}))
+    t = threading.Thread(target=world.step)
+    t.start()
+    time.sleep(0.2)
+    with pytest.raises(proxima.Error) as e:
+        world.add_body("sphere", radius=1, mass=1)
+    t.join()
+    assert str(e.value) == "this world is stepping in another thread (one " \
+        "call at a time per world)"
+    assert world.steps_done == 1 and len(world) == 11
