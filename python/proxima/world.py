@@ -306,7 +306,7 @@ class World:
 
     @property
     def steps_done(self):
-        """Steps taken."""
+        """The number of steps taken so far."""
         return self._w.info()["steps_done"]
 
     @property
