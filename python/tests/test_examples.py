@@ -16,7 +16,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def test_there_are_examples():
-    assert len(EXAMPLES) >= 1
+    assert len(EXAMPLES) >= 2
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=os.path.basename)
