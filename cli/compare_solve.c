@@ -111,6 +111,44 @@ static int write_markdown(const struct px_cmp *c, const char *dir,
 	return PX_OK;
 }
 
+/* dir/LABEL-accel.csv: the accelerator's calls of one solve, each with the
+ * work when it returned (sweeps before it plus all products with A so
+ * far: the history's work charges a call to the sweep after it, and a
+ * call after the last sweep to none), the stop test's merit after it (NaN
+ * when it did not replace lambda) and the seconds when it returned (the
+ * sweep's time plus its own). */
+static int write_accel(const char *dir, const char *label,
+		       const struct px_report *rep, struct px_error *err)
+{
+	char path[4096], name[PX_CMP_LABEL_MAX + 16];
+	uint64_t products = 0;
+	FILE *f;
+
+	snprintf(name, sizeof name, "%s-accel.csv", label);
+	if (px_cmp_path(path, sizeof path, dir, name, err))
+		return err->code;
+	f = fopen(path, "w");
+	if (!f)
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	fprintf(f, "after_sweep,finish,replaced,products,work,merit,seconds\n");
+	for (size_t i = 0; i < rep->n_accel; i++) {
+		const struct px_accel_record *a = rep->accel + i;
+		const double t0 = a->after_sweep && a->after_sweep <= rep->n_history
+					  ? rep->history[a->after_sweep - 1].seconds
+					  : 0.0;
+
+		products += a->products;
+		fprintf(f, "%llu,%d,%d,%llu,%llu,%.17g,%.9f\n",
+			(unsigned long long)a->after_sweep, a->finish,
+			a->replaced, (unsigned long long)a->products,
+			(unsigned long long)(a->after_sweep + products),
+			a->merit, t0 + a->seconds);
+	}
+	if (fclose(f))
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	return PX_OK;
+}
+
 /* Every n-th point of a line gets its marker: about eight per line. */
 static size_t marker_every(size_t rows)
 {
@@ -158,6 +196,11 @@ static int write_script(struct px_cmp *c, const char *dir, const char *what,
 				fprintf(f, " (%s)",
 					px_cli_merit_name(px_cmp_merit_of(c, i)));
 			fprintf(f, "' noenhanced");
+			/* the iterates the accelerator put in, as markers */
+			if (px_config_plugin(c->c[i].cfg, PX_KIND_ACCELERATOR))
+				fprintf(f, ", here.'/%s-accel.csv' skip 1 using %s:($3 > 0 ? $6 : NaN) with points ls %zu notitle",
+					c->c[i].label,
+					panel ? "($7 * 1000)" : "5", i + 1);
 		}
 		px_cmp_plot_tolerances(f, c, -1);
 		fputc('\n', f);
@@ -210,6 +253,11 @@ int px_cmp_problem(struct px_cmp *c, const char *dir, const char *what,
 			rc = px_error_set(err, PX_ERR_IO,
 					  "%s: cannot write the history", path);
 			goto out;
+		}
+		if (px_config_plugin(c->c[i].cfg, PX_KIND_ACCELERATOR)) {
+			rc = write_accel(dir, c->c[i].label, &r->rep, err);
+			if (rc)
+				goto out;
 		}
 	}
 	fill_table(c, res, &t);
