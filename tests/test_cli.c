@@ -190,7 +190,7 @@ Test(cli, solves_writes_history_and_solution)
 	read_text(hist, buf, sizeof buf);
 	rows = count_lines(buf);
 	cr_assert_eq(rows, sweeps + 1, "history has %d lines for %d sweeps", rows, sweeps);
-	cr_assert(strncmp(buf, "sweep,part,accepted,residual,merit,seconds\n1,full,1,", 52) == 0, "%s", buf);
+	cr_assert(strncmp(buf, "sweep,part,accepted,residual,merit,seconds,work\n1,full,1,", 57) == 0, "%s", buf);
 	/* the written solution satisfies the contact laws */
 	cr_assert_eq(px_dat_read(TWO_BOXES, &p, NULL), PX_OK);
 	lambda = read_solution(sol, 24);
