@@ -466,6 +466,23 @@ Test(cli, run_writes_statistics_and_frames)
 	snprintf(path, sizeof path, "%s/vtk/frames.pvd", dir);
 	read_text(path, csv, sizeof csv);
 	cr_assert(strstr(csv, "file=\"frame_000003.vtp\""), "%s", csv);
+	/* beside each frame its step's contacts: none before the first
+	 * step, the CSV's 8 at step 3 */
+	snprintf(path, sizeof path, "%s/vtk/contacts.pvd", dir);
+	read_text(path, csv, sizeof csv);
+	cr_assert(strstr(csv, "<DataSet timestep=\"0.050000000000000003\" group=\"\" part=\"0\" file=\"contacts_000003.vtp\"/>"),
+		  "%s", csv);
+	snprintf(path, sizeof path, "%s/vtk/contacts_000000.vtp", dir);
+	read_text(path, csv, sizeof csv);
+	cr_assert(strstr(csv, "<Piece NumberOfPoints=\"0\" NumberOfVerts=\"0\" "),
+		  "%s", csv);
+	snprintf(path, sizeof path, "%s/vtk/contacts_000003.vtp", dir);
+	read_text(path, csv, sizeof csv);
+	cr_assert(strstr(csv, "<Piece NumberOfPoints=\"8\" NumberOfVerts=\"8\" "),
+		  "%s", csv);
+	snprintf(path, sizeof path, "frames      4 in %s/vtk, index %s/vtk/frames.pvd, contacts %s/vtk/contacts.pvd\n",
+		 dir, dir, dir);
+	cr_assert(strstr(out, path), "%s", out);
 }
 
 Test(cli, run_refuses_bad_scenes_and_options)
