@@ -24,7 +24,9 @@ int px_cli_mpi(int argc, char **argv);
 int px_cli_default(void);
 
 /* A solve's per-sweep history as CSV (sweep,part,accepted,residual,merit,
- * seconds), as `proxima solve --history` and `proxima compare` write it.
+ * seconds,work; work: sweep plus the products with A of the accelerator's
+ * calls before it, in sweep equivalents), as `proxima solve --history` and
+ * `proxima compare` write it.
  * Returns 0 or -1 (errno says why). */
 struct px_report;
 int px_cli_write_history(const char *path, const struct px_report *rep);

@@ -1,8 +1,9 @@
 /* `proxima compare`: solve one problem, or the problems of a scene, with
  * several configs and put the results side by side: the residual history
  * of each (CSV, as `proxima solve --history`), a table (stdout and
- * DIR/table.md) and gnuplot plots (DIR/NAME.gp, drawn as PNG and SVG when
- * gnuplot is there). This file reads the options, names the configs,
+ * DIR/table.md) and gnuplot plots (DIR/NAME.gp, drawn as PDF, PNG and SVG
+ * when gnuplot is there; no PDF, and a note saying so, when it lacks the
+ * pdfcairo terminal). This file reads the options, names the configs,
  * dispatches on the target (compare.h) and draws. */
 #include <errno.h>
 #include <getopt.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -218,7 +220,7 @@ static int draw(struct px_cmp *c)
 	found = !c->no_plot && px_plot_find(gnuplot, sizeof gnuplot);
 	if (!found) {
 		if (c->json)
-			px_cmp_json_plots(c, NULL, 0);
+			px_cmp_json_plots(c, NULL, 0, 0);
 		if (!says)
 			return 0;
 		if (c->no_plot)
@@ -231,18 +233,32 @@ static int draw(struct px_cmp *c)
 		return 0;
 	}
 	for (size_t i = 0; i < c->n_scripts; i++) {
-		const size_t n = strlen(c->scripts[i]);
+		const int n = (int)strlen(c->scripts[i]) - 3;
+		char pdf[4096];
+		int has_pdf;
 
+		/* a PDF of an earlier run must not pass for this one's */
+		snprintf(pdf, sizeof pdf, "%.*s.pdf", n, c->scripts[i]);
+		if (unlink(pdf) && errno != ENOENT) {
+			fprintf(stderr, "proxima compare: %s: cannot remove: %s\n",
+				pdf, strerror(errno));
+			return EXIT_BAD_INPUT;
+		}
 		if (px_plot_run(gnuplot, c->scripts[i], msg, sizeof msg)) {
 			fprintf(stderr, "proxima compare: %s: %s\n",
 				c->scripts[i], msg);
 			return EXIT_BAD_INPUT;
 		}
+		/* the script skips the PDF when gnuplot has no pdfcairo */
+		has_pdf = access(pdf, F_OK) == 0;
 		if (c->json)
-			px_cmp_json_plots(c, c->scripts[i], 1);
+			px_cmp_json_plots(c, c->scripts[i], 1, has_pdf);
+		else if (has_pdf)
+			printf("plot        %s %.*s.png %.*s.svg\n", pdf, n,
+			       c->scripts[i], n, c->scripts[i]);
 		else
-			printf("plot        %.*s.png %.*s.svg\n", (int)(n - 3),
-			       c->scripts[i], (int)(n - 3), c->scripts[i]);
+			printf("plot        %.*s.png %.*s.svg (no PDF: %s has no pdfcairo terminal)\n",
+			       n, c->scripts[i], n, c->scripts[i], gnuplot);
 	}
 	return 0;
 }

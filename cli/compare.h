@@ -15,6 +15,7 @@
 #define PX_CLI_COMPARE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <proxima/proxima.h>
 
@@ -102,6 +103,24 @@ int px_cmp_mkdir(const char *dir, struct px_error *err);
 int px_cmp_path(char *buf, size_t len, const char *dir, const char *name,
 		struct px_error *err);
 
+/* The file name of path, without its directories (the plots' titles). */
+const char *px_cmp_basename(const char *path);
+
+/* The y label of a merit (enum px_merit): "fc3d error", ... */
+const char *px_cmp_merit_label(int merit);
+
+/* Config i's merit; 1 when the configs stop on different merits; 1 when
+ * one of them has an accelerator. */
+int px_cmp_merit_of(const struct px_cmp *c, size_t i);
+int px_cmp_mixed_merits(const struct px_cmp *c);
+int px_cmp_any_accelerator(const struct px_cmp *c);
+
+/* The tolerances as more items of a gnuplot plot command: ", TOL with
+ * lines ls 100.. title 'tolerance TOL'", one per distinct abs_tol of the
+ * configs whose merit is merit (-1: any) and not delta (delta's tolerance
+ * is not on the merit drawn); with mixed merits the title names it. */
+void px_cmp_plot_tolerances(FILE *f, const struct px_cmp *c, int merit);
+
 /* One line per config naming its plugins and stop test (text only). */
 void px_cmp_describe(const struct px_cmp *c);
 
@@ -121,7 +140,9 @@ void px_cmp_json_step(struct px_cmp *c, unsigned long long step,
 		      const struct px_problem *p, double warm_fc3d,
 		      const struct px_report *drive, const char *dir);
 void px_cmp_json_runs(struct px_cmp *c, const struct px_cmp_run *runs);
-void px_cmp_json_plots(struct px_cmp *c, const char *table, int drawn);
+/* A script drawn (drawn 1): its PDF (when pdf), PNG and SVG. */
+void px_cmp_json_plots(struct px_cmp *c, const char *script, int drawn,
+		       int pdf);
 int px_cmp_json_end(struct px_cmp *c, int status);
 
 #endif

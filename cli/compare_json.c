@@ -195,7 +195,8 @@ void px_cmp_json_runs(struct px_cmp *c, const struct px_cmp_run *runs)
 	px_json_set(c->json, "table", px_json_str(path));
 }
 
-void px_cmp_json_plots(struct px_cmp *c, const char *script, int drawn)
+void px_cmp_json_plots(struct px_cmp *c, const char *script, int drawn,
+		       int pdf)
 {
 	json_object *plots = NULL;
 	char path[4096];
@@ -207,6 +208,10 @@ void px_cmp_json_plots(struct px_cmp *c, const char *script, int drawn)
 	if (!plots) {
 		plots = json_object_new_array();
 		px_json_set(c->json, "plots", plots);
+	}
+	if (pdf) {
+		snprintf(path, sizeof path, "%.*s.pdf", (int)(n - 3), script);
+		json_object_array_add(plots, px_json_str(path));
 	}
 	snprintf(path, sizeof path, "%.*s.png", (int)(n - 3), script);
 	json_object_array_add(plots, px_json_str(path));

@@ -7,7 +7,8 @@
  * DIR/stepK/.
  *
  * --whole: every config drives its own run. Per step (DIR/LABEL-steps.csv)
- * its sweeps, final merit, fc3d error, energies; per config the
+ * its sweeps, final merit, fc3d error, energies, work (sweeps plus the
+ * accelerator's products with A); per config the
  * distribution over the steps that had contacts, as 001 Figs. 4 and 8
  * show it: quartiles (type 7: linear between order statistics) of sweeps,
  * of the final merit and of the fc3d error, the steps that hit max_sweeps
@@ -162,6 +163,7 @@ out:
 /* What the hook measures of each solve. */
 struct whole_hook {
 	double fc3d, fc3d_start;
+	uint64_t products; /* the accelerator's, summed over the step's solves */
 };
 
 static int whole_hook(void *ctx, const struct px_step_solve *s,
@@ -172,6 +174,7 @@ static int whole_hook(void *ctx, const struct px_step_solve *s,
 	(void)err;
 	h->fc3d = px_merit_fc3d(s->problem, s->lambda, NULL);
 	h->fc3d_start = px_merit_fc3d(s->problem, s->warm_start, NULL);
+	h->products += s->report->accel_products;
 	return PX_OK;
 }
 
@@ -332,16 +335,22 @@ static int write_markdown(const struct px_cmp *c, const struct px_table t[4],
 	return PX_OK;
 }
 
-/* plot '<file of each config>' using ... with lines title '<label>' */
+/* plot '<file of each config>' using ... with <style> ls i title
+ * '<label>' (the caller ends the line): lines get a marker every pi
+ * points, steps none. */
 static void plot_each(FILE *f, const struct px_cmp *c, const char *using,
-		      const char *style)
+		      int steps, unsigned long long pi)
 {
 	fprintf(f, "\tplot ");
-	for (size_t i = 0; i < c->n; i++)
-		fprintf(f, "%shere.'/%s-steps.csv' skip 1 using %s %s title '%s'",
-			i ? ", " : "", c->c[i].label, using, style,
-			c->c[i].label);
-	fputc('\n', f);
+	for (size_t i = 0; i < c->n; i++) {
+		fprintf(f, "%shere.'/%s-steps.csv' skip 1 using %s ",
+			i ? ", " : "", c->c[i].label, using);
+		if (steps)
+			fprintf(f, "with steps ls %zu", i + 1);
+		else
+			fprintf(f, "with linespoints ls %zu pi %llu", i + 1, pi);
+		fprintf(f, " title '%s' noenhanced", c->c[i].label);
+	}
 }
 
 static FILE *script(struct px_cmp *c, const char *name, char *path,
@@ -368,10 +377,22 @@ static int script_done(struct px_cmp *c, FILE *f, const char *path,
 	return px_cmp_add_script(c, path, err);
 }
 
-/* DIR/sweeps.gp: sweeps and fc3d error per step over time, and their
- * cumulative distributions over the solves (001 Figs. 4, 8). */
-static int write_sweeps_script(struct px_cmp *c, struct px_error *err)
+/* A marker every pi steps: about eight per line. */
+static unsigned long long marker_every(unsigned long long steps)
 {
+	return steps / 8 > 1 ? steps / 8 : 1;
+}
+
+/* DIR/sweeps.gp: the work (sweeps, plus the accelerator's products with
+ * A) and fc3d error per step over time, and their cumulative
+ * distributions over the solves (001 Figs. 4, 8); the tolerances of the
+ * configs that stop on fc3d dashed. */
+static int write_sweeps_script(struct px_cmp *c, unsigned long long steps,
+			       struct px_error *err)
+{
+	const char *work = px_cmp_any_accelerator(c)
+				   ? "work: sweeps + the accelerator''s products with A"
+				   : "sweeps";
 	char path[4096], title[4200];
 	FILE *f = script(c, "sweeps", path, sizeof path, err);
 
@@ -379,34 +400,37 @@ static int write_sweeps_script(struct px_cmp *c, struct px_error *err)
 		return err->code;
 	px_plot_begin(f, "sweeps",
 		      "the distribution of sweeps and fc3d errors over the steps",
-		      1200, 900);
+		      1200, 900, c->n);
 	snprintf(title, sizeof title, "Solves of %s, one run per config",
-		 c->target);
+		 px_cmp_basename(c->target));
 	fprintf(f, "\tset multiplot layout 2,2 title ");
 	px_plot_quote(f, title);
 	/* sweeps and errors spread over decades: log scales */
-	fprintf(f, "\n\tset logscale y\n\tset xlabel 'time (s)'\n"
-		   "\tset ylabel 'sweeps'\n");
-	plot_each(f, c, "2:($3 > 0 ? $4 : NaN)", "with lines lw 2");
-	fprintf(f, "\tset format y '%%.0e'\n"
-		   "\tset ylabel 'fc3d error after the solve'\n");
-	plot_each(f, c, "2:($3 > 0 ? $6 : NaN)", "with lines lw 2");
-	fprintf(f, "\tunset logscale y\n\tset format y '%%g'\n"
+	fprintf(f, " noenhanced\n\tset logscale y\n\tset format y '10^{%%L}'\n"
+		   "\tset xlabel 'time (s)'\n\tset ylabel '%s'\n",
+		work);
+	plot_each(f, c, "2:($3 > 0 ? $13 : NaN)", 0, marker_every(steps));
+	fprintf(f, "\n\tset ylabel 'fc3d error after the solve'\n");
+	plot_each(f, c, "2:($3 > 0 ? $6 : NaN)", 0, marker_every(steps));
+	px_cmp_plot_tolerances(f, c, PX_MERIT_FC3D);
+	fprintf(f, "\n\tunset logscale y\n\tset format y '%%g'\n"
 		   "\tset ytics 0.25\n\tset yrange [0:1]\n\tset logscale x\n"
-		   "\tset xlabel 'sweeps'\n\tset ylabel 'fraction of solves'\n");
-	plot_each(f, c, "($3 > 0 ? $4 : NaN):(1) smooth cnormal",
-		  "with steps lw 2");
-	fprintf(f, "\tset format x '%%.0e'\n"
-		   "\tset xlabel 'fc3d error after the solve'\n");
-	plot_each(f, c, "($3 > 0 ? $6 : NaN):(1) smooth cnormal",
-		  "with steps lw 2");
-	fprintf(f, "\tunset multiplot\n\tunset logscale x\n\tset format x '%%g'\n"
-		   "\tset ytics autofreq\n\tset yrange [*:*]\n");
+		   "\tset format x '10^{%%L}'\n"
+		   "\tset key bottom right\n"
+		   "\tset xlabel '%s'\n\tset ylabel 'fraction of solves'\n",
+		work);
+	plot_each(f, c, "($3 > 0 ? $13 : NaN):(1) smooth cnormal", 1, 0);
+	fprintf(f, "\n\tset xlabel 'fc3d error after the solve'\n");
+	plot_each(f, c, "($3 > 0 ? $6 : NaN):(1) smooth cnormal", 1, 0);
+	fprintf(f, "\n\tunset multiplot\n\tunset logscale x\n\tset format x '%%g'\n"
+		   "\tset ytics autofreq\n\tset yrange [*:*]\n"
+		   "\tset key top right\n");
 	return script_done(c, f, path, err);
 }
 
 /* DIR/energy.gp: kinetic and potential energy over time (001 Fig. 7). */
-static int write_energy_script(struct px_cmp *c, struct px_error *err)
+static int write_energy_script(struct px_cmp *c, unsigned long long steps,
+			       struct px_error *err)
 {
 	char path[4096], title[4200];
 	FILE *f = script(c, "energy", path, sizeof path, err);
@@ -414,16 +438,16 @@ static int write_energy_script(struct px_cmp *c, struct px_error *err)
 	if (!f)
 		return err->code;
 	px_plot_begin(f, "energy", "the energies of each config's run", 1200,
-		      500);
+		      500, c->n);
 	snprintf(title, sizeof title, "Energies of %s, one run per config",
-		 c->target);
+		 px_cmp_basename(c->target));
 	fprintf(f, "\tset multiplot layout 1,2 title ");
 	px_plot_quote(f, title);
-	fprintf(f, "\n\tset xlabel 'time (s)'\n\tset ylabel 'kinetic energy (J)'\n");
-	plot_each(f, c, "2:10", "with lines lw 2");
-	fprintf(f, "\tset ylabel 'potential energy (J)'\n");
-	plot_each(f, c, "2:11", "with lines lw 2");
-	fprintf(f, "\tunset multiplot\n");
+	fprintf(f, " noenhanced\n\tset xlabel 'time (s)'\n\tset ylabel 'kinetic energy (J)'\n");
+	plot_each(f, c, "2:10", 0, marker_every(steps));
+	fprintf(f, "\n\tset ylabel 'potential energy (J)'\n");
+	plot_each(f, c, "2:11", 0, marker_every(steps));
+	fprintf(f, "\n\tunset multiplot\n");
 	return script_done(c, f, path, err);
 }
 
@@ -466,12 +490,13 @@ static int run_one(struct px_cmp *c, size_t i, struct px_cmp_run *r,
 		goto out;
 	}
 	fprintf(f, "step,time,contacts,sweeps,merit,fc3d,converged,hit_limit,"
-		   "diverged,kinetic,potential,seconds_solve\n");
+		   "diverged,kinetic,potential,seconds_solve,work\n");
 	px_world_set_solve_hook(w, whole_hook, &h);
 	for (unsigned long long k = 1; k <= steps; k++) {
 		int hit = 0, div = 0;
 
 		h.fc3d = h.fc3d_start = 0.0;
+		h.products = 0;
 		rc = px_world_step(w, cc->cfg, &st, err);
 		if (rc) {
 			char msg[PX_ERROR_MSG_MAX];
@@ -498,10 +523,11 @@ static int run_one(struct px_cmp *c, size_t i, struct px_cmp_run *r,
 			r->hit_limit += hit;
 			r->diverged += div;
 		}
-		fprintf(f, "%llu,%.9g,%zu,%llu,%.6e,%.6e,%d,%d,%d,%.12g,%.12g,%.6e\n",
+		fprintf(f, "%llu,%.9g,%zu,%llu,%.6e,%.6e,%d,%d,%d,%.12g,%.12g,%.6e,%llu\n",
 			k, st.time, st.contacts, (unsigned long long)st.sweeps,
 			st.merit, h.fc3d, st.converged, hit, div, st.kinetic,
-			st.potential, st.seconds_solve);
+			st.potential, st.seconds_solve,
+			(unsigned long long)(st.sweeps + h.products));
 		progress(tty, cc->label, k, steps);
 	}
 	progress_clear(tty);
@@ -575,9 +601,9 @@ int px_cmp_whole(struct px_cmp *c, struct px_error *err)
 		}
 	rc = write_markdown(c, t, steps, err);
 	if (!rc)
-		rc = write_sweeps_script(c, err);
+		rc = write_sweeps_script(c, steps, err);
 	if (!rc)
-		rc = write_energy_script(c, err);
+		rc = write_energy_script(c, steps, err);
 	if (rc)
 		goto out;
 	if (c->json) {

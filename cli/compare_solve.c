@@ -4,8 +4,9 @@
  * its sweeps, the sweeps and seconds until its merit first reached each
  * tolerance, the final fc3d error (Siconos's, the same measure for every
  * config), rejected sweeps and the time per sweep; the plot draws the
- * merit on a log scale against sweeps and against seconds (001 Fig. 8's
- * axes). With --json the table's rows go into the report instead
+ * merit on a log scale against work (sweeps plus the accelerator's
+ * products with A) and against seconds (001 Fig. 8's axes), with the
+ * configs' tolerances. With --json the table's rows go into the report instead
  * (compare_json.c). */
 #include <math.h>
 #include <stdio.h>
@@ -79,16 +80,6 @@ static const char *const columns_note =
 	"time without the plugins' set-up and the accelerator's calls, per "
 	"sweep.";
 
-/* 1 when the configs stop on different merits. */
-static int mixed_merits(const struct px_cmp *c)
-{
-	for (size_t i = 1; i < c->n; i++)
-		if (px_config_settings(c->c[i].cfg)->merit !=
-		    px_config_settings(c->c[0].cfg)->merit)
-			return 1;
-	return 0;
-}
-
 static int write_markdown(const struct px_cmp *c, const char *dir,
 			  const char *what, const struct px_problem *p,
 			  const double *warm, const struct px_table *t,
@@ -108,7 +99,7 @@ static int write_markdown(const struct px_cmp *c, const char *dir,
 		warm ? "the warm start the world used" : "zero");
 	px_table_markdown(t, f);
 	fprintf(f, "\n%s", columns_note);
-	if (mixed_merits(c))
+	if (px_cmp_mixed_merits(c))
 		fprintf(f, " The configs stop on different merits: their "
 			   "sweeps@T columns measure different things.");
 	fprintf(f, "\n\nConfigs:\n\n");
@@ -120,10 +111,57 @@ static int write_markdown(const struct px_cmp *c, const char *dir,
 	return PX_OK;
 }
 
-/* dir/convergence.gp: merit against sweeps and against seconds. */
-static int write_script(struct px_cmp *c, const char *dir, const char *what,
-			struct px_error *err)
+/* dir/LABEL-accel.csv: the accelerator's calls of one solve, each with the
+ * work when it returned (sweeps before it plus all products with A so
+ * far: the history's work charges a call to the sweep after it, and a
+ * call after the last sweep to none), the stop test's merit after it (NaN
+ * when it did not replace lambda) and the seconds when it returned (the
+ * sweep's time plus its own). */
+static int write_accel(const char *dir, const char *label,
+		       const struct px_report *rep, struct px_error *err)
 {
+	char path[4096], name[PX_CMP_LABEL_MAX + 16];
+	uint64_t products = 0;
+	FILE *f;
+
+	snprintf(name, sizeof name, "%s-accel.csv", label);
+	if (px_cmp_path(path, sizeof path, dir, name, err))
+		return err->code;
+	f = fopen(path, "w");
+	if (!f)
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	fprintf(f, "after_sweep,finish,replaced,products,work,merit,seconds\n");
+	for (size_t i = 0; i < rep->n_accel; i++) {
+		const struct px_accel_record *a = rep->accel + i;
+		const double t0 = a->after_sweep && a->after_sweep <= rep->n_history
+					  ? rep->history[a->after_sweep - 1].seconds
+					  : 0.0;
+
+		products += a->products;
+		fprintf(f, "%llu,%d,%d,%llu,%llu,%.17g,%.9f\n",
+			(unsigned long long)a->after_sweep, a->finish,
+			a->replaced, (unsigned long long)a->products,
+			(unsigned long long)(a->after_sweep + products),
+			a->merit, t0 + a->seconds);
+	}
+	if (fclose(f))
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	return PX_OK;
+}
+
+/* Every n-th point of a line gets its marker: about eight per line. */
+static size_t marker_every(size_t rows)
+{
+	return rows / 8 > 1 ? rows / 8 : 1;
+}
+
+/* dir/convergence.gp: merit against work (sweeps, plus the accelerator's
+ * products with A: the history's work column) and against milliseconds;
+ * the tolerances dashed. */
+static int write_script(struct px_cmp *c, const char *dir, const char *what,
+			const struct px_cmp_result *res, struct px_error *err)
+{
+	const int mixed = px_cmp_mixed_merits(c);
 	char path[4096], title[4200];
 	FILE *f;
 
@@ -133,22 +171,38 @@ static int write_script(struct px_cmp *c, const char *dir, const char *what,
 	if (!f)
 		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
 	px_plot_begin(f, "convergence", "convergence of each config", 1200,
-		      500);
-	snprintf(title, sizeof title, "Convergence on %s", what);
+		      500, c->n);
+	snprintf(title, sizeof title, "Convergence on %s",
+		 px_cmp_basename(what));
 	fprintf(f, "\tset multiplot layout 1,2 title ");
 	px_plot_quote(f, title);
-	fprintf(f, "\n\tset logscale y\n\tset format y '%%.0e'\n"
-		   "\tset ylabel \"merit (each config's own, in the key)\"\n");
+	fprintf(f, " noenhanced\n\tset logscale y\n\tset format y '10^{%%L}'\n"
+		   "\tset ylabel '%s'\n",
+		mixed ? "merit of each config (in the key)"
+		      : px_cmp_merit_label(px_cmp_merit_of(c, 0)));
 	for (int panel = 0; panel < 2; panel++) {
 		fprintf(f, "\tset xlabel '%s'\n\tplot ",
-			panel ? "milliseconds" : "sweep");
-		for (size_t i = 0; i < c->n; i++)
-			fprintf(f, "%shere.'/%s.csv' skip 1 using %s:($3 > 0 ? $5 : NaN) with lines lw 2 title '%s (%s)'",
+			panel ? "milliseconds"
+			: px_cmp_any_accelerator(c)
+				? "work: sweeps + the accelerator''s products with A"
+				: "sweeps");
+		for (size_t i = 0; i < c->n; i++) {
+			fprintf(f, "%shere.'/%s.csv' skip 1 using %s:($3 > 0 ? $5 : NaN) with linespoints ls %zu pi %zu title '%s",
 				i ? ", " : "", c->c[i].label,
-				panel ? "($6 * 1000)" : "1",
-				c->c[i].label,
-				px_cli_merit_name(
-					px_config_settings(c->c[i].cfg)->merit));
+				panel ? "($6 * 1000)" : "7", i + 1,
+				marker_every(res[i].rep.n_history),
+				c->c[i].label);
+			if (mixed)
+				fprintf(f, " (%s)",
+					px_cli_merit_name(px_cmp_merit_of(c, i)));
+			fprintf(f, "' noenhanced");
+			/* the iterates the accelerator put in, as markers */
+			if (px_config_plugin(c->c[i].cfg, PX_KIND_ACCELERATOR))
+				fprintf(f, ", here.'/%s-accel.csv' skip 1 using %s:($3 > 0 ? $6 : NaN) with points ls %zu notitle",
+					c->c[i].label,
+					panel ? "($7 * 1000)" : "5", i + 1);
+		}
+		px_cmp_plot_tolerances(f, c, -1);
 		fputc('\n', f);
 	}
 	fprintf(f, "\tunset multiplot\n");
@@ -200,6 +254,11 @@ int px_cmp_problem(struct px_cmp *c, const char *dir, const char *what,
 					  "%s: cannot write the history", path);
 			goto out;
 		}
+		if (px_config_plugin(c->c[i].cfg, PX_KIND_ACCELERATOR)) {
+			rc = write_accel(dir, c->c[i].label, &r->rep, err);
+			if (rc)
+				goto out;
+		}
 	}
 	fill_table(c, res, &t);
 	if (px_table_failed(&t)) {
@@ -209,7 +268,7 @@ int px_cmp_problem(struct px_cmp *c, const char *dir, const char *what,
 	rc = write_markdown(c, dir, what, p, warm, &t, err);
 	if (rc)
 		goto out;
-	rc = write_script(c, dir, what, err);
+	rc = write_script(c, dir, what, res, err);
 	if (rc)
 		goto out;
 	if (c->json) {
@@ -219,7 +278,7 @@ int px_cmp_problem(struct px_cmp *c, const char *dir, const char *what,
 	putchar('\n');
 	px_table_print(&t, stdout);
 	printf("\ncolumns     sweeps@T, s@T: the first accepted sweep with the config's merit <= T, seconds into its solve (- never)\n");
-	if (mixed_merits(c))
+	if (px_cmp_mixed_merits(c))
 		printf("note        the configs stop on different merits: their sweeps@T measure different things; final fc3d is common to all\n");
 	printf("histories  ");
 	for (size_t i = 0; i < c->n; i++)

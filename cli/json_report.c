@@ -294,6 +294,12 @@ static json_object *run_outputs(const struct px_run_result *r)
 		px_json_set(vtk, "dir", px_json_str(r->vtk));
 		px_json_set(vtk, "frames", px_json_u64(r->frames));
 		px_json_set(vtk, "index", px_json_str(r->pvd));
+		{
+			char path[4096];
+
+			snprintf(path, sizeof path, "%s/contacts.pvd", r->vtk);
+			px_json_set(vtk, "contacts", px_json_str(path));
+		}
 	}
 	px_json_set(o, "vtk", vtk);
 	px_json_set(o, "state", px_json_str(r->state));

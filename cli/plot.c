@@ -2,6 +2,7 @@
  * tail of the scripts, running one with its stderr captured. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,12 +66,24 @@ void px_plot_quote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-void px_plot_begin(FILE *f, const char *name, const char *what, int w, int h)
+/* Line styles 1..n, one per config: a colour of Okabe and Ito's
+ * colour-blind-safe palette, a dash type and a marker, each cycling with
+ * its own period (8, 5, 7), so that two configs differ in all three and
+ * stay apart in black and white. Style 100 onwards: the tolerances. */
+static const char *const colour[] = {"#0072B2", "#D55E00", "#009E73",
+				     "#CC79A7", "#E69F00", "#56B4E9",
+				     "#000000", "#999933"};
+static const int dash[] = {1, 2, 4, 5, 3};
+static const int marker[] = {6, 4, 8, 2, 10, 12, 1};
+
+void px_plot_begin(FILE *f, const char *name, const char *what, int w, int h,
+		   size_t n_lines)
 {
 	fprintf(f,
 		"# Written by proxima compare: %s.\n"
-		"# Draws %s.png and %s.svg beside this script from the CSV files\n"
-		"# beside it: gnuplot PATH/TO/%s.gp, from any directory.\n"
+		"# Draws %s.pdf, %s.png and %s.svg beside this script from the\n"
+		"# CSV files beside it: gnuplot PATH/TO/%s.gp, from any directory.\n"
+		"# Without gnuplot's pdfcairo terminal it draws no PDF and says so.\n"
 		"\n"
 		"here = '.'\n"
 		"if (exists('ARG0')) {\n"
@@ -80,29 +93,61 @@ void px_plot_begin(FILE *f, const char *name, const char *what, int w, int h)
 		"\t}\n"
 		"\tif (last > 0) { here = ARG0[1:last - 1] }\n"
 		"}\n"
+		"set encoding utf8\n"
 		"set datafile separator ','\n"
 		"# rejected sweeps and steps without contacts are NaN: skip them\n"
 		"# without breaking the lines\n"
 		"set datafile missing NaN\n"
 		"set grid\n"
-		"set key below\n"
-		"do for [fmt in 'png svg'] {\n"
+		"set key top right opaque\n"
+		"# one style per config: colour, dash type and marker all differ\n",
+		what, name, name, name, name);
+	for (size_t i = 0; i < n_lines; i++)
+		fprintf(f,
+			"set style line %zu lc rgb '%s' dt %d pt %d lw 2 ps 1.2\n",
+			i + 1, colour[i % 8], dash[i % 5], marker[i % 7]);
+	fprintf(f, "# the tolerances: grey, dashed\n");
+	for (int i = 0; i < 8; i++)
+		fprintf(f, "set style line %d lc rgb '#606060' dt %d lw 1.5\n",
+			100 + i, i % 2 ? 3 : 2);
+	fprintf(f,
+		"if (strstrt(GPVAL_TERMINALS, 'pdfcairo') == 0) {\n"
+		"\tprint 'gnuplot has no pdfcairo terminal: no %s.pdf'\n"
+		"}\n"
+		"do for [fmt in 'pdf png svg'] {\n"
+		"\tif (fmt eq 'pdf') {\n"
+		"\t\tif (strstrt(GPVAL_TERMINALS, 'pdfcairo') == 0) { continue }\n"
+		"\t\tset terminal pdfcairo enhanced size %.2fin,%.2fin font ',9'\n"
+		"\t}\n"
 		"\tif (fmt eq 'svg') {\n"
-		"\t\tset terminal svg noenhanced size %d,%d dynamic background '#ffffff'\n"
-		"\t} else {\n"
+		"\t\tset terminal svg enhanced size %d,%d dynamic background '#ffffff'\n"
+		"\t}\n"
+		"\tif (fmt eq 'png') {\n"
 		"\t\tif (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-		"\t\t\tset terminal pngcairo noenhanced size %d,%d\n"
+		"\t\t\tset terminal pngcairo enhanced size %d,%d\n"
 		"\t\t} else {\n"
-		"\t\t\tset terminal png noenhanced size %d,%d\n"
+		"\t\t\tset terminal png enhanced size %d,%d\n"
 		"\t\t}\n"
 		"\t}\n"
 		"\tset output here.'/%s.'.fmt\n",
-		what, name, name, name, w, h, w, h, w, h, name);
+		name, w / 150.0, h / 150.0, w, h, w, h, w, h, name);
 }
 
 void px_plot_end(FILE *f)
 {
 	fprintf(f, "\tset output\n}\n");
+}
+
+void px_plot_number(FILE *f, double tol)
+{
+	const int e = (int)floor(log10(tol) + 1e-9);
+	const double m = tol / pow(10.0, e);
+
+	/* 5×10^{-9}, 10^{-8}: enhanced text, as the ticks */
+	if (fabs(m - 1.0) < 1e-9)
+		fprintf(f, "10^{%d}", e);
+	else
+		fprintf(f, "%.3g×10^{%d}", m, e);
 }
 
 int px_plot_run(const char *gnuplot, const char *script, char *msg,

@@ -12,14 +12,22 @@
  * program's path in buf, or 0 when there is none that can be run. */
 int px_plot_find(char *buf, size_t len);
 
-/* The head of a script drawing NAME.png and NAME.svg (w x h pixels) in the
- * script's directory: a comment saying what it draws, `here` (that
- * directory), CSV input, then `do for [fmt in "png svg"] {` with the
- * terminal (pngcairo when gnuplot has it, else png; svg) and output set.
- * The caller writes the plots (file names as here."/FILE") and then
+/* The head of a script drawing NAME.pdf, NAME.png and NAME.svg (w x h
+ * pixels; the PDF w/150 x h/150 inches) in the script's directory: a
+ * comment saying what it draws, `here` (that directory), CSV input, line
+ * styles 1..n_lines (one per config: colour, dash type and marker differ)
+ * and 100.. (tolerances: grey, dashed), then `do for [fmt in "pdf png
+ * svg"] {` with the terminal (pdfcairo, skipped with a message when
+ * gnuplot lacks it; pngcairo when gnuplot has it, else png; svg; all with
+ * enhanced text: labels from file names must be noenhanced) and output
+ * set. The caller writes the plots (file names as here."/FILE") and then
  * px_plot_end closes the loop. */
-void px_plot_begin(FILE *f, const char *name, const char *what, int w, int h);
+void px_plot_begin(FILE *f, const char *name, const char *what, int w, int h,
+		   size_t n_lines);
 void px_plot_end(FILE *f);
+
+/* x > 0 as enhanced text in the ticks' form: 10^{-8}, 5×10^{-9}. */
+void px_plot_number(FILE *f, double x);
 
 /* s as a gnuplot single-quoted string. */
 void px_plot_quote(FILE *f, const char *s);

@@ -1,6 +1,8 @@
 /* What the command writes about one solve, shared by `proxima solve` and
- * `proxima compare`: the per-sweep history as CSV, the time per sweep, the
+ * `proxima compare`: the per-sweep history as CSV (with the work, sweeps
+ * plus the accelerator's products with A), the time per sweep, the
  * names of the merits and what a divergence means. */
+#include <stdint.h>
 #include <stdio.h>
 
 #include <proxima/proxima.h>
@@ -12,16 +14,23 @@ static const char *const part_name[] = {"full", "normal", "friction"};
 int px_cli_write_history(const char *path, const struct px_report *rep)
 {
 	FILE *f = fopen(path, "w");
+	uint64_t products = 0;
+	size_t a = 0;
 
 	if (!f)
 		return -1;
-	fprintf(f, "sweep,part,accepted,residual,merit,seconds\n");
+	fprintf(f, "sweep,part,accepted,residual,merit,seconds,work\n");
 	for (size_t i = 0; i < rep->n_history; i++) {
 		const struct px_sweep_record *h = &rep->history[i];
 
-		fprintf(f, "%zu,%s,%d,%.17g,%.17g,%.9f\n", i + 1,
+		/* work: the sweeps so far and the products with A of the
+		 * accelerator's calls before this sweep, in sweep
+		 * equivalents */
+		for (; a < rep->n_accel && rep->accel[a].after_sweep <= i; a++)
+			products += rep->accel[a].products;
+		fprintf(f, "%zu,%s,%d,%.17g,%.17g,%.9f,%llu\n", i + 1,
 			part_name[h->part], h->accepted, h->residual, h->merit,
-			h->seconds);
+			h->seconds, (unsigned long long)(i + 1 + products));
 	}
 	return fclose(f) == 0 ? 0 : -1;
 }

@@ -87,8 +87,9 @@ const char *px_run_stabilization_name(int stabilization)
 						       : "?";
 }
 
-/* Frame i of the VTK output: DIR/frame_NNNNNN.vtp, its name kept for the
- * .pvd index (relative to DIR). */
+/* Frame i of the VTK output: DIR/frame_NNNNNN.vtp (the bodies), its name
+ * kept for the .pvd index (relative to DIR), and DIR/contacts_NNNNNN.vtp
+ * (the contacts of step i and their impulses). */
 static int vtk_frame(const char *dir, unsigned long long i,
 		     const struct px_world *w, char ***names, double **times,
 		     size_t *n, struct px_error *err)
@@ -109,12 +110,54 @@ static int vtk_frame(const char *dir, unsigned long long i,
 	if (px_vtk_write_frame(path, px_world_n_bodies(w), px_body_vtk_part,
 			       px_world_bodies(w), err))
 		return err->code;
+	/* the contacts of the step just taken (none before the first) */
+	{
+		struct px_vtk_contact *c = NULL;
+		size_t nc = 0;
+		int rc = px_world_vtk_contacts(w, &c, &nc, err);
+
+		snprintf(path, sizeof path, "%s/contacts_%06llu.vtp", dir, i);
+		if (!rc)
+			rc = px_vtk_write_contacts(path, nc, c, err);
+		free(c);
+		if (rc)
+			return rc;
+	}
 	nn[*n] = strdup(name);
 	if (!nn[*n])
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	nt[*n] = (double)i * px_world_settings(w)->dt;
 	(*n)++;
 	return PX_OK;
+}
+
+/* DIR/contacts.pvd: the contacts_NNNNNN.vtp beside each frame_NNNNNN.vtp
+ * of names. */
+static int write_contacts_pvd(const char *dir, char **names,
+			      const double *times, size_t n,
+			      struct px_error *err)
+{
+	char path[4096], **c = calloc(n + 1, sizeof *c);
+	int rc = PX_OK;
+
+	if (!c)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < n && !rc; i++) {
+		/* frame_NNNNNN.vtp: contacts_NNNNNN.vtp */
+		c[i] = malloc(strlen(names[i]) + 4);
+		if (!c[i])
+			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		else
+			sprintf(c[i], "contacts_%s", names[i] + 6);
+	}
+	snprintf(path, sizeof path, "%s/contacts.pvd", dir);
+	if (!rc)
+		rc = px_vtk_write_pvd(path, (const char *const *)c, times, n,
+				      err);
+	for (size_t i = 0; i < n; i++)
+		free(c[i]);
+	free(c);
+	return rc;
 }
 
 /* After a step: add the impulse of each of its contacts with a static
@@ -217,8 +260,8 @@ static void print_result(const struct px_run_result *r)
 	if (r->csv)
 		printf("statistics  %s\n", r->csv);
 	if (r->vtk)
-		printf("frames      %zu in %s, index %s\n", r->frames, r->vtk,
-		       r->pvd);
+		printf("frames      %zu in %s, index %s, contacts %s/contacts.pvd\n",
+		       r->frames, r->vtk, r->pvd, r->vtk);
 	if (r->state)
 		printf("state       %s\n", r->state);
 }
@@ -334,7 +377,8 @@ static int simulate(const struct run_opts *o)
 	if (o->vtk) {
 		snprintf(path, sizeof path, "%s/frames.pvd", o->vtk);
 		if (px_vtk_write_pvd(path, (const char *const *)names, times,
-				      n_frames, &err))
+				      n_frames, &err) ||
+		    write_contacts_pvd(o->vtk, names, times, n_frames, &err))
 			goto fail;
 	}
 	if (o->state && write_state(o->state, w, impulse, &err))

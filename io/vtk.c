@@ -2,7 +2,9 @@
  * as "VTK File Formats" (Kitware, VTK User's Guide ch. 19) describes them:
  * one <Piece> of triangles (<Polys>: connectivity and offsets) with every
  * part's surface, and per triangle its part's index and speed. The parts
- * (a world's bodies: sim/mesh.c) come from the caller, one at a time. */
+ * (a world's bodies: sim/mesh.c) come from the caller, one at a time. A
+ * frame's contacts go in a PolyData file of their own: one vertex per
+ * contact, with its normal and impulses as point data. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +111,96 @@ out:
 	free(tris);
 	free(speed);
 	return rc;
+}
+
+/* A DataArray of n tuples of k doubles, tuple i from get(c + i). */
+static void put_array(FILE *f, const char *name, int k, size_t n,
+		      const struct px_vtk_contact *c,
+		      void (*get)(const struct px_vtk_contact *, double *))
+{
+	double v[3];
+
+	fprintf(f,
+		"<DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"ascii\">\n",
+		name, k);
+	for (size_t i = 0; i < n; i++) {
+		get(c + i, v);
+		for (int j = 0; j < k; j++)
+			fprintf(f, "%.17g%c", v[j], j + 1 < k ? ' ' : '\n');
+	}
+	fputs("</DataArray>\n", f);
+}
+
+static void get_point(const struct px_vtk_contact *c, double *v)
+{
+	memcpy(v, c->point, sizeof c->point);
+}
+
+static void get_normal(const struct px_vtk_contact *c, double *v)
+{
+	memcpy(v, c->normal, sizeof c->normal);
+}
+
+static void get_normal_impulse(const struct px_vtk_contact *c, double *v)
+{
+	v[0] = c->normal_impulse;
+}
+
+static void get_friction(const struct px_vtk_contact *c, double *v)
+{
+	memcpy(v, c->friction, sizeof c->friction);
+}
+
+static void get_impulse(const struct px_vtk_contact *c, double *v)
+{
+	for (int j = 0; j < 3; j++)
+		v[j] = c->normal_impulse * c->normal[j] + c->friction[j];
+}
+
+int px_vtk_write_contacts(const char *path, size_t n,
+			  const struct px_vtk_contact *c, struct px_error *err)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return px_error_set(err, PX_ERR_IO,
+				    "%s: cannot open for writing: %s", path,
+				    strerror(errno));
+	fprintf(
+	    f,
+	    "<?xml version=\"1.0\"?>\n"
+	    "<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+	    "<PolyData>\n"
+	    "<Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n"
+	    "<Points>\n",
+	    n, n);
+	put_array(f, "Points", 3, n, c, get_point);
+	fputs("</Points>\n<PointData Scalars=\"normal_impulse\" Vectors=\"impulse\" Normals=\"normal\">\n",
+	      f);
+	put_array(f, "normal", 3, n, c, get_normal);
+	put_array(f, "normal_impulse", 1, n, c, get_normal_impulse);
+	put_array(f, "friction", 3, n, c, get_friction);
+	put_array(f, "impulse", 3, n, c, get_impulse);
+	fputs("<DataArray type=\"Int32\" Name=\"body\" format=\"ascii\">\n", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%d\n", (int)c[i].body);
+	fputs("</DataArray>\n"
+	      "<DataArray type=\"Int32\" Name=\"other\" format=\"ascii\">\n",
+	      f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%d\n", (int)c[i].other);
+	fputs("</DataArray>\n</PointData>\n<Verts>\n"
+	      "<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n",
+	      f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%zu\n", i);
+	fputs("</DataArray>\n"
+	      "<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n",
+	      f);
+	for (size_t i = 1; i <= n; i++)
+		fprintf(f, "%zu\n", i);
+	fputs("</DataArray>\n</Verts>\n</Piece>\n</PolyData>\n</VTKFile>\n", f);
+	return finish(f, path, err);
 }
 
 /* s as an XML attribute value (between double quotes) */

@@ -1,7 +1,8 @@
 /* VTK XML output for ParaView (DESIGN.md section 7): one PolyData file
  * (.vtp) per frame with the surfaces of its parts (a world's bodies) as
- * triangles in world coordinates, and the .pvd collection that puts the
- * frames in time. */
+ * triangles in world coordinates, one PolyData file per frame with its
+ * contacts as vertices (points, normals, impulses: glyphs in ParaView),
+ * and the .pvd collections that put the frames in time. */
 #ifndef PX_IO_VTK_H
 #define PX_IO_VTK_H
 
@@ -34,6 +35,25 @@ typedef void (*px_vtk_part_fn)(const void *ctx, size_t i,
  * (Int32, the part's index) and `speed` (Float32). */
 int px_vtk_write_frame(const char *path, size_t n, px_vtk_part_fn part,
 		       const void *ctx, struct px_error *err);
+
+/* One contact of a frame: its point (world), the unit normal along which
+ * its normal impulse pushes body `body` (away from body `other`, -1 for
+ * none), the normal impulse (N s, >= 0) and the friction impulse (the
+ * tangential part, world coordinates, N s). */
+struct px_vtk_contact {
+	double point[3], normal[3];
+	double normal_impulse, friction[3];
+	int32_t body, other;
+};
+
+/* A frame's contacts: n vertices (<Verts>, one per contact) in one ASCII
+ * <Piece>, with point data `normal` (3), `normal_impulse`, `friction` (3),
+ * `impulse` (3: normal_impulse normal + friction), `body` and `other`, as
+ * Float64 written to 17 digits; ParaView draws them with a Glyph filter
+ * (arrows oriented by normal, impulse or friction, scaled by
+ * normal_impulse). */
+int px_vtk_write_contacts(const char *path, size_t n,
+			  const struct px_vtk_contact *c, struct px_error *err);
 
 /* The collection: frame_files[i] (as written, relative to the .pvd's
  * directory or absolute) at times[i] (s). */

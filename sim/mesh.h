@@ -30,4 +30,14 @@ void px_body_mesh(const struct px_body *b, double *points, uint32_t *tris,
  * the speed of its centre of mass. */
 void px_body_vtk_part(const void *bodies, size_t i, struct px_vtk_part *out);
 
+/* The contacts of w's last step (px_world_contacts) as VTK contacts
+ * (sim/world_vtk.c): point, the normal along which the normal impulse
+ * pushes `body` (away from `other`), the normal impulse, and the friction
+ * impulse in world coordinates (rolling rows left out). *out: n entries,
+ * free() it. */
+struct px_world;
+int px_world_vtk_contacts(const struct px_world *w,
+			  struct px_vtk_contact **out, size_t *n,
+			  struct px_error *err);
+
 #endif

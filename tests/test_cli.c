@@ -190,7 +190,7 @@ Test(cli, solves_writes_history_and_solution)
 	read_text(hist, buf, sizeof buf);
 	rows = count_lines(buf);
 	cr_assert_eq(rows, sweeps + 1, "history has %d lines for %d sweeps", rows, sweeps);
-	cr_assert(strncmp(buf, "sweep,part,accepted,residual,merit,seconds\n1,full,1,", 52) == 0, "%s", buf);
+	cr_assert(strncmp(buf, "sweep,part,accepted,residual,merit,seconds,work\n1,full,1,", 57) == 0, "%s", buf);
 	/* the written solution satisfies the contact laws */
 	cr_assert_eq(px_dat_read(TWO_BOXES, &p, NULL), PX_OK);
 	lambda = read_solution(sol, 24);
@@ -466,6 +466,23 @@ Test(cli, run_writes_statistics_and_frames)
 	snprintf(path, sizeof path, "%s/vtk/frames.pvd", dir);
 	read_text(path, csv, sizeof csv);
 	cr_assert(strstr(csv, "file=\"frame_000003.vtp\""), "%s", csv);
+	/* beside each frame its step's contacts: none before the first
+	 * step, the CSV's 8 at step 3 */
+	snprintf(path, sizeof path, "%s/vtk/contacts.pvd", dir);
+	read_text(path, csv, sizeof csv);
+	cr_assert(strstr(csv, "<DataSet timestep=\"0.050000000000000003\" group=\"\" part=\"0\" file=\"contacts_000003.vtp\"/>"),
+		  "%s", csv);
+	snprintf(path, sizeof path, "%s/vtk/contacts_000000.vtp", dir);
+	read_text(path, csv, sizeof csv);
+	cr_assert(strstr(csv, "<Piece NumberOfPoints=\"0\" NumberOfVerts=\"0\" "),
+		  "%s", csv);
+	snprintf(path, sizeof path, "%s/vtk/contacts_000003.vtp", dir);
+	read_text(path, csv, sizeof csv);
+	cr_assert(strstr(csv, "<Piece NumberOfPoints=\"8\" NumberOfVerts=\"8\" "),
+		  "%s", csv);
+	snprintf(path, sizeof path, "frames      4 in %s/vtk, index %s/vtk/frames.pvd, contacts %s/vtk/contacts.pvd\n",
+		 dir, dir, dir);
+	cr_assert(strstr(out, path), "%s", out);
 }
 
 Test(cli, run_refuses_bad_scenes_and_options)

@@ -86,22 +86,26 @@ static void read_file(const char *name, char *buf, size_t len)
 	read_text(path, buf, len);
 }
 
-/* The text without the last comma-separated field of each line. */
-static void drop_last_field(char *s)
+/* The text without the sixth comma-separated field (seconds) of each
+ * line. */
+static void drop_seconds(char *s)
 {
 	char *w = s;
 
 	for (char *line = s; *line;) {
 		char *nl = strchr(line, '\n');
 		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		size_t from = n, to = n, commas = 0;
 
-		for (size_t i = n; i > 0; i--)
-			if (line[i - 1] == ',') {
-				n = i - 1;
-				break;
-			}
-		memmove(w, line, n);
-		w += n;
+		for (size_t i = 0; i < n; i++)
+			if (line[i] == ',' && ++commas == 5)
+				from = i;
+			else if (line[i] == ',' && commas == 6)
+				to = i;
+		memmove(w, line, from);
+		w += from;
+		memmove(w, line + to, n - to);
+		w += n - to;
 		*w++ = '\n';
 		line = nl ? nl + 1 : line + strlen(line);
 	}
@@ -115,6 +119,22 @@ static const char *const global_ini = "[solver]\n"
 				      "[rfactor]\n"
 				      "plugin = global\n"
 				      "r = 0.5\n";
+
+/* pgssm every 5 sweeps: its calls replace the iterate on TWO_BOXES, the
+ * last one after the last sweep. */
+static const char *const acc_ini = "[solver]\n"
+				   "max_sweeps = 2000\n"
+				   "abs_tol = 1e-10\n"
+				   "merit = fc3d\n"
+				   "[accelerator]\n"
+				   "plugin = pgssm\n"
+				   "k_pgs = 5\n"
+				   "k_sm = 2\n";
+
+static const char *const delta_ini = "[solver]\n"
+				     "max_sweeps = 2000\n"
+				     "abs_tol = 1e-7\n"
+				     "merit = delta\n";
 
 /* The cells of markdown row `| label | ...` of text, up to max. */
 static int md_row(const char *text, const char *label, char cells[][32],
@@ -175,8 +195,8 @@ Test(compare, histories_are_solve_history_rows_and_the_table_agrees)
 		cr_assert_str_eq(strtok(a, "\n"), strtok(b, "\n"));
 		read_file(csv, a, sizeof a);
 		read_file("h.csv", b, sizeof b);
-		drop_last_field(a);
-		drop_last_field(b);
+		drop_seconds(a);
+		drop_seconds(b);
 		cr_assert_gt(strlen(a), 100);
 		cr_assert_str_eq(a, b, "%s differs from solve --history",
 				 csv);
@@ -187,9 +207,13 @@ Test(compare, histories_are_solve_history_rows_and_the_table_agrees)
 			char part[16];
 			double res, merit;
 
-			if (sscanf(line, "%ld,%15[a-z],%ld,%lf,%lf", &sweep,
-				   part, &accepted, &res, &merit) != 5)
+			long work;
+
+			if (sscanf(line, "%ld,%15[a-z],%ld,%lf,%lf,%ld", &sweep,
+				   part, &accepted, &res, &merit, &work) != 6)
 				continue;
+			/* no accelerator: the work is the sweeps */
+			cr_assert_eq(work, sweep);
 			rows = sweep;
 			if (!at4 && accepted && merit <= 1e-4)
 				at4 = sweep;
@@ -205,6 +229,112 @@ Test(compare, histories_are_solve_history_rows_and_the_table_agrees)
 		  "%s", md);
 	/* the default's final fc3d is what solve prints */
 	cr_assert(strstr(out, "fc3d error  "), "%s", out);
+}
+
+static void has(const char *text, const char *part)
+{
+	cr_assert(strstr(text, part), "no \"%s\" in\n%s", part, text);
+}
+
+Test(compare, scripts_draw_pdf_basename_titles_styles_tolerances_and_work)
+{
+	static char gp[1 << 15];
+
+	write_file("acc.ini", acc_ini);
+	cr_assert_eq(run("compare -c " DEFAULT_INI " -c acc.ini " TWO_BOXES
+			 " --out a/b --no-plot"),
+		     0, "%s", err);
+	read_file("a/b/convergence.gp", gp, sizeof gp);
+	has(gp, "do for [fmt in 'pdf png svg'] {\n");
+	has(gp, "\t\tif (strstrt(GPVAL_TERMINALS, 'pdfcairo') == 0) { continue }\n"
+		"\t\tset terminal pdfcairo enhanced size 8.00in,3.33in font ',9'\n");
+	/* the file, not its path, and safe from enhanced text */
+	has(gp, "set multiplot layout 1,2 title 'Convergence on two-boxes.dat' noenhanced\n");
+	cr_assert_null(strstr(gp, PX_TEST_SRCDIR));
+	/* colour, dash type and marker differ */
+	has(gp, "set style line 1 lc rgb '#0072B2' dt 1 pt 6 lw 2 ps 1.2\n");
+	has(gp, "set style line 2 lc rgb '#D55E00' dt 2 pt 4 lw 2 ps 1.2\n");
+	has(gp, "with linespoints ls 1 pi ");
+	has(gp, "with linespoints ls 2 pi ");
+	has(gp, "title 'default' noenhanced");
+	/* one merit: the axis names it, the key does not repeat it */
+	has(gp, "\tset ylabel 'fc3d error'\n");
+	cr_assert_null(strstr(gp, "(fc3d)"));
+	has(gp, "\tset format y '10^{%L}'\n");
+	/* the two configs' tolerances, dashed */
+	has(gp, ", 5.0000000000000001e-09 with lines ls 100 title 'tolerance 5×10^{-9}'");
+	has(gp, ", 1e-10 with lines ls 101 title 'tolerance 10^{-10}'\n");
+	has(gp, "set style line 100 lc rgb '#606060' dt 2 lw 1.5\n");
+	/* the work column, and the accelerator's calls as markers */
+	has(gp, "\tset xlabel 'work: sweeps + the accelerator''s products with A'\n");
+	has(gp, "here.'/acc.csv' skip 1 using 7:($3 > 0 ? $5 : NaN)");
+	has(gp, "here.'/acc-accel.csv' skip 1 using 5:($3 > 0 ? $6 : NaN) with points ls 2 notitle");
+	has(gp, "here.'/acc.csv' skip 1 using ($6 * 1000):");
+	cr_assert_eq(file_size("a/b/default-accel.csv"), -1);
+}
+
+Test(compare, the_work_charges_the_accelerator_its_products)
+{
+	static char csv[1 << 16], calls[4096];
+	unsigned long after[64], prod[64], work_at[64], products = 0, sum = 0;
+	unsigned long sweeps = 0, work = 0;
+	int n = 0;
+	const char *at;
+
+	write_file("acc.ini", acc_ini);
+	cr_assert_eq(run("solve -c acc.ini " TWO_BOXES), 0, "%s", err);
+	at = strstr(out, " products with A (sweep equivalents)");
+	cr_assert_not_null(at, "%s", out);
+	while (at > out && at[-1] != ' ')
+		at--;
+	products = strtoul(at, NULL, 10);
+	cr_assert_gt(products, 0);
+	cr_assert_eq(run("compare -c acc.ini " TWO_BOXES " --no-plot"), 0,
+		     "%s", err);
+	read_file("compare/acc-accel.csv", calls, sizeof calls);
+	for (char *l = strtok(calls, "\n"); l; l = strtok(NULL, "\n")) {
+		if (sscanf(l, "%lu,%*d,%*d,%lu,%lu", after + n, prod + n,
+			   work_at + n) != 3)
+			continue;
+		sum += prod[n];
+		/* the work when the call returned */
+		cr_assert_eq(work_at[n], after[n] + sum);
+		n++;
+	}
+	cr_assert_geq(n, 2);
+	cr_assert_eq(sum, products);
+	read_file("compare/acc.csv", csv, sizeof csv);
+	for (char *l = strtok(csv, "\n"); l; l = strtok(NULL, "\n")) {
+		unsigned long before = 0;
+
+		if (sscanf(l, "%lu,%*[a-z],%*d,%*f,%*f,%*f,%lu", &sweeps,
+			   &work) != 2)
+			continue;
+		for (int k = 0; k < n; k++)
+			if (after[k] < sweeps)
+				before += prod[k];
+		cr_assert_eq(work, sweeps + before, "sweep %lu", sweeps);
+	}
+	cr_assert_gt(sweeps, 5);
+	cr_assert_gt(work, sweeps);
+}
+
+Test(compare, configs_on_different_merits_say_theirs_in_the_key)
+{
+	static char gp[1 << 15];
+
+	write_file("delta.ini", delta_ini);
+	cr_assert_eq(run("compare -c " DEFAULT_INI " -c delta.ini " TWO_BOXES
+			 " --no-plot"),
+		     0, "%s", err);
+	read_file("compare/convergence.gp", gp, sizeof gp);
+	has(gp, "\tset ylabel 'merit of each config (in the key)'\n");
+	has(gp, "title 'default (fc3d)' noenhanced");
+	has(gp, "title 'delta (delta)' noenhanced");
+	/* delta's tolerance is not on the merit drawn: no line */
+	has(gp, "with lines ls 100 title 'tolerance 5×10^{-9} (fc3d)'\n");
+	cr_assert_null(strstr(gp, "ls 101"));
+	has(gp, "\tset xlabel 'sweeps'\n");
 }
 
 Test(compare, labels_default_to_file_names_and_repeat_with_suffixes)
@@ -241,7 +371,7 @@ Test(compare, without_gnuplot_writes_data_and_script_and_says_how_to_draw)
 		cr_assert_str_eq(err, args);
 		snprintf(args, sizeof args, "p%d/convergence.gp", i);
 		read_file(args, script, sizeof script);
-		cr_assert(strstr(script, "here.'/d.csv' skip 1 using 1:"),
+		cr_assert(strstr(script, "here.'/d.csv' skip 1 using 7:"),
 			  "%s", script);
 		snprintf(args, sizeof args, "p%d/d.csv", i);
 		cr_assert_gt(file_size(args), 100);
@@ -281,10 +411,55 @@ Test(compare, with_gnuplot_draws_png_and_svg)
 	cr_assert_eq(run("compare -c " DEFAULT_INI " -c global.ini " TWO_BOXES
 			 " --out g"),
 		     0, "%s", err);
-	cr_assert(strstr(out, "plot        g/convergence.png g/convergence.svg\n"),
-		  "%s", out);
+	cr_assert(strstr(out, "g/convergence.png g/convergence.svg"), "%s",
+		  out);
 	drawn("g/convergence.png", "PNG", 1000);
 	drawn("g/convergence.svg", "<svg", 1000);
+}
+
+Test(compare, with_gnuplot_draws_pdf_beside_png_and_svg)
+{
+	if (!have_gnuplot())
+		cr_skip_test("gnuplot is not on PATH (Debian: gnuplot-nox)");
+	if (system("gnuplot -e 'set terminal' </dev/null 2>&1 | grep -q pdfcairo") != 0)
+		cr_skip_test("this gnuplot has no pdfcairo terminal");
+	unsetenv("PROXIMA_GNUPLOT");
+	write_file("acc.ini", acc_ini);
+	cr_assert_eq(run("compare -c " DEFAULT_INI " -c acc.ini " TWO_BOXES
+			 " --out g"),
+		     0, "%s", err);
+	cr_assert(strstr(out, "plot        g/convergence.pdf g/convergence.png g/convergence.svg\n"),
+		  "%s", out);
+	drawn("g/convergence.pdf", "%PDF", 1000);
+	drawn("g/convergence.png", "PNG", 1000);
+	drawn("g/convergence.svg", "<svg", 1000);
+	{
+		static char svg[1 << 18];
+
+		/* the axis names the merit and the work */
+		read_file("g/convergence.svg", svg, sizeof svg);
+		cr_assert(strstr(svg, "fc3d error"));
+		cr_assert(strstr(svg, "products with A"));
+	}
+}
+
+Test(compare, a_gnuplot_without_pdfcairo_draws_no_pdf_and_says_so)
+{
+	char want[512];
+
+	/* draws nothing: the PDF an earlier run left must go */
+	write_file("gp", "#!/bin/sh\nexit 0\n");
+	cr_assert_eq(chmod(strcat(strcpy(err, dir), "/gp"), 0755), 0);
+	cr_assert_eq(setenv("PROXIMA_GNUPLOT", err, 1), 0);
+	cr_assert_eq(mkdir(strcat(strcpy(out, dir), "/o"), 0777), 0);
+	write_file("o/convergence.pdf", "%PDF stale");
+	cr_assert_eq(run("compare -c " DEFAULT_INI " " TWO_BOXES " --out o"),
+		     0, "%s", err);
+	snprintf(want, sizeof want,
+		 "plot        o/convergence.png o/convergence.svg (no PDF: %s/gp has no pdfcairo terminal)\n",
+		 dir);
+	cr_assert(strstr(out, want), "%s", out);
+	cr_assert_eq(file_size("o/convergence.pdf"), -1);
 }
 
 Test(compare, a_failing_gnuplot_is_one_error_line)
@@ -382,16 +557,30 @@ Test(compare, whole_runs_give_quartiles_that_agree_with_the_steps)
 	cr_assert_gt(file_size("w/global-steps.csv"), 100);
 	cr_assert_gt(file_size("w/sweeps.gp"), 100);
 	cr_assert_gt(file_size("w/energy.gp"), 100);
+	read_file("w/sweeps.gp", csv, sizeof csv);
+	cr_assert(strstr(csv, "set multiplot layout 2,2 title 'Solves of s.ini, one run per config' noenhanced\n"),
+		  "%s", csv);
+	cr_assert(strstr(csv, "here.'/short-steps.csv' skip 1 using 2:($3 > 0 ? $13 : NaN) with linespoints ls 2 pi 1 title 'short' noenhanced"),
+		  "%s", csv);
+	/* both stop on fc3d at 1e-10: one tolerance line */
+	cr_assert(strstr(csv, ", 1e-10 with lines ls 100 title 'tolerance 10^{-10}'\n"),
+		  "%s", csv);
+	cr_assert_null(strstr(csv, "ls 101 title"));
+	read_file("w/energy.gp", csv, sizeof csv);
+	cr_assert(strstr(csv, "title 'Energies of s.ini, one run per config' noenhanced"),
+		  "%s", csv);
 	read_file("w/short-steps.csv", csv, sizeof csv);
-	cr_assert_eq(strncmp(csv, "step,time,contacts,sweeps,merit,fc3d,converged,hit_limit,diverged,kinetic,potential,seconds_solve\n", 97), 0);
+	cr_assert_eq(strncmp(csv, "step,time,contacts,sweeps,merit,fc3d,converged,hit_limit,diverged,kinetic,potential,seconds_solve,work\n", 102), 0);
 	for (char *l = strtok(csv, "\n"); l; l = strtok(NULL, "\n")) {
-		unsigned long step, contacts, sweeps;
+		unsigned long step, contacts, sweeps, work;
 		double t;
 		int hit;
 
-		if (sscanf(l, "%lu,%lf,%lu,%lu,%*[^,],%*[^,],%*d,%d", &step, &t,
-			   &contacts, &sweeps, &hit) != 5)
+		if (sscanf(l, "%lu,%lf,%lu,%lu,%*[^,],%*[^,],%*d,%d,%*d,%*[^,],%*[^,],%*[^,],%lu",
+			   &step, &t, &contacts, &sweeps, &hit, &work) != 6)
 			continue;
+		/* no accelerator: the work is the sweeps */
+		cr_assert_eq(work, sweeps);
 		rows++;
 		if (!contacts)
 			continue;
