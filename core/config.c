@@ -816,6 +816,9 @@ static int write_section(const struct px_config *c, unsigned section,
 	const struct px_param_decl *decl;
 	size_t n = px_config_params(c, section, &decl, NULL, 0);
 	union px_value *v = malloc((n + 1) * sizeof *v);
+	const struct px_plugin *pl =
+		section ? px_config_plugin(c, section) : NULL;
+	const struct px_plugin_header *h = pl ? px_plugin_header(pl) : NULL;
 	char text[4096];
 	int rc = 0;
 
@@ -823,11 +826,14 @@ static int write_section(const struct px_config *c, unsigned section,
 		return -1;
 	px_config_params(c, section, &decl, v, n);
 	fprintf(f, "\n[%s]\n", section ? px_kind_name(section) : "solver");
-	if (section)
-		fprintf(f, "plugin = %s\n",
-			px_config_plugin(c, section)
-				? px_plugin_header(px_config_plugin(c, section))->name
-				: PX_ACCELERATOR_NONE);
+	if (pl && !px_plugin_path(pl)) /* in-process: no file to name */
+		fprintf(f,
+			"; given in-process by the program (%s): no file holds it, reading this back fails here\n"
+			"plugin = %s%s\n",
+			h->summary ? h->summary : "no summary", PX_IN_PROCESS,
+			h->name);
+	else if (section)
+		fprintf(f, "plugin = %s\n", pl ? h->name : PX_ACCELERATOR_NONE);
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = px_param_format(&decl[i], &v[i], text, sizeof text);
 		fprintf(f, "%s = %s\n", decl[i].key, text);
@@ -844,6 +850,34 @@ int px_config_write(const struct px_config *c, FILE *f)
 	for (unsigned k = 0; k <= N_KINDS && !rc; k++)
 		rc = write_section(c, k, f);
 	return rc || ferror(f) ? -1 : 0;
+}
+
+int px_config_set_plugin(struct px_config *cfg, struct px_plugin *pl,
+			 struct px_error *err)
+{
+	const struct px_plugin_header *h = pl ? px_plugin_header(pl) : NULL;
+	const char *kind = h ? px_kind_name(h->kind) : NULL;
+	char *source = NULL;
+
+	if (!kind)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "px_config_set_plugin: not a plugin of a known kind");
+	if (!px_plugin_path(pl)) {
+		const char *was = px_config_source(cfg);
+		size_t len = strlen(was) + strlen(kind) + strlen(h->name) +
+			     sizeof " +  " PX_IN_PROCESS;
+
+		source = malloc(len);
+		if (!source)
+			return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		snprintf(source, len, "%s + %s %s%s", was, kind, PX_IN_PROCESS,
+			 h->name);
+		free(cfg->source);
+		cfg->source = source;
+	}
+	px_plugin_unload(cfg->plugin[h->kind]);
+	cfg->plugin[h->kind] = pl;
+	return PX_OK;
 }
 
 void px_config_set_monitor(struct px_config *cfg, px_monitor_fn fn,

@@ -105,6 +105,54 @@ static int find_file(const char *file, char *out, size_t len,
 	return 0;
 }
 
+/* Check a plugin's header h against the host's ABI; `where` names it in
+ * messages (its file, or "in-process plugin 'NAME'"), expect_kind and
+ * expect_name come from its file name (expect_name NULL: an in-process
+ * plugin, whose name is its own). */
+static int check_header(const struct px_plugin_header *h, const char *where,
+			unsigned expect_kind, const char *expect_name,
+			struct px_error *err)
+{
+	if (h->abi_major != PX_ABI_MAJOR)
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "%s: ABI major version %u, expected %u",
+				    where, h->abi_major, PX_ABI_MAJOR);
+	if (h->abi_minor > PX_ABI_MINOR)
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "%s: ABI minor version %u is newer than the host's %u",
+				    where, h->abi_minor, PX_ABI_MINOR);
+	if (h->kind != expect_kind) {
+		const char *found = px_kind_name(h->kind);
+
+		if (found)
+			return px_error_set(err, PX_ERR_PLUGIN,
+					    "%s: kind '%s', expected '%s'",
+					    where, found,
+					    kind_names[expect_kind]);
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "%s: unknown kind %u, expected '%s'", where,
+				    h->kind, kind_names[expect_kind]);
+	}
+	if (h->abi_minor < kind_since_minor[expect_kind])
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "%s: ABI %u.%u has no kind '%s' (it came with %u.%u)",
+				    where, h->abi_major, h->abi_minor,
+				    kind_names[expect_kind], PX_ABI_MAJOR,
+				    kind_since_minor[expect_kind]);
+	if (h->ops_size < min_ops_size[expect_kind])
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "%s: ops size %u bytes, expected at least %zu for a %s plugin",
+				    where, h->ops_size,
+				    min_ops_size[expect_kind],
+				    kind_names[expect_kind]);
+	if (expect_name && (!h->name || strcmp(h->name, expect_name) != 0))
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "%s: plugin name '%s', expected '%s' (from the file name)",
+				    where, h->name ? h->name : "(null)",
+				    expect_name);
+	return px_params_check_decl(h->params, h->n_params, where, err);
+}
+
 /* dlopen path and check its header. expect_kind/expect_name come from the
  * file name. On success *handle and *hdr are set. */
 static int open_checked(const char *path, unsigned expect_kind,
@@ -137,53 +185,7 @@ static int open_checked(const char *path, unsigned expect_kind,
 			     PX_PLUGIN_QUERY_SYMBOL);
 		goto refuse;
 	}
-	if (h->abi_major != PX_ABI_MAJOR) {
-		px_error_set(err, PX_ERR_PLUGIN,
-			     "%s: ABI major version %u, expected %u", path,
-			     h->abi_major, PX_ABI_MAJOR);
-		goto refuse;
-	}
-	if (h->abi_minor > PX_ABI_MINOR) {
-		px_error_set(err, PX_ERR_PLUGIN,
-			     "%s: ABI minor version %u is newer than the host's %u",
-			     path, h->abi_minor, PX_ABI_MINOR);
-		goto refuse;
-	}
-	if (h->kind != expect_kind) {
-		const char *found = px_kind_name(h->kind);
-
-		if (found)
-			px_error_set(err, PX_ERR_PLUGIN,
-				     "%s: kind '%s', expected '%s'", path, found,
-				     kind_names[expect_kind]);
-		else
-			px_error_set(err, PX_ERR_PLUGIN,
-				     "%s: unknown kind %u, expected '%s'", path,
-				     h->kind, kind_names[expect_kind]);
-		goto refuse;
-	}
-	if (h->abi_minor < kind_since_minor[expect_kind]) {
-		px_error_set(err, PX_ERR_PLUGIN,
-			     "%s: ABI %u.%u has no kind '%s' (it came with %u.%u)",
-			     path, h->abi_major, h->abi_minor,
-			     kind_names[expect_kind], PX_ABI_MAJOR,
-			     kind_since_minor[expect_kind]);
-		goto refuse;
-	}
-	if (h->ops_size < min_ops_size[expect_kind]) {
-		px_error_set(err, PX_ERR_PLUGIN,
-			     "%s: ops size %u bytes, expected at least %zu for a %s plugin",
-			     path, h->ops_size, min_ops_size[expect_kind],
-			     kind_names[expect_kind]);
-		goto refuse;
-	}
-	if (!h->name || strcmp(h->name, expect_name) != 0) {
-		px_error_set(err, PX_ERR_PLUGIN,
-			     "%s: plugin name '%s', expected '%s' (from the file name)",
-			     path, h->name ? h->name : "(null)", expect_name);
-		goto refuse;
-	}
-	if (px_params_check_decl(h->params, h->n_params, path, err))
+	if (check_header(h, path, expect_kind, expect_name, err))
 		goto refuse;
 	*handle = dl;
 	*hdr = h;
@@ -331,6 +333,11 @@ int px_plugin_load(unsigned kind, const char *name,
 	if (!px_kind_name(kind))
 		return px_error_set(err, PX_ERR_INVALID, "unknown plugin kind %u",
 				    kind);
+	if (strncmp(name, PX_IN_PROCESS, strlen(PX_IN_PROCESS)) == 0 &&
+	    strlen(name) <= 200)
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "%s plugin '%s' was given in-process by the program that wrote this config (from Python, a callable): no file holds it, so a config cannot load it; name a plugin file, or give it again from the program",
+				    kind_names[kind], name);
 	if (strchr(name, '/') && strlen(name) <= 200)
 		return px_error_set(err, PX_ERR_PLUGIN,
 				    "%s plugin name '%s' is a path: put its folder in PROXIMA_PLUGIN_PATH and name the plugin by its word (%s_WORD.so is WORD)",
@@ -392,6 +399,48 @@ int px_plugin_load(unsigned kind, const char *name,
 fail:
 	px_plugin_unload(pl);
 	return rc;
+}
+
+int px_plugin_wrap(const struct px_plugin_header *h, void *state,
+		   struct px_plugin **out, struct px_error *err)
+{
+	char where[320];
+	struct px_plugin *pl;
+	int rc;
+
+	*out = NULL;
+	if (!h || !h->name || !*h->name || strlen(h->name) > 200 ||
+	    strpbrk(h->name, "\n\r"))
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "in-process plugin: its header needs a name of one line (at most 200 characters)");
+	snprintf(where, sizeof where, "in-process plugin '%s'", h->name);
+	if (!px_kind_name(h->kind))
+		return px_error_set(err, PX_ERR_PLUGIN,
+				    "%s: unknown kind %u", where, h->kind);
+	rc = check_header(h, where, h->kind, NULL, err);
+	if (!rc)
+		rc = check_ops(h, where, err);
+	if (rc)
+		return rc;
+	pl = calloc(1, sizeof *pl);
+	if (pl)
+		pl->values = calloc(h->n_params + 1, sizeof *pl->values);
+	if (!pl || !pl->values) {
+		free(pl);
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
+	pl->h = h;
+	/* the defaults; a string's points into h's declarations */
+	rc = px_params_parse(h->params, h->n_params, NULL, 0,
+			     kind_names[h->kind], where, pl->values, err);
+	if (rc) {
+		free(pl->values);
+		free(pl);
+		return rc;
+	}
+	pl->state = state;
+	*out = pl;
+	return PX_OK;
 }
 
 void px_plugin_unload(struct px_plugin *pl)

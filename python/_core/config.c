@@ -11,17 +11,56 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Put the Python orderings and r-factor strategies of heur, a sequence
+ * of (kind, object), into cfg's sections. 0, or -1 with an exception. */
+static int add_heuristics(struct px_py_config *cfg, PyObject *heur)
+{
+	PyObject *fast = PySequence_Fast(heur, "heuristics: expected a sequence of (kind, object)");
+	int rc = -1;
+
+	if (!fast)
+		return -1;
+	for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
+		struct px_error err = {0};
+		struct px_plugin *pl;
+		unsigned kind;
+		PyObject *obj;
+
+		if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i),
+				      "IO;heuristics: expected (kind, object)",
+				      &kind, &obj))
+			goto out;
+		if (kind != PX_KIND_ORDERING && kind != PX_KIND_RFACTOR) {
+			px_py_fail("heuristics: kind %u: only orderings and r-factor strategies can be Python objects",
+				   kind);
+			goto out;
+		}
+		pl = px_py_heur_wrap(cfg, kind, obj);
+		if (!pl)
+			goto out;
+		if (px_config_set_plugin(cfg->c, pl, &err)) {
+			px_plugin_unload(pl);
+			px_py_raise(&err);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	Py_DECREF(fast);
+	return rc;
+}
+
 static PyObject *config_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = {(char *)"layers", NULL};
-	PyObject *seq, *fast = NULL, *out = NULL;
+	static char *kwlist[] = {(char *)"layers", (char *)"heuristics", NULL};
+	PyObject *seq, *heur = Py_None, *fast = NULL, *out = NULL;
 	struct px_config_layer *layers = NULL;
 	struct px_config *c = NULL;
 	struct px_error err = {0};
 	Py_ssize_t n;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &seq))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &seq, &heur))
 		return NULL;
 	fast = PySequence_Fast(seq, "layers: expected a sequence of (kind, text, name)");
 	if (!fast)
@@ -60,6 +99,8 @@ static PyObject *config_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 		goto out;
 	}
 	((struct px_py_config *)out)->c = c;
+	if (heur != Py_None && add_heuristics((struct px_py_config *)out, heur))
+		Py_CLEAR(out);
 out:
 	free(layers);
 	Py_DECREF(fast);
@@ -69,6 +110,7 @@ out:
 static void config_dealloc(PyObject *obj)
 {
 	px_config_free(((struct px_py_config *)obj)->c);
+	Py_XDECREF(((struct px_py_config *)obj)->fault);
 	Py_TYPE(obj)->tp_free(obj);
 }
 

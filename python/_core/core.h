@@ -10,7 +10,9 @@
  *   solve.c    _core.solve() and _core.Solver: px_solve and px_solver,
  *              the GIL released, Ctrl-C through the config's monitor
  *   world.c    _core.World: a struct px_sim (proxima/sim.h) stepped with
- *              the GIL released, its bodies and contacts as arrays */
+ *              the GIL released, its bodies and contacts as arrays
+ *   heuristics.c  orderings and r-factor strategies written in Python:
+ *              in-process plugins (px_plugin_wrap), _core.Info */
 #ifndef PX_PY_CORE_H
 #define PX_PY_CORE_H
 
@@ -41,12 +43,17 @@ struct px_py_config {
 	PyObject_HEAD
 	struct px_config *c;
 	int busy; /* a solve runs on it (the GIL released) */
+	/* The first exception or proxima.Error of its Python ordering or
+	 * rfactor (heuristics.c) in the solve running, else NULL: the
+	 * monitor stops the solve, which then raises it. */
+	PyObject *fault;
 };
 
 extern PyTypeObject px_py_problem_type;
 extern PyTypeObject px_py_config_type;
 extern PyTypeObject px_py_solver_type;
 extern PyTypeObject px_py_world_type;
+extern PyTypeObject px_py_info_type;
 
 /* proxima.Error (a ValueError) and proxima.FileError (also an OSError). */
 extern PyObject *px_py_error;
@@ -64,15 +71,24 @@ struct px_problem *px_py_problem_copy(const struct px_problem *p,
 /* plugins.c */
 PyObject *px_py_plugins(PyObject *self, PyObject *args);
 
+/* heuristics.c: an in-process plugin of kind (PX_KIND_ORDERING or
+ * PX_KIND_RFACTOR) over the Python object obj, whose faults go to
+ * owner->fault; NULL with an exception set. */
+struct px_plugin *px_py_heur_wrap(struct px_py_config *owner,
+				  unsigned kind, PyObject *obj);
+
 /* solve.c */
 PyObject *px_py_solve(PyObject *self, PyObject *args, PyObject *kw);
 /* The config's monitor (px_config_set_monitor, user a struct
  * px_py_monitor, its clock set) while a solve runs with the GIL released:
  * every 50 ms it runs the signal handlers; one that raises stops the
- * solve, its exception kept in type, value, tb to be restored. */
+ * solve, its exception kept in type, value, tb to be restored. It stops
+ * the solve at once when cfg (may be NULL) holds a fault of its Python
+ * ordering or rfactor (heuristics.c), which the caller raises. */
 struct px_py_monitor {
 	struct timespec last;
 	PyObject *type, *value, *tb;
+	const struct px_py_config *cfg;
 };
 int px_py_monitor(const struct px_report *so_far, void *user);
 /* Claim cfg for one solve (busy), or refuse with proxima.Error. */

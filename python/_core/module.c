@@ -112,6 +112,9 @@ PyMODINIT_FUNC PyInit__core(void)
 	    add_type(m, &px_py_config_type, "Config") < 0 ||
 	    add_type(m, &px_py_solver_type, "Solver") < 0 ||
 	    add_type(m, &px_py_world_type, "World") < 0 ||
+	    add_type(m, &px_py_info_type, "Info") < 0 ||
+	    PyModule_AddIntConstant(m, "KIND_ORDERING", PX_KIND_ORDERING) < 0 ||
+	    PyModule_AddIntConstant(m, "KIND_RFACTOR", PX_KIND_RFACTOR) < 0 ||
 	    PyModule_AddIntConstant(m, "ABI_MAJOR", PX_ABI_MAJOR) < 0 ||
 	    PyModule_AddIntConstant(m, "ABI_MINOR", PX_ABI_MINOR) < 0 ||
 	    PyModule_AddIntConstant(m, "LAYER_FILE", PX_LAYER_FILE) < 0 ||

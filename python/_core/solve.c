@@ -6,7 +6,9 @@
  * ends "interrupted", and the exception is raised again once the solve has
  * returned: the interpreter stays usable. A config or solver runs one
  * solve at a time (its plugins hold the solve's state): a second one
- * meanwhile, from another thread, is refused. */
+ * meanwhile, from another thread, is refused. A Python ordering or rfactor
+ * (heuristics.c) that fails keeps its exception in the config's fault:
+ * the monitor stops the solve at once, and the exception is raised. */
 #include "core.h"
 
 #include <math.h>
@@ -29,6 +31,8 @@ int px_py_monitor(const struct px_report *so_far, void *user)
 	int stop = 0;
 
 	(void)so_far;
+	if (m->cfg && m->cfg->fault) /* a Python ordering or rfactor failed */
+		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (since(&m->last, &now) < MONITOR_SECONDS)
 		return 0;
@@ -40,6 +44,16 @@ int px_py_monitor(const struct px_report *so_far, void *user)
 	}
 	PyGILState_Release(g);
 	return stop;
+}
+
+/* Raise the exception of cfg's fault and clear it. */
+static void raise_fault(struct px_py_config *cfg)
+{
+	PyObject *e = cfg->fault;
+
+	cfg->fault = NULL;
+	PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(e)), e,
+		      PyException_GetTraceback(e));
 }
 
 /* lam0 (None: zeros) as a new array of m finite numbers, or NULL. */
@@ -176,13 +190,24 @@ static PyObject *run(const struct px_problem *p, struct px_py_config *cfg,
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &m.last);
+	m.cfg = cfg;
+	Py_CLEAR(cfg->fault);
 	px_config_set_monitor(cfg->c, px_py_monitor, &m);
 	Py_BEGIN_ALLOW_THREADS
 	rc = s ? px_solver_solve(s, PyArray_DATA(lam), &rep, &err)
 	       : px_solve(p, cfg->c, PyArray_DATA(lam), &rep, &err);
 	Py_END_ALLOW_THREADS
 	px_config_set_monitor(cfg->c, NULL, NULL);
-	if (m.type) {
+	if (cfg->fault) {
+		/* a Python ordering or rfactor failed: its exception, over
+		 * anything else (the solve's own error repeats it) */
+		raise_fault(cfg);
+		Py_XDECREF(m.type);
+		Py_XDECREF(m.value);
+		Py_XDECREF(m.tb);
+		out = NULL;
+		Py_DECREF(lam);
+	} else if (m.type) {
 		/* Ctrl-C (or another handler's exception): raise it now */
 		PyErr_Restore(m.type, m.value, m.tb);
 		out = NULL;
@@ -264,10 +289,16 @@ static PyObject *solver_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 		Py_DECREF(self);
 		return NULL;
 	}
+	Py_CLEAR(cfg->fault);
 	Py_BEGIN_ALLOW_THREADS
 	rc = px_solver_create(self->p, cfg->c, &self->s, &err);
 	Py_END_ALLOW_THREADS
 	cfg->busy = 0;
+	if (cfg->fault) { /* a Python rfactor's init failed */
+		raise_fault(cfg);
+		Py_DECREF(self);
+		return NULL;
+	}
 	if (rc) {
 		Py_DECREF(self);
 		return px_py_raise(&err);

@@ -26,12 +26,20 @@ import numpy as np
 from . import _core
 
 __all__ = ["Error", "FileError", "Problem", "Config", "Solver", "Result",
-           "History", "Plugin", "Param", "solve", "plugins",
-           "refused_plugins", "SECTIONS", "World", "Contacts",
-           "STATS_COLUMNS"]
+           "History", "Plugin", "Param", "Info", "solve", "plugins",
+           "refused_plugins", "SECTIONS", "FULL", "NORMAL", "FRICTION",
+           "World", "Contacts", "STATS_COLUMNS"]
 
 Error = _core.Error
 FileError = _core.FileError
+Info = _core.Info
+
+#: What a Python ordering returns for the part of the contacts a sweep
+#: visits (None is FULL); History.part holds the same numbers.
+FULL, NORMAL, FRICTION = 0, 1, 2
+
+# A layer of a Python ordering or rfactor: (_PY, section, object).
+_PY = "python"
 
 #: The sections of a config, in the order of proxima's INI files.
 SECTIONS = ("solver", "friction", "ordering", "rfactor", "scheduler",
@@ -431,9 +439,27 @@ def _format_value(key, value):
                 f"{type(value).__name__}")
 
 
+def _heuristic(section, value):
+    """The layer of a Python ordering or rfactor, or None when value is
+    not one."""
+    if section == "ordering" and callable(value):
+        return (_PY, section, value)
+    if section == "rfactor" and (callable(value) or hasattr(value, "init")):
+        return (_PY, section, value)
+    if section in SECTIONS[1:] and callable(value):
+        raise _fail(f"{section}: a Python callable can be an ordering or "
+                    f"an rfactor only, not a {section}")
+    return None
+
+
 def _set_layer(key, value):
     if not isinstance(key, str):
         raise _fail(f"{key!r}: expected a key SECTION.KEY (a string)")
+    section = key[:-len(".plugin")] if key.endswith(".plugin") else key
+    if not isinstance(value, str):
+        py = _heuristic(section, value)
+        if py:
+            return py
     if "." not in key:
         if key in SECTIONS and key != "solver":
             key = key + ".plugin"
@@ -462,6 +488,37 @@ class Config:
     plugin raises proxima.Error with libproxima's message and leaves the
     config as it was. str(cfg) is the config in effect as INI text, which
     Config.from_string reads back to the same config.
+
+    A Python ordering or r-factor strategy takes a plugin's place:
+    Config(ordering=order, rfactor=rf), or set("ordering", order).
+
+    ordering  order(perm, info), called before every sweep: perm is the
+              permutation of the contacts the sweep visits, a writable
+              numpy view (uint32, n) that it may rewrite in place; it
+              returns None or the part to visit (proxima.FULL, NORMAL or
+              FRICTION). When order also has prepare(perm, info), that is
+              called once per solve, perm set to the identity before.
+    rfactor   rf.init(r, info) once per solver fills r (float64, n x 3,
+              the r-factors of each contact's rows: a writable view);
+              rf.adapt(r, residual_prev, residual_new), when rf has it,
+              after every sweep returns True or None (accept the sweep)
+              or False (reject it, r shrunk in place); a plain function
+              is init alone (every sweep accepted).
+
+    info is a proxima.Info: n_contacts, block_size, sweep, delta_normal,
+    delta_friction, separable, and read-only views q, diag (n x 3 x 3),
+    mu and lam (the current iterate; None in init), valid during the call
+    (copy what you keep); info.apply(x, add_q=False) gives W x (+ q).
+    perm and r are the solver's own arrays, not copies: keep no
+    reference to them past the call.
+
+    An exception in the object, or a wrong answer (a part that is none,
+    perm no longer a permutation, an r not finite or not > 0), stops the
+    solve at the next sweep boundary and proxima.solve raises that
+    exception, or a proxima.Error naming the object and what was wrong.
+    Such a section has no parameters. str(cfg) writes it as a comment
+    and "plugin = in-process:NAME", which no config can read back:
+    Config.from_string of that text raises proxima.Error saying so.
     """
 
     __slots__ = ("_layers", "_c")
@@ -475,7 +532,23 @@ class Config:
         self._build(tuple(layers))
 
     def _build(self, layers):
-        c = _core.Config(layers)
+        c_layers, held = [], {}
+        for layer in layers:
+            if layer[0] == _PY:
+                held[layer[1]] = layer[2]
+                continue
+            if layer[0] == _core.LAYER_SET:
+                key = layer[1].split("=", 1)[0]
+                section, _, k = (x.strip() for x in key.partition("."))
+                if section in held and k == "plugin":
+                    del held[section]
+                elif section in held:
+                    raise _fail(f"{key.strip()}: the {section} is a Python "
+                                "object, which has no parameters (name a "
+                                f"plugin first: {section}=NAME)")
+            c_layers.append(layer)
+        heur = [(SECTIONS.index(k), obj) for k, obj in held.items()]
+        c = _core.Config(tuple(c_layers), heur)
         self._layers, self._c = layers, c
         return self
 
@@ -521,9 +594,10 @@ class Config:
     @property
     def layers(self):
         """The layers, in order: (kind, text, name) with kind
-        "file", "text" or "set"."""
+        "file", "text" or "set", and ("python", section, object) for a
+        Python ordering or rfactor."""
         kinds = {_core.LAYER_FILE: "file", _core.LAYER_TEXT: "text",
-                 _core.LAYER_SET: "set"}
+                 _core.LAYER_SET: "set", _PY: _PY}
         return tuple((kinds[k], t, n) for k, t, n in self._layers)
 
     @property

@@ -159,6 +159,16 @@ const struct px_param_decl *px_config_solver_params(size_t *n);
  * solver` prints it; the plugins' own is px_plugin_doc). */
 const char *px_config_solver_doc(void);
 
+/* Put pl (from px_plugin_load or px_plugin_wrap) into cfg's section of
+ * its kind, in place of the plugin there, which is unloaded: cfg owns pl
+ * from then on, and px_config_source gains " + KIND in-process:NAME" for
+ * an in-process one (px_config_write writes it so that reading the text
+ * back fails clearly, see PX_IN_PROCESS). Not while a solver made from cfg
+ * exists: it keeps using the plugin it was made with. Returns 0, or an
+ * error (pl untouched, the caller keeps it). */
+int px_config_set_plugin(struct px_config *cfg, struct px_plugin *pl,
+			 struct px_error *err);
+
 /* The plugin instance of a kind (enum px_kind); NULL for
  * PX_KIND_ACCELERATOR when the config has none. */
 const struct px_plugin *px_config_plugin(const struct px_config *c,

@@ -54,11 +54,34 @@ int px_plugin_load(unsigned kind, const char *name,
 		   struct px_plugin **out, struct px_error *err);
 void px_plugin_unload(struct px_plugin *pl);
 
+/* What a config's text says for an in-process plugin (px_plugin_wrap):
+ * px_config_write writes "plugin = in-process:NAME" after a comment, and
+ * px_plugin_load refuses such a name with a message saying why (no file
+ * holds the plugin). */
+#define PX_IN_PROCESS "in-process:"
+
+/* An in-process plugin: ops a program holds in memory rather than a file
+ * (proxima's Python module wraps Python callables this way; a C host may
+ * give its own ops too). h is the ops struct's header, checked as the
+ * loader checks a file's (ABI version, kind, ops size, the required
+ * operations, the declared parameters); its name is any non-empty line
+ * (messages and px_config_write use it). The parameters take their
+ * declared defaults (px_plugin_values); h->create is not called: state,
+ * the caller's, is the plugin's state. px_plugin_unload calls
+ * h->destroy(state) when both are non-NULL, as the last use of h, which
+ * destroy may free; until then h must stay valid. On failure nothing is
+ * taken (the caller keeps h and state). Put it into a config with
+ * px_config_set_plugin. */
+int px_plugin_wrap(const struct px_plugin_header *h, void *state,
+		   struct px_plugin **out, struct px_error *err);
+
 const struct px_plugin_header *px_plugin_header(const struct px_plugin *pl);
 void *px_plugin_state(const struct px_plugin *pl);
 /* The plugin's parameters in effect, one per declared parameter
  * (px_plugin_header(pl)->params), in declaration order. */
 const union px_value *px_plugin_values(const struct px_plugin *pl);
+/* The file the plugin was loaded from; NULL for an in-process plugin
+ * (px_plugin_wrap). */
 const char *px_plugin_path(const struct px_plugin *pl);
 
 /* The documentation of the plugin whose header is h (the doc member that
