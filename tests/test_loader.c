@@ -310,3 +310,144 @@ Test(loader, foreach_lists_good_and_reports_refused)
 	 * listable */
 	cr_assert_eq(s.refused, 7);
 }
+
+/* ---- in-process plugins (px_plugin_wrap, px_config_set_plugin) ------ */
+
+/* An ordering given by the program: the reverse order, every sweep. */
+struct reverse {
+	size_t n;
+	unsigned long calls, destroyed;
+};
+
+static int reverse_prepare(void *state, const struct px_problem_info *p,
+			   uint32_t *perm, char *err, size_t errlen)
+{
+	struct reverse *s = state;
+
+	(void)err;
+	(void)errlen;
+	s->n = p->n_contacts;
+	for (size_t k = 0; k < s->n; k++)
+		perm[k] = (uint32_t)(s->n - 1 - k);
+	return 0;
+}
+
+static int reverse_next(void *state, const struct px_sweep_state *ss,
+			uint32_t *perm, int *changed)
+{
+	struct reverse *s = state;
+
+	(void)ss;
+	(void)perm;
+	(void)changed;
+	s->calls++;
+	return PX_PART_FULL;
+}
+
+static void reverse_destroy(void *state)
+{
+	((struct reverse *)state)->destroyed++;
+}
+
+static const struct px_ordering_ops reverse_ops = {
+	.h = {
+		.abi_major = PX_ABI_MAJOR,
+		.abi_minor = PX_ABI_MINOR,
+		.kind = PX_KIND_ORDERING,
+		.ops_size = sizeof(struct px_ordering_ops),
+		.name = "reverse",
+		.summary = "the contacts in reverse order",
+		.destroy = reverse_destroy,
+	},
+	.prepare = reverse_prepare,
+	.next = reverse_next,
+};
+
+Test(loader, in_process_plugin_solves_and_writes_as_such)
+{
+	struct reverse s = {0};
+	struct px_plugin *pl;
+	struct px_config *c;
+	struct px_problem *p;
+	struct px_report rep = {0};
+	struct px_error err = {0};
+	char *text = NULL;
+	size_t len = 0;
+	double *lam;
+	FILE *f;
+
+	cr_assert_eq(px_plugin_wrap(&reverse_ops.h, &s, &pl, &err), PX_OK,
+		     "%s", err.msg);
+	cr_assert_null(px_plugin_path(pl));
+	cr_assert_eq(px_plugin_state(pl), &s);
+	cr_assert_eq(px_config_read(NULL, &c, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(px_config_set_plugin(c, pl, &err), PX_OK, "%s", err.msg);
+	cr_assert_str_eq(px_config_source(c),
+			 "(defaults) + ordering in-process:reverse");
+	cr_assert_eq(px_problem_read(PX_TEST_SRCDIR "/scenes/two-boxes.dat",
+				     &p, PX_FCLIB_R_NONE, NULL, &err),
+		     PX_OK, "%s", err.msg);
+	lam = calloc(px_problem_n_contacts(p) * 3, sizeof *lam);
+	cr_assert_eq(px_solve(p, c, lam, &rep, &err), PX_OK, "%s", err.msg);
+	cr_assert(rep.converged);
+	cr_assert_eq(s.n, px_problem_n_contacts(p));
+	cr_assert_eq(s.calls, rep.sweeps);
+	f = open_memstream(&text, &len);
+	cr_assert_eq(px_config_write(c, f), 0);
+	fclose(f);
+	cr_assert(strstr(text,
+			 "\n[ordering]\n; given in-process by the program (the contacts in reverse order): no file holds it, reading this back fails here\nplugin = in-process:reverse\n\n[rfactor]\n"),
+		  "%s", text);
+	px_config_free(c);
+	cr_assert_eq(s.destroyed, 1);
+	{
+		const struct px_config_layer l = {PX_LAYER_TEXT, text, "t.ini"};
+		const char *at = strstr(text, "plugin = in-process:reverse");
+		char msg[PX_ERROR_MSG_MAX];
+		unsigned line = 1;
+
+		for (const char *ch = text; ch < at; ch++)
+			line += *ch == '\n';
+		snprintf(msg, sizeof msg,
+			 "t.ini:%u: [ordering] plugin: ordering plugin 'in-process:reverse' was given in-process by the program that wrote this config (from Python, a callable): no file holds it, so a config cannot load it; name a plugin file, or give it again from the program",
+			 line);
+		cr_assert_eq(px_config_build(&l, 1, &c, &err), PX_ERR_PLUGIN);
+		cr_assert_null(c);
+		cr_assert_str_eq(err.msg, msg);
+	}
+	free(text);
+	free(lam);
+	px_report_free(&rep);
+	px_problem_destroy(p);
+}
+
+Test(loader, in_process_plugin_is_checked_like_a_file)
+{
+	struct px_ordering_ops o = reverse_ops;
+	struct px_plugin *pl = (void *)1;
+	struct px_error err = {0};
+	char msg[PX_ERROR_MSG_MAX];
+
+	o.h.abi_major = 2;
+	cr_assert_eq(px_plugin_wrap(&o.h, NULL, &pl, &err), PX_ERR_PLUGIN);
+	cr_assert_null(pl);
+	cr_assert_str_eq(err.msg,
+			 "in-process plugin 'reverse': ABI major version 2, expected 1");
+	o = reverse_ops;
+	o.h.ops_size = 8;
+	cr_assert_eq(px_plugin_wrap(&o.h, NULL, &pl, &err), PX_ERR_PLUGIN);
+	snprintf(msg, sizeof msg,
+		 "in-process plugin 'reverse': ops size 8 bytes, expected at least %zu for a ordering plugin",
+		 offsetof(struct px_ordering_ops, doc));
+	cr_assert_str_eq(err.msg, msg);
+	o = reverse_ops;
+	o.next = NULL;
+	cr_assert_eq(px_plugin_wrap(&o.h, NULL, &pl, &err), PX_ERR_PLUGIN);
+	cr_assert_str_eq(err.msg,
+			 "in-process plugin 'reverse': a required ordering operation is missing");
+	o = reverse_ops;
+	o.h.name = "";
+	cr_assert_eq(px_plugin_wrap(&o.h, NULL, &pl, &err), PX_ERR_PLUGIN);
+	cr_assert_str_eq(err.msg,
+			 "in-process plugin: its header needs a name of one line (at most 200 characters)");
+}

@@ -616,12 +616,20 @@ static PyObject *method(PyObject *o, const char *name, int *bad)
 	return m;
 }
 
-/* The callable's name for messages: its __qualname__, or its type's. */
+/* The object's name for messages: its __qualname__, or its class's; and
+ * its module. */
 static void name_of(PyObject *o, char *buf, size_t len, char *mod,
 		    size_t mlen)
 {
 	PyObject *q = PyObject_GetAttrString(o, "__qualname__");
-	PyObject *m = PyObject_GetAttrString(o, "__module__");
+	PyObject *m;
+
+	if (!q) { /* an instance: its class's */
+		PyErr_Clear();
+		q = PyObject_GetAttrString((PyObject *)Py_TYPE(o),
+					   "__qualname__");
+	}
+	m = PyObject_GetAttrString(o, "__module__");
 	const char *s = q && PyUnicode_Check(q) ? PyUnicode_AsUTF8(q) : NULL;
 	const char *ms = m && PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : NULL;
 

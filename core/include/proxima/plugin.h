@@ -81,6 +81,12 @@
  * solve, as before. rfactor.adapt may change r only when it rejects a
  * sweep, as every plugin here does: a solve after a solve without a
  * rejection starts from r as it stands, which is then init's.
+ *
+ * In-process plugins (no change of ABI): a host program may give the core
+ * an ops struct it holds in memory instead of a file (px_plugin_wrap and
+ * px_config_set_plugin, loader.h and config.h). The core checks its header
+ * as a file's and calls it exactly as a loaded plugin; the Python module
+ * wraps orderings and r-factor strategies written in Python so.
  */
 #ifndef PROXIMA_PLUGIN_H
 #define PROXIMA_PLUGIN_H
