@@ -11,9 +11,12 @@
  *             every sweep when the object has one
  *
  * perm (uint32, n) and r (float64, n x bs) are writable numpy views on the
- * solver's own arrays, no copy; info (_core.Info) holds read-only views of
- * the problem (q, diag, mu, and lam, the current iterate). The solve runs
- * without the GIL (solve.c): every call takes it (PyGILState_Ensure).
+ * solver's own arrays, no copy; info (_core.Info) holds lam, a read-only
+ * view of the current iterate, and read-only copies of q, diag and mu made
+ * once per solve. The views a callable keeps become copies when the solve
+ * ends (px_py_heur_release), before the solver's memory goes. The solve
+ * runs without the GIL (solve.c): every call takes it
+ * (PyGILState_Ensure).
  *
  * The hot path cannot fail, so a callable's exception or a wrong answer
  * (a part that is no part, perm no longer a permutation, an r not finite
@@ -123,11 +126,11 @@ static PyMemberDef info_members[] = {
 	{"lam", T_OBJECT, offsetof(struct px_py_info, lam), READONLY,
 	 "the current iterate, n x 3, a read-only view (None in rfactor init)"},
 	{"q", T_OBJECT, offsetof(struct px_py_info, q), READONLY,
-	 "q, n x 3, a read-only view"},
+	 "q, n x 3, read-only"},
 	{"diag", T_OBJECT, offsetof(struct px_py_info, diag), READONLY,
-	 "the diagonal blocks of W, n x 3 x 3, a read-only view"},
+	 "the diagonal blocks of W, n x 3 x 3, read-only"},
 	{"mu", T_OBJECT, offsetof(struct px_py_info, mu), READONLY,
-	 "the friction coefficients, n, a read-only view"},
+	 "the friction coefficients, n, read-only"},
 	{NULL, 0, 0, 0, NULL},
 };
 
@@ -138,8 +141,10 @@ PyTypeObject px_py_info_type = {
 	.tp_dealloc = info_dealloc,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "What a Python ordering or r-factor strategy sees of the "
-		  "solve (proxima.Config(ordering=..., rfactor=...)): the "
-		  "arrays are read-only views, valid during the call.",
+		  "solve (proxima.Config(ordering=..., rfactor=...)): "
+		  "n_contacts, block_size, sweep, delta_normal, "
+		  "delta_friction, separable, and read-only arrays lam (a "
+		  "view of the current iterate), q, diag, mu; apply(x).",
 	.tp_methods = info_methods,
 	.tp_members = info_members,
 };
@@ -156,6 +161,63 @@ static PyObject *view(int nd, const npy_intp *dims, int type,
 			   (npy_intp *)strides, (void *)data, 0, flags, NULL);
 }
 
+/* A read-only copy of the array v (taken), or NULL. */
+static PyObject *read_only_copy(PyObject *v)
+{
+	PyObject *c;
+
+	if (!v)
+		return NULL;
+	c = PyArray_NewCopy((PyArrayObject *)v, NPY_CORDER);
+	Py_DECREF(v);
+	if (c)
+		PyArray_CLEARFLAGS((PyArrayObject *)c, NPY_ARRAY_WRITEABLE);
+	return c;
+}
+
+static void free_copy(PyObject *capsule)
+{
+	free(PyCapsule_GetPointer(capsule, NULL));
+}
+
+/* The view v (of a solver's memory, which goes away with the solver) as
+ * a copy of its own when someone besides us holds it: what a callable
+ * kept becomes a snapshot of the end of the solve rather than a view of
+ * freed memory. Then drops our reference. Views taken of it (slices) are
+ * not reached: the documentation says to copy what one keeps. */
+static void release_view(PyObject **slot)
+{
+	PyObject *v = *slot, *cap;
+	PyArrayObject_fields *f;
+	size_t bytes;
+	void *copy;
+
+	*slot = NULL;
+	if (!v || !PyArray_Check(v) || Py_REFCNT(v) <= 1 ||
+	    PyArray_BASE((PyArrayObject *)v)) {
+		Py_XDECREF(v);
+		return;
+	}
+	f = (PyArrayObject_fields *)v;
+	bytes = (size_t)PyArray_NBYTES((PyArrayObject *)v);
+	copy = malloc(bytes ? bytes : 1);
+	cap = copy ? PyCapsule_New(copy, NULL, free_copy) : NULL;
+	if (!cap) {
+		/* no memory for the copy: an empty array rather than a
+		 * dangling one */
+		PyErr_Clear();
+		free(copy);
+		for (int i = 0; i < f->nd; i++)
+			f->dimensions[i] = 0;
+	} else {
+		memcpy(copy, f->data, bytes);
+		f->data = copy;
+		if (PyArray_SetBaseObject((PyArrayObject *)v, cap) < 0)
+			PyErr_Clear(); /* cannot fail: v has no base */
+	}
+	Py_DECREF(v);
+}
+
 /* Point in's views at p's arrays. Returns 0 or -1 (an exception set). */
 static int info_load(struct px_py_info *in, const struct px_problem_info *p)
 {
@@ -166,9 +228,10 @@ static int info_load(struct px_py_info *in, const struct px_problem_info *p)
 
 	lam = p->lambda ? view(2, d2, NPY_FLOAT64, NULL, p->lambda, 0)
 			: Py_NewRef(Py_None);
-	q = view(2, d2, NPY_FLOAT64, NULL, p->b, 0);
-	diag = view(3, d3, NPY_FLOAT64, NULL, p->diag, 0);
-	mu = view(1, &n, NPY_FLOAT64, &mu_stride, &p->friction[0].mu, 0);
+	q = read_only_copy(view(2, d2, NPY_FLOAT64, NULL, p->b, 0));
+	diag = read_only_copy(view(3, d3, NPY_FLOAT64, NULL, p->diag, 0));
+	mu = read_only_copy(
+		view(1, &n, NPY_FLOAT64, &mu_stride, &p->friction[0].mu, 0));
 	if (!lam || !q || !diag || !mu) {
 		Py_XDECREF(lam);
 		Py_XDECREF(q);
@@ -206,7 +269,8 @@ struct px_py_heur {
 	const void *view_at;  /* the data it views */
 	void *saved;          /* perm or r before a call: undone on a fault */
 	unsigned char *seen;  /* ordering: n bytes, the permutation check */
-	size_t n;             /* entries of perm or r */
+	size_t cap;           /* entries saved and seen hold */
+	size_t n;             /* ordering: contacts of the solve running */
 	char name[160], init_name[170], adapt_name[170], prepare_name[170];
 	char summary[400];
 };
@@ -329,11 +393,14 @@ static int r_broken(const double *r, size_t nr, uint32_t bs, char *buf,
 	return 0;
 }
 
+/* Room for n entries of size bytes in saved (and seen). Several solvers
+ * may share the plugin (kept solvers of one config, of other problems):
+ * it grows to the largest. */
 static int grow(struct px_py_heur *h, size_t n, size_t size, int seen)
 {
 	void *s;
 
-	if (n <= h->n && h->saved)
+	if (n <= h->cap && h->saved && (!seen || h->seen))
 		return 0;
 	s = realloc(h->saved, (n + 1) * size);
 	if (!s)
@@ -346,7 +413,7 @@ static int grow(struct px_py_heur *h, size_t n, size_t size, int seen)
 			return -1;
 		h->seen = b;
 	}
-	h->n = n;
+	h->cap = n;
 	return 0;
 }
 
@@ -378,7 +445,8 @@ static int order_prepare(void *state, const struct px_problem_info *p,
 	for (size_t k = 0; k < p->n_contacts; k++)
 		perm[k] = (uint32_t)k;
 	h->p = p;
-	h->n = 0; /* the solve's n: grow anew */
+	h->n = p->n_contacts;
+	h->view_at = NULL; /* a view of this solve's perm, of its length */
 	if (grow(h, p->n_contacts, sizeof *perm, 1) ||
 	    point_view(h, 1, &n, NPY_UINT32, perm) ||
 	    info_load(h->info, p)) {
@@ -489,7 +557,7 @@ static int r_init(void *state, const struct px_problem_info *p,
 
 	for (size_t i = 0; i < nr; i++)
 		r[i] = NAN; /* what init leaves unset is caught below */
-	h->n = 0;
+	h->view_at = NULL; /* adapt views its solver's r anew */
 	if (grow(h, nr, sizeof *r, 0) || info_load(h->info, p) ||
 	    !(rv = view(2, dims, NPY_FLOAT64, NULL, r, 1))) {
 		PyErr_Clear();
@@ -514,7 +582,7 @@ static int r_init(void *state, const struct px_problem_info *p,
 	}
 	rc = 0;
 out:
-	Py_XDECREF(rv);
+	release_view(&rv);
 	PyGILState_Release(g);
 	return rc;
 }
@@ -533,7 +601,10 @@ static int r_adapt(void *state, double residual_prev, double residual_new,
 	if (!h->adapt || h->owner->fault)
 		return PX_SWEEP_ACCEPT;
 	g = PyGILState_Ensure();
-	if (point_view(h, 2, dims, NPY_FLOAT64, r)) {
+	if (grow(h, n_r, sizeof *r, 0) ||
+	    point_view(h, 2, dims, NPY_FLOAT64, r)) {
+		if (!PyErr_Occurred())
+			PyErr_NoMemory();
 		fault_raised(h, "in the rfactor %s", h->adapt_name);
 		PyGILState_Release(g);
 		return PX_SWEEP_ACCEPT;
@@ -584,6 +655,36 @@ static void heur_destroy(void *state)
 	free(h->saved);
 	free(h->seen);
 	free(h);
+}
+
+int px_py_heur_any(const struct px_py_config *cfg)
+{
+	for (unsigned k = PX_KIND_ORDERING; k <= PX_KIND_RFACTOR; k++) {
+		const struct px_plugin *pl = px_config_plugin(cfg->c, k);
+
+		if (pl && px_plugin_header(pl)->destroy == heur_destroy)
+			return 1;
+	}
+	return 0;
+}
+
+void px_py_heur_release(struct px_py_config *cfg)
+{
+	static const unsigned kinds[] = {PX_KIND_ORDERING, PX_KIND_RFACTOR};
+
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+		const struct px_plugin *pl = px_config_plugin(cfg->c, kinds[i]);
+		struct px_py_heur *h;
+
+		if (!pl || px_plugin_header(pl)->destroy != heur_destroy)
+			continue;
+		h = px_plugin_state(pl);
+		release_view(&h->view);
+		h->view_at = NULL;
+		release_view(&h->info->lam);
+		h->info->lam = Py_NewRef(Py_None);
+		h->info->p = NULL;
+	}
 }
 
 static const char order_doc[] =

@@ -506,11 +506,13 @@ class Config:
               is init alone (every sweep accepted).
 
     info is a proxima.Info: n_contacts, block_size, sweep, delta_normal,
-    delta_friction, separable, and read-only views q, diag (n x 3 x 3),
-    mu and lam (the current iterate; None in init), valid during the call
-    (copy what you keep); info.apply(x, add_q=False) gives W x (+ q).
-    perm and r are the solver's own arrays, not copies: keep no
-    reference to them past the call.
+    delta_friction, separable, lam (the current iterate, n x 3, a
+    read-only view; None in init) and read-only copies, made once per
+    solve, of q, diag (W's diagonal blocks, n x 3 x 3) and mu;
+    info.apply(x, add_q=False) gives W x (+ q) during a call. perm, r and
+    lam are the solver's own arrays, not copies: one that a callable
+    keeps past the solve becomes a copy of its own when the solve ends
+    (slices of it do not: copy what you keep).
 
     An exception in the object, or a wrong answer (a part that is none,
     perm no longer a permutation, an r not finite or not > 0), stops the

@@ -335,3 +335,48 @@ def test_a_wrong_r():
     assert str(e) == ("the rfactor test_a_wrong_r.<locals>.Says.adapt "
                       "returned 'yes': expected True or None (accept the "
                       "sweep) or False (reject it)")
+
+
+def test_one_config_for_problems_of_other_sizes():
+    """Kept solvers of two problems share the config's Python plugins."""
+    small = proxima.Problem.read(TWO_BOXES)
+    w = np.kron(np.eye(40), small.dense()[:3, :3])
+    big = proxima.Problem(w, np.tile(small.q[:3], 40), 0.5)
+    calls = []
+
+    def order(perm, info):
+        calls.append(len(perm))
+        perm[:] = perm[::-1].copy()
+
+    cfg = proxima.Config(ordering=order, rfactor=Local(),
+                         **{"solver.max_sweeps": 1000})
+    a, b = proxima.Solver(small, cfg), proxima.Solver(big, cfg)
+    for s, p in ((a, small), (b, big), (a, small), (b, big)):
+        r = s.solve()
+        assert r.converged
+        assert fc3d(p.dense(), p.q, p.mu, r.lam) <= 5e-9
+    assert set(calls) == {small.n_contacts, big.n_contacts}
+    assert proxima.solve(big, cfg).converged
+    assert proxima.solve(small, cfg).converged
+
+
+def test_views_kept_past_the_solve_become_copies():
+    p = proxima.Problem.read(TWO_BOXES)
+    kept = {}
+
+    def order(perm, info):
+        kept["perm"], kept["lam"] = perm, info.lam
+        perm[:] = perm[::-1].copy()
+
+    def init(r, info):
+        r[:] = 0.2
+        kept["r"] = r
+
+    r = proxima.solve(p, proxima.Config(ordering=order, rfactor=init))
+    del r.lam  # nothing else holds the solve's memory
+    junk = [np.full(1000, 7.0) for _ in range(100)]
+    assert sorted(kept["perm"]) == list(range(p.n_contacts))
+    assert np.all(np.isfinite(kept["lam"]))
+    assert np.all(kept["r"] == 0.2)
+    kept["perm"][0] = 5  # a copy of its own now: nothing breaks
+    assert len(junk) == 100
