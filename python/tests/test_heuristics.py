@@ -380,3 +380,17 @@ def test_views_kept_past_the_solve_become_copies():
     assert np.all(kept["r"] == 0.2)
     kept["perm"][0] = 5  # a copy of its own now: nothing breaks
     assert len(junk) == 100
+
+
+def test_the_readmes_heuristic_is_the_c_plugins(examples_plugins):
+    import re
+    from conftest import SRC
+    text = open(os.path.join(SRC, "README.md")).read()
+    section = text.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+    code = [c for c in re.findall(r"```python\n(.*?)```", section, re.S)
+            if "def by_impulse" in c]
+    assert len(code) == 1
+    p = proxima.Problem.read(TWO_BOXES)
+    env = {"np": np, "proxima": proxima, "problem": p}
+    exec(compile(code[0], "README.md", "exec"), env)
+    same_solve(env["r"], proxima.solve(p, proxima.Config(ordering="impulse")))
