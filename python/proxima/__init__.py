@@ -442,6 +442,10 @@ def _format_value(key, value):
 def _heuristic(section, value):
     """The layer of a Python ordering or rfactor, or None when value is
     not one."""
+    if section in ("ordering", "rfactor") and isinstance(value, type):
+        raise _fail(f"{section}: the class {value.__qualname__}: expected "
+                    f"an instance of it ({value.__qualname__}(...)) or a "
+                    "function")
     if section == "ordering" and callable(value):
         return (_PY, section, value)
     if section == "rfactor" and (callable(value) or hasattr(value, "init")):

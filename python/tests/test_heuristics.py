@@ -207,6 +207,10 @@ def test_layers_over_a_python_section():
     assert cfg.plugin("ordering") == "random"
     assert cfg.copy().plugin("rfactor") == "Local"
     with pytest.raises(proxima.Error) as e:
+        proxima.Config(rfactor=Local)
+    assert str(e.value) == ("rfactor: the class Local: expected an instance "
+                            "of it (Local(...)) or a function")
+    with pytest.raises(proxima.Error) as e:
         proxima.Config(friction=identity)
     assert str(e.value) == ("friction: a Python callable can be an ordering "
                             "or an rfactor only, not a friction")
