@@ -77,12 +77,9 @@ PyObject *px_py_plugins(PyObject *self, PyObject *args);
 struct px_plugin *px_py_heur_wrap(struct px_py_config *owner,
 				  unsigned kind, PyObject *obj);
 
-/* heuristics.c: after a solve (or a solver's making) on cfg, with the GIL:
- * its Python plugins drop their views of the solver's memory, and a view
- * a callable kept becomes a copy of its own. */
-void px_py_heur_release(struct px_py_config *cfg);
-/* cfg has a Python ordering or rfactor. */
-int px_py_heur_any(const struct px_py_config *cfg);
+/* heuristics.c: raise cfg's fault (its Python ordering's or rfactor's
+ * exception or proxima.Error) and clear it: 1, or 0 when it has none. */
+int px_py_fault_raise(struct px_py_config *cfg);
 
 /* solve.c */
 PyObject *px_py_solve(PyObject *self, PyObject *args, PyObject *kw);

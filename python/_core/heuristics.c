@@ -13,9 +13,9 @@
  * perm (uint32, n) and r (float64, n x bs) are writable numpy views on the
  * solver's own arrays, no copy; info (_core.Info) holds lam, a read-only
  * view of the current iterate, and read-only copies of q, diag and mu made
- * once per solve. The views a callable keeps become copies when the solve
- * ends (px_py_heur_release), before the solver's memory goes. The solve
- * runs without the GIL (solve.c): every call takes it
+ * once per solve. A view a callable keeps becomes a copy of its own when
+ * the call returns (after_call), before the solver's memory may go. The
+ * solve runs without the GIL (solve.c, world.c): every call takes it
  * (PyGILState_Ensure).
  *
  * The hot path cannot fail, so a callable's exception or a wrong answer
@@ -182,8 +182,8 @@ static void free_copy(PyObject *capsule)
 
 /* The view v (of a solver's memory, which goes away with the solver) as
  * a copy of its own when someone besides us holds it: what a callable
- * kept becomes a snapshot of the end of the solve rather than a view of
- * freed memory. Then drops our reference. Views taken of it (slices) are
+ * kept becomes a snapshot of the end of the call rather than a view of
+ * memory that may be freed. Then drops our reference. Views taken of it (slices) are
  * not reached: the documentation says to copy what one keeps. */
 static void release_view(PyObject **slot)
 {
@@ -267,6 +267,7 @@ struct px_py_heur {
 	const struct px_problem_info *p; /* the solve's, from prepare on */
 	PyObject *view;       /* perm (ordering) or r (rfactor adapt) */
 	const void *view_at;  /* the data it views */
+	int lam_stale;        /* after_call took info's lam: view it anew */
 	void *saved;          /* perm or r before a call: undone on a fault */
 	unsigned char *seen;  /* ordering: n bytes, the permutation check */
 	size_t cap;           /* entries saved and seen hold */
@@ -433,6 +434,43 @@ static int point_view(struct px_py_heur *h, int nd, const npy_intp *dims,
 	return 0;
 }
 
+/* After a call: a view of the solver's memory that the callable kept
+ * (perm or r, or lam, also when it kept info) becomes a copy of its own,
+ * before that memory may go (the solver's end comes without a call); the
+ * next call gets a new view. Two reference counts, no copy, when it kept
+ * nothing. */
+static void after_call(struct px_py_heur *h)
+{
+	struct px_py_info *in = h->info;
+
+	if (h->view && Py_REFCNT(h->view) > 1) {
+		release_view(&h->view);
+		h->view_at = NULL;
+	}
+	if (in->lam && PyArray_Check(in->lam) &&
+	    (Py_REFCNT(in->lam) > 1 || Py_REFCNT((PyObject *)in) > 1)) {
+		release_view(&in->lam);
+		in->lam = Py_NewRef(Py_None);
+		h->lam_stale = 1;
+	}
+}
+
+/* lam's view for the next call, when after_call took it. 0 or -1. */
+static int lam_again(struct px_py_heur *h)
+{
+	const npy_intp d2[2] = {(npy_intp)h->p->n_contacts, h->p->bs};
+	PyObject *lam;
+
+	if (!h->lam_stale || !h->p->lambda)
+		return 0;
+	lam = view(2, d2, NPY_FLOAT64, NULL, h->p->lambda, 0);
+	if (!lam)
+		return -1;
+	Py_SETREF(h->info->lam, lam);
+	h->lam_stale = 0;
+	return 0;
+}
+
 static int order_prepare(void *state, const struct px_problem_info *p,
 			 uint32_t *perm, char *err, size_t errlen)
 {
@@ -447,6 +485,7 @@ static int order_prepare(void *state, const struct px_problem_info *p,
 	h->p = p;
 	h->n = p->n_contacts;
 	h->view_at = NULL; /* a view of this solve's perm, of its length */
+	h->lam_stale = 0;  /* info_load makes it */
 	if (grow(h, p->n_contacts, sizeof *perm, 1) ||
 	    point_view(h, 1, &n, NPY_UINT32, perm) ||
 	    info_load(h->info, p)) {
@@ -464,6 +503,7 @@ static int order_prepare(void *state, const struct px_problem_info *p,
 			h->prepare, h->view, (PyObject *)h->info, NULL);
 
 		h->info->p = NULL;
+		after_call(h);
 		if (!res) {
 			fault_raised(h, "in the ordering %s", h->prepare_name);
 			snprintf(err, errlen, "%s raised an exception",
@@ -497,6 +537,13 @@ static int order_next(void *state, const struct px_sweep_state *s,
 	if (h->owner->fault) /* the monitor stops the solve after this sweep */
 		return PX_PART_FULL;
 	g = PyGILState_Ensure();
+	if (point_view(h, 1, (npy_intp[]){(npy_intp)h->n}, NPY_UINT32, perm) ||
+	    lam_again(h)) {
+		fault_raised(h, "in the ordering %s, before sweep %llu",
+			     h->name, (unsigned long long)s->sweep);
+		PyGILState_Release(g);
+		return PX_PART_FULL;
+	}
 	memcpy(h->saved, perm, bytes);
 	h->info->sweep = (unsigned long long)s->sweep;
 	h->info->delta_normal = s->delta_normal;
@@ -505,6 +552,7 @@ static int order_next(void *state, const struct px_sweep_state *s,
 	res = PyObject_CallFunctionObjArgs(h->call, h->view,
 					   (PyObject *)h->info, NULL);
 	h->info->p = NULL;
+	after_call(h);
 	if (!res) {
 		fault_raised(h, "in the ordering %s, before sweep %llu",
 			     h->name, (unsigned long long)s->sweep);
@@ -569,6 +617,7 @@ static int r_init(void *state, const struct px_problem_info *p,
 	res = PyObject_CallFunctionObjArgs(h->call, rv, (PyObject *)h->info,
 					   NULL);
 	h->info->p = NULL;
+	after_call(h);
 	if (!res) {
 		fault_raised(h, "in the rfactor %s", h->init_name);
 		snprintf(err, errlen, "%s raised an exception", h->init_name);
@@ -612,6 +661,7 @@ static int r_adapt(void *state, double residual_prev, double residual_new,
 	memcpy(h->saved, r, n_r * sizeof *r);
 	res = PyObject_CallFunction(h->adapt, "Odd", h->view, residual_prev,
 				    residual_new);
+	after_call(h);
 	if (!res) {
 		fault_raised(h, "in the rfactor %s", h->adapt_name);
 		goto undo;
@@ -657,34 +707,16 @@ static void heur_destroy(void *state)
 	free(h);
 }
 
-int px_py_heur_any(const struct px_py_config *cfg)
+int px_py_fault_raise(struct px_py_config *cfg)
 {
-	for (unsigned k = PX_KIND_ORDERING; k <= PX_KIND_RFACTOR; k++) {
-		const struct px_plugin *pl = px_config_plugin(cfg->c, k);
+	PyObject *e = cfg->fault;
 
-		if (pl && px_plugin_header(pl)->destroy == heur_destroy)
-			return 1;
-	}
-	return 0;
-}
-
-void px_py_heur_release(struct px_py_config *cfg)
-{
-	static const unsigned kinds[] = {PX_KIND_ORDERING, PX_KIND_RFACTOR};
-
-	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
-		const struct px_plugin *pl = px_config_plugin(cfg->c, kinds[i]);
-		struct px_py_heur *h;
-
-		if (!pl || px_plugin_header(pl)->destroy != heur_destroy)
-			continue;
-		h = px_plugin_state(pl);
-		release_view(&h->view);
-		h->view_at = NULL;
-		release_view(&h->info->lam);
-		h->info->lam = Py_NewRef(Py_None);
-		h->info->p = NULL;
-	}
+	if (!e)
+		return 0;
+	cfg->fault = NULL;
+	PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(e)), e,
+		      PyException_GetTraceback(e));
+	return 1;
 }
 
 static const char order_doc[] =

@@ -46,16 +46,6 @@ int px_py_monitor(const struct px_report *so_far, void *user)
 	return stop;
 }
 
-/* Raise the exception of cfg's fault and clear it. */
-static void raise_fault(struct px_py_config *cfg)
-{
-	PyObject *e = cfg->fault;
-
-	cfg->fault = NULL;
-	PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(e)), e,
-		      PyException_GetTraceback(e));
-}
-
 /* lam0 (None: zeros) as a new array of m finite numbers, or NULL. */
 static PyArrayObject *start(PyObject *lam0, size_t m)
 {
@@ -186,9 +176,6 @@ static PyObject *run(const struct px_problem *p, struct px_py_config *cfg,
 	struct px_py_monitor m = {0};
 	struct px_report rep = {0};
 	struct px_error err = {0};
-	struct px_solver *own = NULL;
-	const int heur = px_py_heur_any(cfg);
-	struct timespec t0, t1;
 	PyObject *out;
 	int rc;
 
@@ -197,29 +184,14 @@ static PyObject *run(const struct px_problem *p, struct px_py_config *cfg,
 	Py_CLEAR(cfg->fault);
 	px_config_set_monitor(cfg->c, px_py_monitor, &m);
 	Py_BEGIN_ALLOW_THREADS
-	if (s) {
-		rc = px_solver_solve(s, PyArray_DATA(lam), &rep, &err);
-	} else if (heur) {
-		/* px_solve in its three steps (the same solve, bit for bit):
-		 * the Python plugins' views of the solver's memory must be
-		 * released before it goes */
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		rc = px_solver_create(p, cfg->c, &own, &err);
-		if (!rc)
-			rc = px_solver_solve(own, PyArray_DATA(lam), &rep, &err);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		rep.seconds = since(&t0, &t1); /* px_solve's: with the making */
-	} else {
-		rc = px_solve(p, cfg->c, PyArray_DATA(lam), &rep, &err);
-	}
+	rc = s ? px_solver_solve(s, PyArray_DATA(lam), &rep, &err)
+	       : px_solve(p, cfg->c, PyArray_DATA(lam), &rep, &err);
 	Py_END_ALLOW_THREADS
 	px_config_set_monitor(cfg->c, NULL, NULL);
-	px_py_heur_release(cfg);
-	px_solver_destroy(own);
 	if (cfg->fault) {
 		/* a Python ordering or rfactor failed: its exception, over
 		 * anything else (the solve's own error repeats it) */
-		raise_fault(cfg);
+		px_py_fault_raise(cfg);
 		Py_XDECREF(m.type);
 		Py_XDECREF(m.value);
 		Py_XDECREF(m.tb);
@@ -312,9 +284,8 @@ static PyObject *solver_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 	rc = px_solver_create(self->p, cfg->c, &self->s, &err);
 	Py_END_ALLOW_THREADS
 	cfg->busy = 0;
-	px_py_heur_release(cfg);
 	if (cfg->fault) { /* a Python rfactor's init failed */
-		raise_fault(cfg);
+		px_py_fault_raise(cfg);
 		Py_DECREF(self);
 		return NULL;
 	}

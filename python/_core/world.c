@@ -384,8 +384,10 @@ static PyObject *world_step(PyObject *obj, PyObject *args)
 	self->busy = 1;
 	Py_INCREF(obj); /* held while the GIL is released */
 	clock_gettime(CLOCK_MONOTONIC, &m.last);
+	m.cfg = cfg;
+	Py_CLEAR(cfg->fault);
 	px_config_set_monitor(cfg->c, px_py_monitor, &m);
-	for (unsigned long long i = 0; i < n && !m.type; i++) {
+	for (unsigned long long i = 0; i < n && !m.type && !cfg->fault; i++) {
 		Py_BEGIN_ALLOW_THREADS
 		rc = px_sim_step(self->s, cfg->c, self->stats + self->n_stats,
 				 &err);
@@ -401,6 +403,12 @@ static PyObject *world_step(PyObject *obj, PyObject *args)
 	cfg->busy = 0;
 	self->busy = 0;
 	Py_DECREF(obj);
+	if (px_py_fault_raise(cfg)) { /* a Python ordering or rfactor */
+		Py_XDECREF(m.type);
+		Py_XDECREF(m.value);
+		Py_XDECREF(m.tb);
+		return NULL;
+	}
 	if (m.type) {
 		PyErr_Restore(m.type, m.value, m.tb);
 		return NULL;

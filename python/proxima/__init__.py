@@ -515,13 +515,14 @@ class Config:
     solve, of q, diag (W's diagonal blocks, n x 3 x 3) and mu;
     info.apply(x, add_q=False) gives W x (+ q) during a call. perm, r and
     lam are the solver's own arrays, not copies: one that a callable
-    keeps past the solve becomes a copy of its own when the solve ends
+    keeps past its call becomes a copy of its own when the call returns
     (slices of it do not: copy what you keep).
 
     An exception in the object, or a wrong answer (a part that is none,
     perm no longer a permutation, an r not finite or not > 0), stops the
-    solve at the next sweep boundary and proxima.solve raises that
-    exception, or a proxima.Error naming the object and what was wrong.
+    solve at the next sweep boundary and proxima.solve (Solver.solve,
+    World.step) raises that exception, or a proxima.Error naming the
+    object and what was wrong.
     Such a section has no parameters. str(cfg) writes it as a comment
     and "plugin = in-process:NAME", which no config can read back:
     Config.from_string of that text raises proxima.Error saying so.

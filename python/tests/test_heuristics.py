@@ -398,3 +398,37 @@ def test_the_readmes_heuristic_is_the_c_plugins(examples_plugins):
     env = {"np": np, "proxima": proxima, "problem": p}
     exec(compile(code[0], "README.md", "exec"), env)
     same_solve(env["r"], proxima.solve(p, proxima.Config(ordering="impulse")))
+
+
+def test_a_world_steps_with_python_heuristics(examples_plugins):
+    scene = os.path.join(os.path.dirname(TWO_BOXES), "boxstack-10.ini")
+    kept = []
+
+    def order(perm, info):
+        kept.append(perm)  # the step's solver goes: it becomes a copy
+        return by_impulse(perm, info)
+
+    c = proxima.World.read(scene, proxima.Config(ordering="impulse"))
+    py = proxima.World.read(scene, proxima.Config(ordering=order,
+                                                  rfactor=Local()))
+    c.step(5)
+    py.step(5)
+    assert np.array_equal(c.positions, py.positions)
+    assert np.array_equal(c.stats["sweeps"], py.stats["sweeps"])
+    assert len(kept) == py.stats["sweeps"].sum() and all(
+        sorted(k) == list(range(len(k))) for k in kept)
+
+    calls = []
+
+    def fails(perm, info):
+        calls.append(info.sweep)
+        if len(calls) == 3:
+            raise ValueError("third call")
+
+    py.config = proxima.Config(ordering=fails)
+    with pytest.raises(ValueError, match="^third call$"):
+        py.step(5)
+    # by now a step takes one sweep: the third step raised, it ended (as
+    # on Ctrl-C) and no step ran after it
+    assert calls == [0, 0, 0] and py.steps_done == 8
+    assert list(py.stats["sweeps"][5:]) == [1, 1, 1]
