@@ -141,7 +141,7 @@ static int check_header(const struct px_plugin_header *h, const char *where,
 				    kind_since_minor[expect_kind]);
 	if (h->ops_size < min_ops_size[expect_kind])
 		return px_error_set(err, PX_ERR_PLUGIN,
-				    "%s: ops size %u bytes, expected at least %zu for a %s plugin",
+				    "%s: ops size %u bytes, expected at least %zu for kind '%s'",
 				    where, h->ops_size,
 				    min_ops_size[expect_kind],
 				    kind_names[expect_kind]);

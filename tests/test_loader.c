@@ -194,7 +194,7 @@ Test(loader, refuses_short_ops)
 	char msg[512];
 
 	snprintf(msg, sizeof msg,
-		 "%s/friction_shortops.so: ops size %zu bytes, expected at least %zu for a friction plugin",
+		 "%s/friction_shortops.so: ops size %zu bytes, expected at least %zu for kind 'friction'",
 		 DIR, sizeof(struct px_plugin_header),
 		 offsetof(struct px_friction_ops, project_metric));
 	refused("shortops", msg);
@@ -437,7 +437,7 @@ Test(loader, in_process_plugin_is_checked_like_a_file)
 	o.h.ops_size = 8;
 	cr_assert_eq(px_plugin_wrap(&o.h, NULL, &pl, &err), PX_ERR_PLUGIN);
 	snprintf(msg, sizeof msg,
-		 "in-process plugin 'reverse': ops size 8 bytes, expected at least %zu for a ordering plugin",
+		 "in-process plugin 'reverse': ops size 8 bytes, expected at least %zu for kind 'ordering'",
 		 offsetof(struct px_ordering_ops, doc));
 	cr_assert_str_eq(err.msg, msg);
 	o = reverse_ops;
