@@ -10,18 +10,22 @@
  *             or None (accept), False (reject: r shrunk in place), after
  *             every sweep when the object has one
  *
- * perm (uint32, n) and r (float64, n x bs) are writable numpy views on the
- * solver's own arrays, no copy; info (_core.Info) holds lam, a read-only
- * view of the current iterate, and read-only copies of q, diag and mu made
- * once per solve. A view a callable keeps becomes a copy of its own when
- * the call returns (after_call), before the solver's memory may go. The
- * solve runs without the GIL (solve.c, world.c): every call takes it
+ * perm (uint32, n) and r (float64, n x bs) are writable numpy arrays that
+ * hold a copy of the solver's, made before each call and copied back
+ * after it when the answer is good; info (_core.Info) holds lam, a
+ * read-only copy of the current iterate made before each call, and
+ * read-only copies of q, diag and mu made once per solve. The arrays own
+ * their memory, never the solver's: whatever a callable keeps of them (the
+ * arrays, slices, info) stays valid after the solver is gone, and an array
+ * it kept is not reused (stage). The copies cost 8 + 24 bytes per contact
+ * and call, against the hundreds a sweep reads per contact. The solve runs
+ * without the GIL (solve.c, world.c): every call takes it
  * (PyGILState_Ensure).
  *
  * The hot path cannot fail, so a callable's exception or a wrong answer
  * (a part that is no part, perm no longer a permutation, an r not finite
- * or not > 0) is kept in the config's fault record and undone (perm and r
- * as they were before the call); the monitor (solve.c) then stops the
+ * or not > 0) is kept in the config's fault record and not copied back
+ * (perm and r stay as they were before the call); the monitor (solve.c) then stops the
  * solve at the next sweep boundary and proxima.solve raises it. prepare
  * and init can fail: they return their message as well. */
 #include "core.h"
@@ -43,7 +47,7 @@ struct px_py_info {
 	unsigned long long sweep;
 	double delta_normal, delta_friction;
 	int separable;
-	PyObject *lam, *q, *diag, *mu; /* read-only views, or None */
+	PyObject *lam, *q, *diag, *mu; /* read-only arrays, or None */
 	const struct px_problem_info *p; /* during a call only, else NULL */
 };
 
@@ -124,7 +128,7 @@ static PyMemberDef info_members[] = {
 	{"separable", T_BOOL, offsetof(struct px_py_info, separable), READONLY,
 	 "rfactor init: the friction set lets each friction row have its own r"},
 	{"lam", T_OBJECT, offsetof(struct px_py_info, lam), READONLY,
-	 "the current iterate, n x 3, a read-only view (None in rfactor init)"},
+	 "the current iterate, n x 3, read-only, copied before each call (None in rfactor init)"},
 	{"q", T_OBJECT, offsetof(struct px_py_info, q), READONLY,
 	 "q, n x 3, read-only"},
 	{"diag", T_OBJECT, offsetof(struct px_py_info, diag), READONLY,
@@ -143,8 +147,8 @@ PyTypeObject px_py_info_type = {
 	.tp_doc = "What a Python ordering or r-factor strategy sees of the "
 		  "solve (proxima.Config(ordering=..., rfactor=...)): "
 		  "n_contacts, block_size, sweep, delta_normal, "
-		  "delta_friction, separable, and read-only arrays lam (a "
-		  "view of the current iterate), q, diag, mu; apply(x).",
+		  "delta_friction, separable, and read-only arrays lam (the "
+		  "current iterate), q, diag, mu; apply(x).",
 	.tp_methods = info_methods,
 	.tp_members = info_members,
 };
@@ -175,64 +179,45 @@ static PyObject *read_only_copy(PyObject *v)
 	return c;
 }
 
-static void free_copy(PyObject *capsule)
+/* *slot as an array of its own (nd dims, type) holding a copy of src's
+ * bytes: the array it holds when nobody else holds that one (a callable
+ * kept nothing of the last call) and it has the shape, else a new one.
+ * Returns its data, or NULL (an exception set). */
+static void *stage(PyObject **slot, int nd, const npy_intp *dims, int type,
+		   const void *src, int writable)
 {
-	free(PyCapsule_GetPointer(capsule, NULL));
+	PyArrayObject *a = (PyArrayObject *)*slot;
+
+	if (!a || a == (PyArrayObject *)Py_None || Py_REFCNT(a) > 1 ||
+	    !PyArray_Check(a) || PyArray_NDIM(a) != nd ||
+	    PyArray_TYPE(a) != type ||
+	    !PyArray_CompareLists(PyArray_DIMS(a), (npy_intp *)dims, nd)) {
+		a = (PyArrayObject *)PyArray_SimpleNew(nd, (npy_intp *)dims,
+						       type);
+		if (!a)
+			return NULL;
+		if (!writable)
+			PyArray_CLEARFLAGS(a, NPY_ARRAY_WRITEABLE);
+		Py_XSETREF(*slot, (PyObject *)a);
+	}
+	memcpy(PyArray_DATA(a), src, (size_t)PyArray_NBYTES(a));
+	return PyArray_DATA(a);
 }
 
-/* The view v (of a solver's memory, which goes away with the solver) as
- * a copy of its own when someone besides us holds it: what a callable
- * kept becomes a snapshot of the end of the call rather than a view of
- * memory that may be freed. Then drops our reference. Views taken of it (slices) are
- * not reached: the documentation says to copy what one keeps. */
-static void release_view(PyObject **slot)
-{
-	PyObject *v = *slot, *cap;
-	PyArrayObject_fields *f;
-	size_t bytes;
-	void *copy;
-
-	*slot = NULL;
-	if (!v || !PyArray_Check(v) || Py_REFCNT(v) <= 1 ||
-	    PyArray_BASE((PyArrayObject *)v)) {
-		Py_XDECREF(v);
-		return;
-	}
-	f = (PyArrayObject_fields *)v;
-	bytes = (size_t)PyArray_NBYTES((PyArrayObject *)v);
-	copy = malloc(bytes ? bytes : 1);
-	cap = copy ? PyCapsule_New(copy, NULL, free_copy) : NULL;
-	if (!cap) {
-		/* no memory for the copy: an empty array rather than a
-		 * dangling one */
-		PyErr_Clear();
-		free(copy);
-		for (int i = 0; i < f->nd; i++)
-			f->dimensions[i] = 0;
-	} else {
-		memcpy(copy, f->data, bytes);
-		f->data = copy;
-		if (PyArray_SetBaseObject((PyArrayObject *)v, cap) < 0)
-			PyErr_Clear(); /* cannot fail: v has no base */
-	}
-	Py_DECREF(v);
-}
-
-/* Point in's views at p's arrays. Returns 0 or -1 (an exception set). */
+/* Copies of p's q, diag and mu into in (lam: stage_lam, per call).
+ * Returns 0 or -1 (an exception set). */
 static int info_load(struct px_py_info *in, const struct px_problem_info *p)
 {
 	const npy_intp n = (npy_intp)p->n_contacts, bs = p->bs;
 	const npy_intp d2[2] = {n, bs}, d3[3] = {n, bs, bs};
 	const npy_intp mu_stride = sizeof *p->friction;
-	PyObject *lam, *q, *diag, *mu;
+	PyObject *lam = Py_NewRef(Py_None), *q, *diag, *mu;
 
-	lam = p->lambda ? view(2, d2, NPY_FLOAT64, NULL, p->lambda, 0)
-			: Py_NewRef(Py_None);
 	q = read_only_copy(view(2, d2, NPY_FLOAT64, NULL, p->b, 0));
 	diag = read_only_copy(view(3, d3, NPY_FLOAT64, NULL, p->diag, 0));
 	mu = read_only_copy(
 		view(1, &n, NPY_FLOAT64, &mu_stride, &p->friction[0].mu, 0));
-	if (!lam || !q || !diag || !mu) {
+	if (!q || !diag || !mu) {
 		Py_XDECREF(lam);
 		Py_XDECREF(q);
 		Py_XDECREF(diag);
@@ -265,12 +250,9 @@ struct px_py_heur {
 	PyObject *adapt;   /* rfactor: its adapt, or NULL */
 	struct px_py_info *info;
 	const struct px_problem_info *p; /* the solve's, from prepare on */
-	PyObject *view;       /* perm (ordering) or r (rfactor adapt) */
-	const void *view_at;  /* the data it views */
-	int lam_stale;        /* after_call took info's lam: view it anew */
-	void *saved;          /* perm or r before a call: undone on a fault */
+	PyObject *arg;        /* perm or r as the callable gets it (stage) */
 	unsigned char *seen;  /* ordering: n bytes, the permutation check */
-	size_t cap;           /* entries saved and seen hold */
+	size_t cap;           /* entries seen holds */
 	size_t n;             /* ordering: contacts of the solve running */
 	char name[160], init_name[170], adapt_name[170], prepare_name[170];
 	char summary[400];
@@ -394,81 +376,32 @@ static int r_broken(const double *r, size_t nr, uint32_t bs, char *buf,
 	return 0;
 }
 
-/* Room for n entries of size bytes in saved (and seen). Several solvers
- * may share the plugin (kept solvers of one config, of other problems):
- * it grows to the largest. */
-static int grow(struct px_py_heur *h, size_t n, size_t size, int seen)
+/* Room for n entries in seen. Several solvers may share the plugin (kept
+ * solvers of one config, of other problems): it grows to the largest. */
+static int grow_seen(struct px_py_heur *h, size_t n)
 {
-	void *s;
+	unsigned char *b;
 
-	if (n <= h->cap && h->saved && (!seen || h->seen))
+	if (n <= h->cap && h->seen)
 		return 0;
-	s = realloc(h->saved, (n + 1) * size);
-	if (!s)
+	b = realloc(h->seen, n + 1);
+	if (!b)
 		return -1;
-	h->saved = s;
-	if (seen) {
-		unsigned char *b = realloc(h->seen, n + 1);
-
-		if (!b)
-			return -1;
-		h->seen = b;
-	}
+	h->seen = b;
 	h->cap = n;
 	return 0;
 }
 
-/* perm or r as h->view, made anew when it is not already data's. */
-static int point_view(struct px_py_heur *h, int nd, const npy_intp *dims,
-		      int type, void *data)
-{
-	PyObject *v;
-
-	if (h->view && h->view_at == data)
-		return 0;
-	v = view(nd, dims, type, NULL, data, 1);
-	if (!v)
-		return -1;
-	Py_XSETREF(h->view, v);
-	h->view_at = data;
-	return 0;
-}
-
-/* After a call: a view of the solver's memory that the callable kept
- * (perm or r, or lam, also when it kept info) becomes a copy of its own,
- * before that memory may go (the solver's end comes without a call); the
- * next call gets a new view. Two reference counts, no copy, when it kept
- * nothing. */
-static void after_call(struct px_py_heur *h)
-{
-	struct px_py_info *in = h->info;
-
-	if (h->view && Py_REFCNT(h->view) > 1) {
-		release_view(&h->view);
-		h->view_at = NULL;
-	}
-	if (in->lam && PyArray_Check(in->lam) &&
-	    (Py_REFCNT(in->lam) > 1 || Py_REFCNT((PyObject *)in) > 1)) {
-		release_view(&in->lam);
-		in->lam = Py_NewRef(Py_None);
-		h->lam_stale = 1;
-	}
-}
-
-/* lam's view for the next call, when after_call took it. 0 or -1. */
-static int lam_again(struct px_py_heur *h)
+/* info's lam, a copy of the iterate, for the next call. 0 or -1. */
+static int stage_lam(struct px_py_heur *h)
 {
 	const npy_intp d2[2] = {(npy_intp)h->p->n_contacts, h->p->bs};
-	PyObject *lam;
 
-	if (!h->lam_stale || !h->p->lambda)
+	if (!h->p->lambda)
 		return 0;
-	lam = view(2, d2, NPY_FLOAT64, NULL, h->p->lambda, 0);
-	if (!lam)
-		return -1;
-	Py_SETREF(h->info->lam, lam);
-	h->lam_stale = 0;
-	return 0;
+	return stage(&h->info->lam, 2, d2, NPY_FLOAT64, h->p->lambda, 0)
+		       ? 0
+		       : -1;
 }
 
 static int order_prepare(void *state, const struct px_problem_info *p,
@@ -477,18 +410,16 @@ static int order_prepare(void *state, const struct px_problem_info *p,
 	struct px_py_heur *h = state;
 	const npy_intp n = (npy_intp)p->n_contacts;
 	PyGILState_STATE g = PyGILState_Ensure();
+	uint32_t *arg;
 	char why[256];
+	PyObject *res;
 	int rc = -1;
 
 	for (size_t k = 0; k < p->n_contacts; k++)
 		perm[k] = (uint32_t)k;
 	h->p = p;
 	h->n = p->n_contacts;
-	h->view_at = NULL; /* a view of this solve's perm, of its length */
-	h->lam_stale = 0;  /* info_load makes it */
-	if (grow(h, p->n_contacts, sizeof *perm, 1) ||
-	    point_view(h, 1, &n, NPY_UINT32, perm) ||
-	    info_load(h->info, p)) {
+	if (grow_seen(h, p->n_contacts) || info_load(h->info, p)) {
 		PyErr_Clear();
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -497,27 +428,29 @@ static int order_prepare(void *state, const struct px_problem_info *p,
 		rc = 0;
 		goto out;
 	}
-	h->info->p = p;
-	{
-		PyObject *res = PyObject_CallFunctionObjArgs(
-			h->prepare, h->view, (PyObject *)h->info, NULL);
-
-		h->info->p = NULL;
-		after_call(h);
-		if (!res) {
-			fault_raised(h, "in the ordering %s", h->prepare_name);
-			snprintf(err, errlen, "%s raised an exception",
-				 h->prepare_name);
-			goto out;
-		}
-		Py_DECREF(res);
+	if (!(arg = stage(&h->arg, 1, &n, NPY_UINT32, perm, 1)) ||
+	    stage_lam(h)) {
+		PyErr_Clear();
+		snprintf(err, errlen, "out of memory");
+		goto out;
 	}
-	if (perm_broken(h, perm, why, sizeof why)) {
+	h->info->p = p;
+	res = PyObject_CallFunctionObjArgs(h->prepare, h->arg,
+					   (PyObject *)h->info, NULL);
+	h->info->p = NULL;
+	if (!res) {
+		fault_raised(h, "in the ordering %s", h->prepare_name);
+		snprintf(err, errlen, "%s raised an exception", h->prepare_name);
+		goto out;
+	}
+	Py_DECREF(res);
+	if (perm_broken(h, arg, why, sizeof why)) {
 		fault_wrong(h, err, errlen,
 			    "the ordering %s left perm no longer a permutation: %s",
 			    h->prepare_name, why);
 		goto out;
 	}
+	memcpy(perm, arg, h->n * sizeof *perm);
 	rc = 0;
 out:
 	PyGILState_Release(g);
@@ -528,35 +461,34 @@ static int order_next(void *state, const struct px_sweep_state *s,
 		      uint32_t *perm, int *changed)
 {
 	struct px_py_heur *h = state;
+	const npy_intp n = (npy_intp)h->n;
 	const size_t bytes = h->n * sizeof *perm;
 	PyGILState_STATE g;
 	char why[256], got[64];
 	PyObject *res;
+	uint32_t *arg;
 	int part = PX_PART_FULL;
 
 	if (h->owner->fault) /* the monitor stops the solve after this sweep */
 		return PX_PART_FULL;
 	g = PyGILState_Ensure();
-	if (point_view(h, 1, (npy_intp[]){(npy_intp)h->n}, NPY_UINT32, perm) ||
-	    lam_again(h)) {
+	if (!(arg = stage(&h->arg, 1, &n, NPY_UINT32, perm, 1)) ||
+	    stage_lam(h)) {
 		fault_raised(h, "in the ordering %s, before sweep %llu",
 			     h->name, (unsigned long long)s->sweep);
-		PyGILState_Release(g);
-		return PX_PART_FULL;
+		goto out;
 	}
-	memcpy(h->saved, perm, bytes);
 	h->info->sweep = (unsigned long long)s->sweep;
 	h->info->delta_normal = s->delta_normal;
 	h->info->delta_friction = s->delta_friction;
 	h->info->p = h->p; /* apply, between sweeps (plugin.h) */
-	res = PyObject_CallFunctionObjArgs(h->call, h->view,
+	res = PyObject_CallFunctionObjArgs(h->call, h->arg,
 					   (PyObject *)h->info, NULL);
 	h->info->p = NULL;
-	after_call(h);
 	if (!res) {
 		fault_raised(h, "in the ordering %s, before sweep %llu",
 			     h->name, (unsigned long long)s->sweep);
-		goto undo;
+		goto out;
 	}
 	if (res != Py_None) {
 		Py_ssize_t v = -1;
@@ -571,25 +503,25 @@ static int order_next(void *state, const struct px_sweep_state *s,
 				    "the ordering %s returned %s: expected None, proxima.FULL (0), proxima.NORMAL (1) or proxima.FRICTION (2)",
 				    h->name, short_repr(res, got, sizeof got));
 			Py_DECREF(res);
-			goto undo;
+			goto out;
 		}
 		part = (int)v;
 	}
 	Py_DECREF(res);
-	if (perm_broken(h, perm, why, sizeof why)) {
+	if (perm_broken(h, arg, why, sizeof why)) {
 		fault_wrong(h, NULL, 0,
 			    "the ordering %s left perm no longer a permutation: %s",
 			    h->name, why);
-		goto undo;
+		part = PX_PART_FULL;
+		goto out;
 	}
-	if (memcmp(h->saved, perm, bytes) != 0)
+	if (memcmp(arg, perm, bytes) != 0) {
+		memcpy(perm, arg, bytes);
 		*changed = 1;
+	}
+out:
 	PyGILState_Release(g);
 	return part;
-undo:
-	memcpy(perm, h->saved, bytes);
-	PyGILState_Release(g);
-	return PX_PART_FULL;
 }
 
 static int r_init(void *state, const struct px_problem_info *p,
@@ -599,39 +531,38 @@ static int r_init(void *state, const struct px_problem_info *p,
 	const npy_intp dims[2] = {(npy_intp)p->n_contacts, p->bs};
 	const size_t nr = p->n_contacts * p->bs;
 	PyGILState_STATE g = PyGILState_Ensure();
-	PyObject *rv = NULL, *res;
+	PyObject *res;
+	double *arg;
 	char why[256];
 	int rc = -1;
 
 	for (size_t i = 0; i < nr; i++)
 		r[i] = NAN; /* what init leaves unset is caught below */
-	h->view_at = NULL; /* adapt views its solver's r anew */
-	if (grow(h, nr, sizeof *r, 0) || info_load(h->info, p) ||
-	    !(rv = view(2, dims, NPY_FLOAT64, NULL, r, 1))) {
+	if (info_load(h->info, p) ||
+	    !(arg = stage(&h->arg, 2, dims, NPY_FLOAT64, r, 1))) {
 		PyErr_Clear();
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	h->info->separable = separable;
 	h->info->p = p;
-	res = PyObject_CallFunctionObjArgs(h->call, rv, (PyObject *)h->info,
-					   NULL);
+	res = PyObject_CallFunctionObjArgs(h->call, h->arg,
+					   (PyObject *)h->info, NULL);
 	h->info->p = NULL;
-	after_call(h);
 	if (!res) {
 		fault_raised(h, "in the rfactor %s", h->init_name);
 		snprintf(err, errlen, "%s raised an exception", h->init_name);
 		goto out;
 	}
 	Py_DECREF(res);
-	if (r_broken(r, nr, p->bs, why, sizeof why)) {
+	if (r_broken(arg, nr, p->bs, why, sizeof why)) {
 		fault_wrong(h, err, errlen, "the rfactor %s left %s",
 			    h->init_name, why);
 		goto out;
 	}
+	memcpy(r, arg, nr * sizeof *r);
 	rc = 0;
 out:
-	release_view(&rv);
 	PyGILState_Release(g);
 	return rc;
 }
@@ -646,25 +577,20 @@ static int r_adapt(void *state, double residual_prev, double residual_new,
 	PyGILState_STATE g;
 	char why[256], got[64];
 	PyObject *res;
+	double *arg;
 
 	if (!h->adapt || h->owner->fault)
 		return PX_SWEEP_ACCEPT;
 	g = PyGILState_Ensure();
-	if (grow(h, n_r, sizeof *r, 0) ||
-	    point_view(h, 2, dims, NPY_FLOAT64, r)) {
-		if (!PyErr_Occurred())
-			PyErr_NoMemory();
+	if (!(arg = stage(&h->arg, 2, dims, NPY_FLOAT64, r, 1))) {
 		fault_raised(h, "in the rfactor %s", h->adapt_name);
-		PyGILState_Release(g);
-		return PX_SWEEP_ACCEPT;
+		goto out;
 	}
-	memcpy(h->saved, r, n_r * sizeof *r);
-	res = PyObject_CallFunction(h->adapt, "Odd", h->view, residual_prev,
+	res = PyObject_CallFunction(h->adapt, "Odd", h->arg, residual_prev,
 				    residual_new);
-	after_call(h);
 	if (!res) {
 		fault_raised(h, "in the rfactor %s", h->adapt_name);
-		goto undo;
+		goto out;
 	}
 	if (res == Py_False || (PyArray_IsScalar(res, Bool) &&
 				!PyObject_IsTrue(res))) {
@@ -675,20 +601,19 @@ static int r_adapt(void *state, double residual_prev, double residual_new,
 			    "the rfactor %s returned %s: expected True or None (accept the sweep) or False (reject it)",
 			    h->adapt_name, short_repr(res, got, sizeof got));
 		Py_DECREF(res);
-		goto undo;
+		goto out;
 	}
 	Py_DECREF(res);
-	if (r_broken(r, n_r, bs, why, sizeof why)) {
+	if (r_broken(arg, n_r, bs, why, sizeof why)) {
 		fault_wrong(h, NULL, 0, "the rfactor %s left %s", h->adapt_name,
 			    why);
-		goto undo;
+		verdict = PX_SWEEP_ACCEPT;
+		goto out;
 	}
+	memcpy(r, arg, n_r * sizeof *r);
+out:
 	PyGILState_Release(g);
 	return verdict;
-undo:
-	memcpy(r, h->saved, n_r * sizeof *r);
-	PyGILState_Release(g);
-	return PX_SWEEP_ACCEPT;
 }
 
 /* The core unloads the plugin with the config (config_dealloc: the GIL
@@ -701,8 +626,7 @@ static void heur_destroy(void *state)
 	Py_XDECREF(h->prepare);
 	Py_XDECREF(h->adapt);
 	Py_XDECREF((PyObject *)h->info);
-	Py_XDECREF(h->view);
-	free(h->saved);
+	Py_XDECREF(h->arg);
 	free(h->seen);
 	free(h);
 }
@@ -721,7 +645,7 @@ int px_py_fault_raise(struct px_py_config *cfg)
 
 static const char order_doc[] =
 	"An ordering written in Python: order(perm, info) before every\n"
-	"sweep, with perm a writable view of the permutation, returns None or\n"
+	"sweep, with perm a writable array of the permutation, returns None or\n"
 	"the part to visit (proxima.FULL, NORMAL or FRICTION).\n";
 
 static const char rfactor_doc[] =

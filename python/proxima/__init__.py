@@ -498,25 +498,26 @@ class Config:
 
     ordering  order(perm, info), called before every sweep: perm is the
               permutation of the contacts the sweep visits, a writable
-              numpy view (uint32, n) that it may rewrite in place; it
+              numpy array (uint32, n) that it may rewrite in place; it
               returns None or the part to visit (proxima.FULL, NORMAL or
               FRICTION). When order also has prepare(perm, info), that is
               called once per solve, perm set to the identity before.
     rfactor   rf.init(r, info) once per solver fills r (float64, n x 3,
-              the r-factors of each contact's rows: a writable view);
+              the r-factors of each contact's rows, writable);
               rf.adapt(r, residual_prev, residual_new), when rf has it,
               after every sweep returns True or None (accept the sweep)
               or False (reject it, r shrunk in place); a plain function
               is init alone (every sweep accepted).
 
     info is a proxima.Info: n_contacts, block_size, sweep, delta_normal,
-    delta_friction, separable, lam (the current iterate, n x 3, a
-    read-only view; None in init) and read-only copies, made once per
-    solve, of q, diag (W's diagonal blocks, n x 3 x 3) and mu;
+    delta_friction, separable, lam (the current iterate, n x 3,
+    read-only; None in init) and read-only copies, made once per solve,
+    of q, diag (W's diagonal blocks, n x 3 x 3) and mu;
     info.apply(x, add_q=False) gives W x (+ q) during a call. perm, r and
-    lam are the solver's own arrays, not copies: one that a callable
-    keeps past its call becomes a copy of its own when the call returns
-    (slices of it do not: copy what you keep).
+    lam are arrays of their own, copies of the solver's made before each
+    call (perm and r copied back after it when the answer is good), so
+    whatever a callable keeps of them, slices too, stays valid; an array
+    it kept is not handed out again.
 
     An exception in the object, or a wrong answer (a part that is none,
     perm no longer a permutation, an r not finite or not > 0), stops the
