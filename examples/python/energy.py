@@ -7,11 +7,11 @@ the solver's work per step.
 SCENE is a scene file (by default the ten-box stack that proxima ships),
 CONFIG a solver config (a path or an installed name such as `robust`; the
 default config when left out), FILE where the figure goes (energy.png).
-A ball is thrown at the scene from the side before the first step.
-The top plot is the kinetic energy and the change of the potential and
-total energy after every step (the impact and friction take energy out, gravity turns potential into
-kinetic as boxes fall); the bottom one the sweeps each step's contact
-problem took."""
+A ball is thrown at the scene from the side before the first step. The
+top plot is the kinetic energy and the change of the potential and total
+energy after every step (the impact and friction take energy out, gravity
+turns potential into kinetic as boxes fall); the bottom one the sweeps
+each step's contact problem took."""
 import argparse
 import os
 

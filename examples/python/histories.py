@@ -31,7 +31,8 @@ args.add_argument("--out", default="histories.png")
 a = args.parse_args()
 
 problem = proxima.Problem.read(a.problem)
-configs = {"default": proxima.Config(), "robust": proxima.Config.read("robust")}
+configs = {"default": proxima.Config(),
+           "robust": proxima.Config.read("robust")}
 
 fig, ax = plt.subplots(figsize=(6, 4))
 for (name, config), style in zip(configs.items(), ["-", "--"]):

@@ -3,6 +3,7 @@ a file), and every public name of the package documents itself."""
 import glob
 import inspect
 import os
+import re
 import subprocess
 import sys
 
@@ -56,3 +57,20 @@ def test_public_name_has_a_docstring(name, obj):
         obj = obj.__func__
     doc = inspect.getdoc(obj)
     assert doc and len(doc.split()) >= 3, f"{name}: no docstring"
+
+
+def python_blocks(text):
+    """The fenced python blocks of Markdown text."""
+    return re.findall(r"```python\n(.*?)```", text, re.S)
+
+
+def test_the_manual_shows_each_example_as_it_is():
+    """doc/python.md's worked example is the examples' text, word for
+    word, and its first example the README's."""
+    manual = python_blocks(open(os.path.join(SRC, "doc", "python.md")).read())
+    for path in EXAMPLES:
+        assert open(path).read() in manual, \
+            f"doc/python.md does not show {os.path.basename(path)} as it is"
+    readme = open(os.path.join(SRC, "README.md")).read()
+    section = readme.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+    assert manual[0] == python_blocks(section)[0]

@@ -35,7 +35,7 @@ def identity(perm, info):
 
 
 def by_impulse(perm, info):
-    """The README's Python half of examples/ordering_impulse.c."""
+    """doc/python.md's Python half of examples/ordering_impulse.c."""
     perm[:] = np.argsort(-info.lam[:, 0], kind="stable")
 
 
@@ -364,39 +364,53 @@ def test_one_config_for_problems_of_other_sizes():
     assert proxima.solve(small, cfg).converged
 
 
-def test_views_kept_past_the_solve_become_copies():
+def test_arrays_kept_past_the_solve_stay_valid():
+    """perm, r and info.lam are arrays of their own, copies of the
+    solver's: what a callable keeps of them (the arrays, slices, info)
+    outlives the solver's memory, and a kept array is not reused."""
     p = proxima.Problem.read(TWO_BOXES)
-    kept = {}
+    kept = {"perms": [], "lams": []}
 
     def order(perm, info):
-        kept["perm"], kept["lam"] = perm, info.lam
+        kept["perms"].append(perm)
+        kept["lams"].append(info.lam)
+        kept["slice"], kept["info"] = perm[2:5], info
         perm[:] = perm[::-1].copy()
 
     def init(r, info):
         r[:] = 0.2
-        kept["r"] = r
+        kept["r"] = r[1:]
 
     r = proxima.solve(p, proxima.Config(ordering=order, rfactor=init))
     del r.lam  # nothing else holds the solve's memory
     junk = [np.full(1000, 7.0) for _ in range(100)]
-    assert sorted(kept["perm"]) == list(range(p.n_contacts))
-    assert np.all(np.isfinite(kept["lam"]))
+    perms, lams = kept["perms"], kept["lams"]
+    assert len(perms) == r.sweeps
+    assert len({id(a) for a in perms}) == len(perms)  # none reused
+    n = p.n_contacts
+    for k, a in enumerate(perms):  # each as the callable left it
+        assert list(a) == (list(range(n)) if k % 2 else
+                           list(range(n))[::-1]), k
+    assert np.all(np.isfinite(lams[-1])) and not lams[-1].flags.writeable
+    assert not np.array_equal(lams[0], lams[-1])
+    assert list(kept["slice"]) == list(perms[-1][2:5])
+    assert kept["info"].lam is lams[-1]
     assert np.all(kept["r"] == 0.2)
-    kept["perm"][0] = 5  # a copy of its own now: nothing breaks
+    kept["slice"][0] = 5  # memory of its own: nothing breaks
+    kept["perms"][0][0] = 5
     assert len(junk) == 100
 
 
-def test_the_readmes_heuristic_is_the_c_plugins(examples_plugins):
+def test_the_manuals_heuristic_is_the_c_plugins(examples_plugins):
     import re
     from conftest import SRC
-    text = open(os.path.join(SRC, "README.md")).read()
-    section = text.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+    section = open(os.path.join(SRC, "doc", "python.md")).read()
     code = [c for c in re.findall(r"```python\n(.*?)```", section, re.S)
             if "def by_impulse" in c]
     assert len(code) == 1
     p = proxima.Problem.read(TWO_BOXES)
     env = {"np": np, "proxima": proxima, "problem": p}
-    exec(compile(code[0], "README.md", "exec"), env)
+    exec(compile(code[0], "doc/python.md", "exec"), env)
     same_solve(env["r"], proxima.solve(p, proxima.Config(ordering="impulse")))
 
 

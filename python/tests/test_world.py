@@ -407,14 +407,13 @@ def test_file_errors(tmp_path):
                     str(e.value)), str(e.value)
 
 
-def test_readme_world_example(tmp_path, monkeypatch, capsys):
-    text = open(os.path.join(SRC, "README.md")).read()
-    section = text.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+def test_the_manuals_world_example(tmp_path, monkeypatch, capsys):
+    section = open(os.path.join(SRC, "doc", "python.md")).read()
     code = [c for c in re.findall(r"```python\n(.*?)```", section, re.S)
             if "World" in c][0]
     assert len(code.splitlines()) <= 6
     monkeypatch.chdir(SRC)
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "doc/python.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert len(out) >= 1
 
