@@ -1,5 +1,5 @@
 /* `mpirun -np P proxima solve|run ...`: under an MPI launcher, the command
- * hands over to the distributed program proxima-mpi (dist/, issue 21), so
+ * hands over to the distributed program proxima-mpi (mpi/, issue 21), so
  * that the serial proxima never links MPI. Which program: $PROXIMA_MPI, else
  * the installed $(pkglibexecdir)/proxima-mpi. A build without MPI says so. */
 #include <errno.h>

@@ -1,9 +1,9 @@
 /* A solution lambda for `proxima solve --out' and its distributed twin
- * (dist/solve_file.c), in the format its file name says: text, one number
+ * (mpi/solve_file.c), in the format its file name says: text, one number
  * per line (exactly: %.17g), for .txt and .csv; NumPy's .npy (format
  * version 1.0: a header saying little-endian float64 of shape (m,), then
  * the doubles) for .npy. A run's final state (`proxima run --state',
- * cli/run.c and dist/run_scene.c). */
+ * cli/run.c and mpi/run_scene.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

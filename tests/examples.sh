@@ -89,10 +89,10 @@ PKG_CONFIG_PATH=$work/pkgconfig
 PROXIMA_PLUGIN_PATH=$plugins
 PROXIMA_DATA_DIR=$src
 export PATH PKG_CONFIG_PATH PROXIMA_PLUGIN_PATH PROXIMA_DATA_DIR
-# mpirun as root, more ranks than cores, unbound (tests/test_dist.c's)
+# mpirun as root, more ranks than cores, unbound (tests/test_mpi.c's)
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
-PROXIMA_MPI=$build/dist/proxima-mpi
+PROXIMA_MPI=$build/mpi/proxima-mpi
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
 	OMPI_MCA_rmaps_base_oversubscribe OMPI_MCA_hwloc_base_binding_policy \
 	PROXIMA_MPI
@@ -334,7 +334,7 @@ example() {
 	fi
 	needs "$where" "$cmd" || return
 	# in a sanitizer build the ranks run without LeakSanitizer, as in
-	# tests/test_dist.c: Open MPI keeps what MPI_Init allocates
+	# tests/test_mpi.c: Open MPI keeps what MPI_Init allocates
 	case $cmd in
 	mpirun*) asan="${ASAN_OPTIONS:-}:detect_leaks=0" ;;
 	*) asan=${ASAN_OPTIONS:-} ;;

@@ -1,5 +1,5 @@
 /* METIS_PartGraphKway that always fails as out of memory, preloaded into
- * the ranks of a distributed solve (tests/test_dist.c) so that the
+ * the ranks of a distributed solve (tests/test_mpi.c) so that the
  * partitioner's failure path runs: the real METIS does not fail on any
  * graph proxima builds. */
 #include <metis.h>

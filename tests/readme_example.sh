@@ -203,7 +203,7 @@ if [ -x "$cli" ] && [ -d "$problems" ]; then
 	figure 'error of 1e-10, 100 takes 1012' '1012 products with A' \
 		"$cli" solve -c "$work/pgssm.ini" "$kap"
 	# the distributed solve and run
-	mpi=${top_builddir:-.}/dist/proxima-mpi
+	mpi=${top_builddir:-.}/mpi/proxima-mpi
 	if [ -x "$mpi" ] && command -v mpirun >/dev/null 2>&1; then
 		export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 		export PROXIMA_MPI="$mpi"

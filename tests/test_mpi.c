@@ -569,7 +569,7 @@ Test(dist, bad_scene_input_one_line_from_rank_0_and_exit_2)
 
 /* Every serial option of solve and run means the same under mpirun, or
  * is refused there with the reason (issue 30, item 6). The refused ones
- * (dist/main.c's table) and bad values: exit status 2 and one line from
+ * (mpi/main.c's table) and bad values: exit status 2 and one line from
  * rank 0, before anything is read or solved. */
 #define NO_FRAMES "a distributed run writes no VTK frames yet (each rank holds only its region's bodies); run it serially for frames\n"
 #define NO_JSON "not supported under mpirun (the distributed report is text only); run without mpirun\n"

@@ -3,9 +3,9 @@
 # runs taken in turn so that the machine's other load hits all three
 # alike:
 #
-#   bench/dist_pairs.sh [RUNS [SCENE]]   (default 7 ballgrid-40)
+#   bench/mpi_pairs.sh [RUNS [SCENE]]   (default 7 ballgrid-40)
 #
-# Each run solves the scene's first step with 200 sweeps (bench/dist.sh's
+# Each run solves the scene's first step with 200 sweeps (bench/mpi.sh's
 # t200) on one rank, on 2 ranks exchanging every sweep (E1, a global test
 # every 10) and every 5 (E5, a test every 2), and prints the slowest
 # rank's time of each and the speed-ups; then the speed-ups' minimum,

@@ -2,7 +2,7 @@
 # Stepping a world across ranks (issue 21) against the serial run, at
 # equal work (50 sweeps per step, no tolerance), runs taken in turn:
 #
-#   bench/dist_run.sh [STEPS [RUNS [SCENE...]]]   (default 20 3 ballgrid-24 ballpile-24)
+#   bench/mpi_run.sh [STEPS [RUNS [SCENE...]]]   (default 20 3 ballgrid-24 ballpile-24)
 #
 # Per scene and run: `proxima run` (serial), then proxima-mpi run on 1
 # rank and on 2 ranks (exchanging every sweep, a global test every 10);

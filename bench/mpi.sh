@@ -2,7 +2,7 @@
 # The distributed solve (issue 21) on SCENES.md's ball grid and ball pile,
 # the first step of each scene, every rank generating its own region:
 #
-#   bench/dist.sh [SCENE...]   (default ballgrid-24 ballpile-24 ballgrid-40
+#   bench/mpi.sh [SCENE...]   (default ballgrid-24 ballpile-24 ballgrid-40
 #                               ballpile-40, the files in scenes/)
 #
 # Per scene, one markdown row each of:
