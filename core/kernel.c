@@ -375,37 +375,6 @@ static void kernel_refresh(void *ctx, size_t begin, size_t end)
 	}
 }
 
-/* Body -> (contact << 1 | side) incidence, in contact order. */
-static int build_incidence(struct px_kernel_ctx *c)
-{
-	const struct px_problem *p = c->p;
-	const size_t nb = p->n_bodies;
-
-	c->inc_ptr = calloc(nb + 1, sizeof *c->inc_ptr);
-	c->inc = malloc((2 * p->n + 1) * sizeof *c->inc);
-	if (!c->inc_ptr || !c->inc)
-		return PX_ERR_NOMEM;
-	for (size_t k = 0; k < p->n; k++) {
-		if (p->body_a[k] != PX_STATIC)
-			c->inc_ptr[p->body_a[k] + 1]++;
-		if (p->body_b[k] != PX_STATIC)
-			c->inc_ptr[p->body_b[k] + 1]++;
-	}
-	for (size_t b = 0; b < nb; b++)
-		c->inc_ptr[b + 1] += c->inc_ptr[b];
-	for (size_t k = 0; k < p->n; k++)
-		for (uint32_t side = 0; side < 2; side++) {
-			uint32_t b = side ? p->body_b[k] : p->body_a[k];
-
-			if (b != PX_STATIC)
-				c->inc[c->inc_ptr[b]++] = (uint32_t)(k << 1 | side);
-		}
-	for (size_t b = nb; b > 0; b--)
-		c->inc_ptr[b] = c->inc_ptr[b - 1];
-	c->inc_ptr[0] = 0;
-	return PX_OK;
-}
-
 static int block_is_zero(const double *blk, size_t bb)
 {
 	for (size_t i = 0; i < bb; i++)
@@ -551,7 +520,8 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	c->keeps_disc = (fops->flags & PX_FRICTION_KEEPS_DISC) != 0;
 	c->is_disc = (fops->flags & PX_FRICTION_IS_DISC) != 0;
 	c->fstate = fstate;
-	if (p->form != PX_FORM_ASSEMBLED && build_incidence(c)) {
+	if (p->form != PX_FORM_ASSEMBLED &&
+	    px_problem_incidence(p, &c->inc_ptr, &c->inc)) {
 		px_kernel_fini(c);
 		return PX_ERR_NOMEM;
 	}

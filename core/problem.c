@@ -695,3 +695,41 @@ int px_problem_check_diagonal(const struct px_problem *p, struct px_error *err)
 	}
 	return PX_OK;
 }
+
+int px_problem_incidence(const struct px_problem *p, size_t **at_out,
+			 uint32_t **list_out)
+{
+	const size_t nb = p->n_bodies;
+	size_t *at = calloc(nb + 1, sizeof *at);
+	uint32_t *list = malloc((2 * p->n + 1) * sizeof *list);
+
+	*at_out = NULL;
+	*list_out = NULL;
+	if (!at || !list) {
+		free(at);
+		free(list);
+		return PX_ERR_NOMEM;
+	}
+	for (size_t k = 0; k < p->n; k++) {
+		if (p->body_a[k] != PX_STATIC)
+			at[p->body_a[k] + 1]++;
+		if (p->body_b[k] != PX_STATIC)
+			at[p->body_b[k] + 1]++;
+	}
+	for (size_t b = 0; b < nb; b++)
+		at[b + 1] += at[b];
+	for (size_t k = 0; k < p->n; k++)
+		for (uint32_t side = 0; side < 2; side++) {
+			const uint32_t b = side ? p->body_b[k] : p->body_a[k];
+
+			if (b != PX_STATIC)
+				list[at[b]++] = (uint32_t)(k << 1 | side);
+		}
+	/* the fill moved every start to the next body's: shift back */
+	for (size_t b = nb; b > 0; b--)
+		at[b] = at[b - 1];
+	at[0] = 0;
+	*at_out = at;
+	*list_out = list;
+	return PX_OK;
+}

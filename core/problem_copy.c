@@ -95,41 +95,11 @@ fail:
 	return rc;
 }
 
-/* Contacts per dynamic body as CSR: at[b] .. at[b + 1] index into list. */
+/* Contacts per dynamic body (px_problem_incidence): entries k << 1 | side. */
 struct incidence {
 	size_t *at;
 	uint32_t *list;
 };
-
-static int incidence_build(const struct px_problem *p, struct incidence *inc)
-{
-	const size_t nb = p->n_bodies;
-
-	inc->at = calloc(nb + 1, sizeof *inc->at);
-	inc->list = malloc((2 * p->n + 1) * sizeof *inc->list);
-	if (!inc->at || !inc->list)
-		return PX_ERR_NOMEM;
-	for (size_t k = 0; k < p->n; k++) {
-		if (p->body_a[k] != PX_STATIC)
-			inc->at[p->body_a[k] + 1]++;
-		if (p->body_b[k] != PX_STATIC)
-			inc->at[p->body_b[k] + 1]++;
-	}
-	for (size_t b = 0; b < nb; b++)
-		inc->at[b + 1] += inc->at[b];
-	for (size_t k = 0; k < p->n; k++)
-		for (int side = 0; side < 2; side++) {
-			const uint32_t b = side ? p->body_b[k] : p->body_a[k];
-
-			if (b != PX_STATIC)
-				inc->list[inc->at[b]++] = (uint32_t)k;
-		}
-	/* the fill moved every start to the next body's: shift back */
-	for (size_t b = nb; b > 0; b--)
-		inc->at[b] = inc->at[b - 1];
-	inc->at[0] = 0;
-	return PX_OK;
-}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -154,11 +124,14 @@ static size_t neighbours(const struct px_problem *p,
 
 		if (b == PX_STATIC)
 			continue;
-		for (size_t e = inc->at[b]; e < inc->at[b + 1]; e++)
-			if (stamp[inc->list[e]] != k + 1) {
-				stamp[inc->list[e]] = k + 1;
-				out[m++] = inc->list[e];
+		for (size_t e = inc->at[b]; e < inc->at[b + 1]; e++) {
+			const uint32_t j = inc->list[e] >> 1;
+
+			if (stamp[j] != k + 1) {
+				stamp[j] = k + 1;
+				out[m++] = j;
 			}
+		}
 	}
 	qsort(out, m, sizeof *out, cmp_u32);
 	return m;
@@ -211,7 +184,7 @@ static int assemble_bodies(const struct px_problem *p, size_t **rowptr_out,
 	double *blocks = NULL, *w = NULL;
 	int rc = PX_ERR_NOMEM;
 
-	if (incidence_build(p, &inc))
+	if (px_problem_incidence(p, &inc.at, &inc.list))
 		goto out;
 	for (size_t b = 0; b < p->n_bodies; b++)
 		if (inc.at[b + 1] - inc.at[b] > most)

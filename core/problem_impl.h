@@ -43,6 +43,13 @@ struct px_problem {
  * readable). PX_OK for a factorized A. */
 int px_problem_check_diagonal(const struct px_problem *p, struct px_error *err);
 
+/* The contacts at each dynamic body of a factorized or rigid A, as CSR:
+ * (*at)[b] .. (*at)[b + 1] index into *list, whose entries are
+ * k << 1 | side (side 0: k's body_a, 1: body_b), in contact order. The
+ * caller frees both; on PX_ERR_NOMEM both are NULL. */
+int px_problem_incidence(const struct px_problem *p, size_t **at,
+			 uint32_t **list);
+
 /* w += (M^-1 J^T)_blk[:, c0..c1) d[c0..c1), blk is 6 x bs row-major: the
  * body velocity change of the impulse rows [c0, c1) of one contact. */
 static inline void px_body_add(double *w, const double *blk, const double *d,
