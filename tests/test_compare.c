@@ -319,6 +319,57 @@ Test(compare, the_work_charges_the_accelerator_its_products)
 	cr_assert_gt(work, sweeps);
 }
 
+/* A solve its accelerator finishes reaches the tolerance in the calls, not
+ * in a sweep: robust (ssn) on Capsules-i122 replaces the iterate after its
+ * last sweep and stops; sweeps@T and s@T count that iterate, as the
+ * accelerator's own file gives it. */
+Test(compare, the_table_counts_the_accelerators_iterate)
+{
+	static char csv[1 << 16], md[8192];
+	char path[4096], cells[16][32];
+	unsigned long h = 0, a = 0;
+	double a_s = 0;
+
+	shared_problem("Capsules-i122-1617.dat", path, sizeof path);
+	{
+		char args[4608];
+
+		snprintf(args, sizeof args,
+			 "compare -c %s/conf/robust.ini %s --tol 1e-8 --no-plot",
+			 PX_TEST_SRCDIR, path);
+		cr_assert_eq(run(args), 0, "%s", err);
+	}
+	read_file("compare/robust.csv", csv, sizeof csv);
+	for (char *l = strtok(csv, "\n"); l && !h; l = strtok(NULL, "\n")) {
+		unsigned long sweep;
+		int accepted;
+		double merit;
+
+		if (sscanf(l, "%lu,%*[a-z],%d,%*f,%lf", &sweep, &accepted,
+			   &merit) == 3 && accepted && merit <= 1e-8)
+			h = sweep;
+	}
+	read_file("compare/robust-accel.csv", csv, sizeof csv);
+	for (char *l = strtok(csv, "\n"); l && !a; l = strtok(NULL, "\n")) {
+		unsigned long after;
+		int replaced;
+		double merit, seconds;
+
+		if (sscanf(l, "%lu,%*d,%d,%*u,%*u,%lf,%lf", &after, &replaced,
+			   &merit, &seconds) == 4 && replaced && merit <= 1e-8) {
+			a = after;
+			a_s = seconds;
+		}
+	}
+	cr_assert_gt(a, 0, "no call of ssn reached 1e-8");
+	cr_assert(h == 0 || a < h, "a sweep (%lu) reached 1e-8 before ssn (%lu)",
+		  h, a);
+	read_file("compare/table.md", md, sizeof md);
+	cr_assert_eq(md_row(md, "robust", cells, 16), 9);
+	cr_assert_eq(strtoul(cells[5], NULL, 10), a, "%s", md);
+	cr_assert_float_eq(strtod(cells[6], NULL), a_s, 0.01 * a_s, "%s", md);
+}
+
 Test(compare, configs_on_different_merits_say_theirs_in_the_key)
 {
 	static char gp[1 << 15];
