@@ -476,9 +476,15 @@ def compare(tmp):
         check(row["sweeps"] == len(h) and row["converged"] is True,
               "compare %s: sweeps %d, history rows %d"
               % (row["config"], row["sweeps"], len(h)))
+        # the accelerator's replaced iterates count too: after sweep k
+        acc = os.path.join(d, row["config"] + "-accel.csv")
+        calls = read_csv(acc) if os.path.exists(acc) else []
         for reach in row["reached"]:
-            first = next((i + 1 for i, x in enumerate(h) if x["accepted"] ==
-                          "1" and float(x["merit"]) <= reach["tol"]), None)
+            at = [i + 1 for i, x in enumerate(h) if x["accepted"] ==
+                  "1" and float(x["merit"]) <= reach["tol"]]
+            at += [int(a["after_sweep"]) for a in calls if a["replaced"] ==
+                   "1" and float(a["merit"]) <= reach["tol"]]
+            first = min(at) if at else None
             check(reach["sweep"] == first,
                   "compare %s: reached %r, history says sweep %r"
                   % (row["config"], reach, first))
