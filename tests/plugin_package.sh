@@ -19,7 +19,9 @@
 # pkg-config searches the relocated proxima.pc through PKG_CONFIG_PATH, as
 # the docs say for a prefix it does not search; the installed programs run
 # with LD_LIBRARY_PATH and PROXIMA_PLUGIN_PATH naming the temporary install
-# (its libproxima and plugin directory are compiled for the real prefix).
+# (its libproxima and plugin directory are compiled for the real prefix);
+# `cc' is the build's compiler with the build's CFLAGS (a sanitizer
+# build's libproxima needs its runtimes linked into the program).
 # Skips (77) without autoreconf, automake or libtoolize. About 25 s.
 set -u
 src=$(cd "${srcdir:-.}" && pwd)
@@ -68,7 +70,7 @@ done
 
 # the build, installed
 root=$tmp/root
-if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -C "$build" \
+if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "${MAKE:-make}" -C "$build" \
 	install DESTDIR="$root" > "$tmp/install.log" 2>&1; then
 	echo "FAIL make install DESTDIR=$root:"
 	tail -20 "$tmp/install.log"
@@ -91,6 +93,12 @@ esac
 LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PROXIMA_PLUGIN_PATH=$plugindir
 export LD_LIBRARY_PATH PROXIMA_PLUGIN_PATH
+mkdir "$tmp/bin"
+printf '#!/bin/sh\nexec %s %s "$@"\n' \
+	"$(sed -n 's/^CC = //p' "$build/Makefile")" \
+	"$(sed -n 's/^CFLAGS = //p' "$build/Makefile")" > "$tmp/bin/cc"
+chmod +x "$tmp/bin/cc"
+PATH=$tmp/bin:$PATH
 proxima=$inst/bin/proxima
 scene=$inst/share/proxima/scenes/two-boxes.dat
 # run NAME SCRIPT: the docs' block in a shell of its own in $tmp/NAME,
@@ -112,10 +120,11 @@ $(printf '%s\n' "$auto" | sed 1d)"; then
 		printf '[friction]\nplugin = capped\ncap = 0.05\n[solver]\nmerit = natural\n' \
 			> "$tmp/capped.ini"
 		out=$("$proxima" solve -c "$tmp/capped.ini" "$scene" 2>&1)
-		printf '%s\n' "$out" | grep -q 'friction capped' &&
-		printf '%s\n' "$out" | grep -q '^result      converged after ' ||
+		if ! printf '%s\n' "$out" | grep -q 'friction capped' ||
+			! printf '%s\n' "$out" | grep -q '^result      converged after '; then
 			failed "the installed proxima did not solve with the plugin:
 $out"
+		fi
 	fi
 else
 	failed "proxima-plugin(7)'s autotools commands under $inst:"
