@@ -29,7 +29,7 @@ build=$(cd "${top_builddir:-.}" && pwd)
 page=$src/doc/proxima-plugin.7
 for tool in autoreconf automake libtoolize; do
 	if ! command -v $tool >/dev/null 2>&1; then
-		echo "SKIP plugin_package.sh: no $tool (Debian: autoconf, automake, libtool)"
+		echo "[SKIP] plugin_package.sh: no $tool (Debian: autoconf, automake, libtool)"
 		exit 77
 	fi
 done
