@@ -76,7 +76,7 @@ exec "$cli" "\$@"
 EOF
 chmod +x "$work/bin/proxima"
 cat > "$work/pkgconfig/proxima.pc" <<EOF
-includedir=$src/core/include
+includedir=$src/include
 plugindir=$plugins
 
 Name: proxima

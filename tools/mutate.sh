@@ -26,9 +26,9 @@ set -eu
 
 mutants() {
 	cat <<'EOF'
-disc-sign|core/include/proxima/plugin.h|z\[1\] = z\[1\] / len \* rad;|z[1] = -z[1] / len * rad;|the disc projection flips the sign of the t friction impulse on the rim
+disc-sign|include/proxima/plugin.h|z\[1\] = z\[1\] / len \* rad;|z[1] = -z[1] / len * rad;|the disc projection flips the sign of the t friction impulse on the rim
 ordering-permutation|plugins/ordering/random.c|const uint32_t j = below\(state, i\);|const uint32_t j = below(state, i - 1);|off by one in the random ordering's shuffle (only cyclic permutations, Sattolo's)
-rfactor-update|core/include/proxima/plugin.h|r\[i\] \*= nu;|r[i] /= nu;|back-tracking grows r by 1/nu after a rejected sweep instead of shrinking it by nu
+rfactor-update|include/proxima/plugin.h|r\[i\] \*= nu;|r[i] /= nu;|back-tracking grows r by 1/nu after a rejected sweep instead of shrinking it by nu
 fc3d-friction-row|core/merit.c|f2 \+= f \* f;|f2 += i == 2 ? 0.0 : f * f;|px_merit_fc3d drops the t friction row of every contact
 rigid-body-swap|core/kernel_rigid3.c|double \*lam = lambda \+ 3 \* \(size_t\)k;\n\tconst uint32_t ba = s->body_a\[k\], bb = s->body_b\[k\];|double *lam = lambda + 3 * (size_t)k;\n\tconst uint32_t ba = s->body_b[k], bb = s->body_a[k];|the rigid kernel applies a contact's impulse change to its two bodies swapped
 ghost-exchange|mpi/exchange.c|d->total\[6 \* L->mine\[i\] \+ q\] \+= L->rbuf\[6 \* i \+ q\];|(void)L->rbuf;|the distributed solve's owners drop the velocity changes that the ranks holding copies of their bodies sent
