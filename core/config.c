@@ -7,7 +7,6 @@
  * understood is an error naming the file, line, section and key. */
 #include <dirent.h>
 #include <errno.h>
-#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +16,10 @@
 #include <proxima/solver.h>
 
 #include "grow.h"
+#include "ini_lines.h"
 #include "params.h"
 
-#define MAX_LINE 200 /* inih's INI_MAX_LINE as Debian builds it */
+#define MAX_LINE (PX_INI_LINE_MAX + 2) /* a line, its end and a NUL */
 
 #define N_KINDS 5u
 
@@ -106,12 +106,9 @@ struct entry {
 };
 
 struct reader {
-	FILE *f;
 	const char *path;     /* the layer being read */
 	unsigned line;        /* line being parsed */
 	unsigned layer;
-	char *buf;
-	size_t cap;
 	struct entry *e;
 	size_t n, ecap;
 	char **names;         /* each layer's name, for messages */
@@ -213,40 +210,22 @@ static void fail(struct reader *r, int code, const char *what)
 		px_error_set(r->err, code, "%s:%u: %s", r->path, r->line, what);
 }
 
-/* inih's line source: one whole line per call, counting lines and noting
- * section headers (inih reports no line numbers and skips empty sections). */
-static char *read_line(char *str, int num, void *stream)
+/* A section header (core/ini_lines.c reports them: inih skips an empty
+ * section): a known section, or an error on its line. */
+static void on_section(void *user, unsigned line, const char *text,
+		       size_t len)
 {
-	struct reader *r = stream;
-	ssize_t len = getline(&r->buf, &r->cap, r->f);
-	const char *s;
+	struct reader *r = user;
+	char name[MAX_LINE], msg[MAX_LINE + 128];
 
-	if (len < 0)
-		return NULL;
-	r->line++;
-	if (len >= num) {
-		fail(r, PX_ERR_CONFIG, "line too long");
-		strcpy(str, "\n");
-		return str;
+	r->line = line;
+	snprintf(name, sizeof name, "%.*s", (int)len, text);
+	if (section_index(name) < 0) {
+		snprintf(msg, sizeof msg,
+			 "unknown section [%s] (known: solver, friction, ordering, rfactor, scheduler, accelerator)",
+			 name);
+		fail(r, PX_ERR_CONFIG, msg);
 	}
-	memcpy(str, r->buf, (size_t)len + 1);
-	for (s = str; *s == ' ' || *s == '\t'; s++)
-		;
-	if (*s == '[') {
-		const char *end = strchr(s, ']');
-		char name[MAX_LINE], msg[MAX_LINE + 128];
-
-		if (!end)
-			return str; /* inih reports it */
-		snprintf(name, sizeof name, "%.*s", (int)(end - s - 1), s + 1);
-		if (section_index(name) < 0) {
-			snprintf(msg, sizeof msg,
-				 "unknown section [%s] (known: solver, friction, ordering, rfactor, scheduler, accelerator)",
-				 name);
-			fail(r, PX_ERR_CONFIG, msg);
-		}
-	}
-	return str;
 }
 
 /* Before a key of the layer being read joins: it replaces the same key of
@@ -311,13 +290,14 @@ static int add_entry(struct reader *r, int idx, const char *key,
 	return 1;
 }
 
-static int on_value(void *user, const char *section, const char *key,
-		    const char *value)
+static int on_value(void *user, unsigned line, const char *section,
+		    const char *key, const char *value)
 {
 	struct reader *r = user;
 	char msg[3 * MAX_LINE];
 	int idx;
 
+	r->line = line;
 	if (!*section) {
 		snprintf(msg, sizeof msg, "key '%s' outside any section", key);
 		fail(r, PX_ERR_CONFIG, msg);
@@ -559,22 +539,15 @@ static int name_layer(struct reader *r, const char *fmt, const char *a,
 /* An INI stream (a file or text) as the layer being read. */
 static int read_stream(struct reader *r, FILE *f)
 {
-	int bad;
+	struct px_ini ini = {.path = r->path,
+			     .err = r->err,
+			     .user = r,
+			     .section = on_section,
+			     .value = on_value};
+	int rc = px_ini_parse(&ini, f);
 
-	r->f = f;
-	r->line = 0;
-	bad = ini_parse_stream(read_line, r, on_value, r);
 	fclose(f);
-	if (r->err->code != PX_OK)
-		return r->err->code;
-	if (bad > 0)
-		return px_error_set(r->err, PX_ERR_CONFIG,
-				    "%s:%d: syntax error (expected [section], key = value or a comment)",
-				    r->path, bad);
-	if (bad < 0)
-		return px_error_set(r->err, PX_ERR_NOMEM, "%s: out of memory",
-				    r->path);
-	return PX_OK;
+	return rc;
 }
 
 static void trim(char *s)
@@ -707,7 +680,6 @@ int px_config_build(const struct px_config_layer *layers, size_t n,
 		free(r.e[i].value);
 	}
 	free(r.e);
-	free(r.buf);
 	for (unsigned i = 0; i < r.n_names; i++)
 		free(r.names[i]);
 	free(r.names);

@@ -1,11 +1,10 @@
 /* The scene reader (scene.h): the INI file read with inih as the solver
- * configs are (core/config.c: our own line source counts whole lines and
- * reads the section headers, which inih does not report), into sections
+ * configs are (core/ini_lines.c: our own line source counts whole lines and
+ * reports the section headers, which inih does not), into sections
  * of settings; then the [world], then every other section in file order,
  * each parsed by scene_sections.c. Errors: FILE:LINE: message, the first
  * one wins. */
 #include <errno.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +13,11 @@
 #include <proxima/error.h>
 
 #include "grow.h"
+#include "ini_lines.h"
 #include "scene.h"
 #include "scene_impl.h"
 
-#define MAX_LINE 200 /* inih's INI_MAX_LINE as Debian builds it */
+#define MAX_LINE (PX_INI_LINE_MAX + 2) /* a line, its end and a NUL */
 
 struct section {
 	enum px_section_kind kind;
@@ -33,16 +33,11 @@ struct entry {
 };
 
 struct reader {
-	FILE *f;
 	const char *path;
 	unsigned line; /* being parsed */
-	char *buf;
-	size_t cap;
 	struct section *sec;
 	size_t n_sec, sec_cap;
-	long cur;     /* section of the keys that follow, -1 after an error */
-	int key_seen; /* since the last header: inih continues a value on an
-			 indented line, even one that starts with '[' */
+	long cur; /* section of the keys that follow, -1 after an error */
 	struct entry *e;
 	size_t n, ecap;
 	struct px_error *err; /* first error wins */
@@ -85,18 +80,20 @@ static int add_section(struct reader *r, enum px_section_kind k,
 	return 0;
 }
 
-/* The header [text]: a known kind, and a one-word name that no other
- * section has (the world has none and comes once). */
-static void header(struct reader *r, const char *text, size_t len)
+/* The header [text] (core/ini_lines.c reports it: inih skips an empty
+ * section and truncates a long name): a known kind, and a one-word name
+ * that no other section has (the world has none and comes once). */
+static void header(void *user, unsigned line, const char *text, size_t len)
 {
+	struct reader *r = user;
 	char t[MAX_LINE], title[MAX_LINE];
 	const char *ws = " \t";
 	char *kind, *name, *end;
 	size_t kl;
 	int k;
 
+	r->line = line;
 	r->cur = -1;
-	r->key_seen = 0;
 	snprintf(t, sizeof t, "%.*s", (int)len, text);
 	for (end = t + strlen(t); end > t && strchr(ws, end[-1]); end--)
 		*(end - 1) = '\0';
@@ -152,46 +149,17 @@ static void header(struct reader *r, const char *text, size_t len)
 		fail(r, PX_ERR_NOMEM, "out of memory");
 }
 
-/* inih's line source: one whole line per call, counting lines and reading
- * section headers as inih will (inih reports no line numbers, skips empty
- * sections and truncates long section names). */
-static char *read_line(char *str, int num, void *stream)
-{
-	struct reader *r = stream;
-	ssize_t len = getline(&r->buf, &r->cap, r->f);
-	const char *s = str, *end;
-
-	if (len < 0)
-		return NULL;
-	r->line++;
-	if (len >= num) {
-		fail(r, PX_ERR_CONFIG, "line too long");
-		strcpy(str, "\n");
-		return str;
-	}
-	memcpy(str, r->buf, (size_t)len + 1);
-	if (r->line == 1 && !strncmp(s, "\xEF\xBB\xBF", 3))
-		s += 3;
-	s += strspn(s, " \t");
-	if (*s != '[' || (s > str && r->key_seen))
-		return str;
-	end = strchr(s, ']');
-	if (end) /* else inih reports the line */
-		header(r, s + 1, (size_t)(end - s - 1));
-	return str;
-}
-
-static int on_value(void *user, const char *section, const char *key,
-		    const char *value)
+static int on_value(void *user, unsigned line, const char *section,
+		    const char *key, const char *value)
 {
 	struct reader *r = user;
 	struct entry *e;
 
+	r->line = line;
 	if (!*section) {
 		fail(r, PX_ERR_CONFIG, "key '%s' outside any section", key);
 		return 1;
 	}
-	r->key_seen = 1;
 	if (r->cur < 0)
 		return 1; /* reported at its header */
 	e = px_grow(r->e, &r->ecap, r->n, sizeof *r->e, 64);
@@ -273,31 +241,27 @@ int px_scene_read_region(const char *path, struct px_world_settings *settings,
 			 struct px_error *err)
 {
 	struct reader r = {.path = path, .cur = -1};
+	struct px_ini ini = {.path = path,
+			     .user = &r,
+			     .section = header,
+			     .value = on_value};
 	struct px_error local = {0};
 	struct px_body_list l = {.keep = keep, .ctx = ctx};
 	struct px_world_settings s;
-	int rc, bad_line;
+	FILE *f;
+	int rc;
 
 	*bodies = NULL;
 	*n_bodies = 0;
-	r.err = err = err ? err : &local;
+	r.err = ini.err = err = err ? err : &local;
 	err->code = PX_OK;
-	r.f = fopen(path, "r");
-	if (!r.f)
+	f = fopen(path, "r");
+	if (!f)
 		return px_error_set(err, PX_ERR_IO, "%s: cannot open: %s", path,
 				    strerror(errno));
-	bad_line = ini_parse_stream(read_line, &r, on_value, &r);
-	fclose(r.f);
-	if (err->code != PX_OK)
-		rc = err->code;
-	else if (bad_line > 0)
-		rc = px_error_set(
-		    err, PX_ERR_CONFIG,
-		    "%s:%d: syntax error (expected [section], key = value or a comment)",
-		    path, bad_line);
-	else if (bad_line < 0)
-		rc = px_error_set(err, PX_ERR_NOMEM, "%s: out of memory", path);
-	else {
+	rc = px_ini_parse(&ini, f);
+	fclose(f);
+	if (!rc) {
 		px_world_settings_default(&s);
 		rc = build(&r, &s, &l);
 	}
@@ -309,7 +273,6 @@ int px_scene_read_region(const char *path, struct px_world_settings *settings,
 		free(r.sec[i].title);
 	free(r.e);
 	free(r.sec);
-	free(r.buf);
 	if (rc) {
 		free(l.b);
 		return rc;

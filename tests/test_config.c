@@ -281,3 +281,64 @@ Test(config, syntax_error)
 	refused("[solver\n", PX_ERR_CONFIG,
 		"%s:1: syntax error (expected [section], key = value or a comment)");
 }
+
+/* A file saved on Windows: a UTF-8 byte order mark, CRLF line ends and no
+ * line end after the last line (core/ini_lines.c, as scene files). */
+Test(config, bom_and_crlf)
+{
+	struct px_config *c;
+	struct px_error err = {0};
+
+	write_ini("\xEF\xBB\xBF[solver]\r\nmax_sweeps = 77\r\n; note\r\n"
+		  "[rfactor]\r\nplugin = local\r\nnu = 0.5");
+	cr_assert_eq(px_config_read(path, &c, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(px_config_settings(c)->max_sweeps, 77);
+	cr_assert_float_eq(backtrack_factor(c), 0.5, 0);
+	px_config_free(c);
+	unlink(path);
+	/* lines count the same, and the mark hides no section from the check */
+	refused("\xEF\xBB\xBF[solver]\r\nmax_sweeps = 7\r\nmax_sweeps = 8\r\n",
+		PX_ERR_CONFIG, "%s:3: [solver] max_sweeps: set twice (first on line 2)");
+	refused("\xEF\xBB\xBF[bogus]\r\nx = 1\r\n", PX_ERR_CONFIG,
+		"%s:1: unknown section [bogus] (known: solver, friction, ordering, rfactor, scheduler, accelerator)");
+	/* inih's blanks are isspace's: "\f[bogus]" is a header to it */
+	refused("\f[bogus]\nx = 1\n", PX_ERR_CONFIG,
+		"%s:1: unknown section [bogus] (known: solver, friction, ordering, rfactor, scheduler, accelerator)");
+}
+
+/* A line of 198 bytes before its '\n' reads, one of 199 is refused, with
+ * or without the '\n' (inih's 200-byte buffer holds the line, its '\n'
+ * and a NUL): a CR before the '\n' is one of the 198. */
+Test(config, line_too_long)
+{
+	char text[512], line[200];
+	struct px_config *c;
+	struct px_error err = {0};
+
+	memset(line, 'x', sizeof line);
+	line[0] = ';';
+	snprintf(text, sizeof text, "[solver]\n%.198s\nmax_sweeps = 3\n", line);
+	write_ini(text);
+	cr_assert_eq(px_config_read(path, &c, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(px_config_settings(c)->max_sweeps, 3);
+	px_config_free(c);
+	unlink(path);
+	snprintf(text, sizeof text, "[solver]\r\n%.198s\r\nmax_sweeps = 3\r\n",
+		 line);
+	refused(text, PX_ERR_CONFIG, "%s:2: line too long (at most 198 bytes)");
+	snprintf(text, sizeof text, "[solver]\nmax_sweeps = 3\n%.199s", line);
+	refused(text, PX_ERR_CONFIG, "%s:3: line too long (at most 198 bytes)");
+}
+
+Test(config, a_directory)
+{
+	struct px_config *c;
+	struct px_error err = {0};
+	char dir[] = "/tmp/px_test_dir_XXXXXX", want[128];
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(px_config_read(dir, &c, &err), PX_ERR_IO, "%s", err.msg);
+	rmdir(dir);
+	snprintf(want, sizeof want, "%s: cannot read: Is a directory", dir);
+	cr_assert_str_eq(err.msg, want);
+}

@@ -799,3 +799,65 @@ Test(scene_errors, missing_file)
 			 "/nonexistent/scene.ini: cannot open: No such file or directory");
 	cr_assert_null(b);
 }
+
+/* ---- lines: read as the configs' (core/ini_lines.c, tests/test_config.c) */
+
+/* A file saved on Windows: a UTF-8 byte order mark, CRLF line ends and no
+ * line end after the last line. */
+Test(scene_lines, bom_and_crlf)
+{
+	struct px_world_settings s;
+	struct px_body *b;
+	struct px_error err = {0};
+	size_t n;
+
+	write_temp_ini("\xEF\xBB\xBF[world]\r\nmu = 0.9\r\ndt = 0.02\r\n"
+		       "[body ball]\r\nshape = sphere\r\nradius = 1\r\n"
+		       "position = 1, 2, 3\r\nmass = 1",
+		       path, sizeof path);
+	cr_assert_eq(px_scene_read(path, &s, &b, &n, &err), PX_OK, "%s",
+		     err.msg);
+	unlink(path);
+	cr_assert(n == 1 && b[0].mu == 0.9 && s.dt == 0.02);
+	cr_assert(b[0].x[0] == 1 && b[0].x[1] == 2 && b[0].x[2] == 3);
+	free(b);
+	refused("\xEF\xBB\xBF[world]\r\ndt = 0.01\r\ndt = 0.02\r\n",
+		"%s:3: [world] dt: set twice (first on line 2)");
+	refused("\xEF\xBB\xBF[bogus]\r\n" BALL,
+		"%s:1: unknown section [bogus] (known kinds: world, body, grid, pile, stack, wall, cardhouse, tower)");
+	/* inih's blanks are isspace's: "\f[body ball]" is a header to it */
+	refused("[world]\n\f" BALL "[body ball]\n",
+		"%s:5: [body ball]: duplicate section name 'ball' (first on line 2, [body ball])");
+}
+
+/* The limit and the message of tests/test_config.c's line_too_long. */
+Test(scene_lines, line_too_long)
+{
+	char text[512], line[200];
+
+	memset(line, 'x', sizeof line);
+	line[0] = ';';
+	snprintf(text, sizeof text, "[world]\n%.198s\n[world]\n", line);
+	refused(text, "%s:3: [world]: repeated section (first on line 1)");
+	snprintf(text, sizeof text, "[world]\r\n%.198s\r\n" BALL, line);
+	refused(text, "%s:2: line too long (at most 198 bytes)");
+	snprintf(text, sizeof text, BALL "mass = 1\n%.199s", line);
+	refused(text, "%s:5: line too long (at most 198 bytes)");
+}
+
+Test(scene_lines, a_directory)
+{
+	char dir[] = "/tmp/px_test_dir_XXXXXX", want[128];
+	struct px_world_settings s;
+	struct px_body *b;
+	struct px_error err = {0};
+	size_t n;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(px_scene_read(dir, &s, &b, &n, &err), PX_ERR_IO, "%s",
+		     err.msg);
+	rmdir(dir);
+	snprintf(want, sizeof want, "%s: cannot read: Is a directory", dir);
+	cr_assert_str_eq(err.msg, want);
+	cr_assert_null(b);
+}
