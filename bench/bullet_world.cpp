@@ -35,6 +35,8 @@
  * pair, manifold and pool, and costs many steady steps. */
 #include <btBulletDynamicsCommon.h>
 
+#include "../sim/balls.h"
+
 #include <getopt.h>
 #include <time.h>
 
@@ -224,71 +226,41 @@ static body_spec box(int shape, double mass, double hx, double hy, double hz,
 	return body_spec{shape, false, mass, {hx, hy, hz}, {x, y, z}, {0, 0, 0}};
 }
 
-/* SCENES.md's ballpile generator: 64-bit LCG, (s >> 11) 2^-53 after each
- * step (bench/scene.c's draw). */
-static double draw(uint64_t *state)
+/* The ball scenes' spheres from sim/balls.c, after their ground. */
+static void add_balls(scene *s, const double *x, const double *v,
+		      const double gc[3], const double gh[3])
 {
-	*state = *state * 6364136223846793005u + 1442695040888963407u;
-	return (double)(*state >> 11) * 0x1p-53;
-}
+	const long nb = s->n * s->n * s->n;
 
-static void row_positions(uint64_t *state, double *pos, long n)
-{
-	for (long i = 1; i < n; i++) {
-		const double gap = draw(state) < 0.375 ? 0.0
-						       : 0.05 + 0.4 * draw(state);
+	s->bodies.push_back(ground(gc[0], gc[1], gh[0], gh[1]));
+	for (long m = 0; m < nb; m++) {
+		body_spec b = sphere(x[3 * m], x[3 * m + 1], x[3 * m + 2]);
 
-		pos[i] = pos[i - 1] + 2.0 + gap;
+		for (int d = 0; v && d < 3; d++)
+			b.vel[d] = v[3 * m + d];
+		s->bodies.push_back(b);
 	}
+	s->dt = 0.01;
+	s->steps = 200;
 }
 
 static void build_ballgrid(scene *s)
 {
-	const long n = s->n;
+	std::vector<double> x(3 * s->n * s->n * s->n);
+	double gc[3], gh[3];
 
-	s->bodies.push_back(ground((double)(n - 1), (double)(n - 1),
-				   (double)(n + 10), (double)(n + 10)));
-	for (long k = 0; k < n; k++)
-		for (long j = 0; j < n; j++)
-			for (long i = 0; i < n; i++)
-				s->bodies.push_back(sphere(2.0 * (double)i,
-							   2.0 * (double)j,
-							   1.0 + 2.0 * (double)k));
-	s->dt = 0.01;
-	s->steps = 200;
+	px_ballgrid((size_t)s->n, x.data(), gc, gh);
+	add_balls(s, x.data(), nullptr, gc, gh);
 }
 
 static void build_ballpile(scene *s)
 {
-	const long n = s->n;
-	std::vector<double> xs(n * n), ys(n * n);
-	uint64_t state = 12345;
-	double max_x = -HUGE_VAL, max_y = -HUGE_VAL;
+	const long nb = s->n * s->n * s->n;
+	std::vector<double> x(3 * nb), v(3 * nb);
+	double gc[3], gh[3];
 
-	for (long k = 0; k < n; k++) {
-		xs[k * n] = draw(&state);
-		ys[k * n] = draw(&state);
-		row_positions(&state, &xs[k * n], n);
-		row_positions(&state, &ys[k * n], n);
-		max_x = std::fmax(max_x, xs[k * n + n - 1]);
-		max_y = std::fmax(max_y, ys[k * n + n - 1]);
-	}
-	s->bodies.push_back(ground(max_x / 2, max_y / 2,
-				   max_x / 2 + 2.0 * (double)n + 10,
-				   max_y / 2 + 2.0 * (double)n + 10));
-	for (long k = 0; k < n; k++)
-		for (long j = 0; j < n; j++)
-			for (long i = 0; i < n; i++) {
-				body_spec b = sphere(xs[k * n + i],
-						     ys[k * n + j],
-						     1.0 + 2.0 * (double)k);
-
-				for (int d = 0; d < 3; d++)
-					b.vel[d] = draw(&state) - 0.5;
-				s->bodies.push_back(b);
-			}
-	s->dt = 0.01;
-	s->steps = 200;
+	px_ballpile((size_t)s->n, 12345, x.data(), v.data(), gc, gh);
+	add_balls(s, x.data(), v.data(), gc, gh);
 }
 
 static void build_boxstack(scene *s)

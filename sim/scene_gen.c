@@ -8,6 +8,7 @@
 
 #include <proxima/error.h>
 
+#include "balls.h"
 #include "grow.h"
 #include "scene.h"
 #include "scene_impl.h"
@@ -116,75 +117,39 @@ int px_scene_grid(struct px_body_list *l, const struct px_body *proto,
 	return PX_OK;
 }
 
-/* SCENES.md's generator: 64-bit LCG, (s >> 11) 2^-53 after each step. */
-static double draw(uint64_t *s)
-{
-	*s = *s * 6364136223846793005u + 1442695040888963407u;
-	return (double)(*s >> 11) * 0x1p-53;
-}
-
-/* pos[i] = pos[i-1] + 2 + g, g = 0 when the first draw is < 0.375, else
- * 0.05 + 0.4 u() (a second draw) */
-static void pile_row(uint64_t *s, double *pos, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		const double g = draw(s) < 0.375 ? 0.0 : 0.05 + 0.4 * draw(s);
-
-		pos[i] = pos[i - 1] + 2.0 + g;
-	}
-}
-
 int px_scene_pile(struct px_body_list *l, size_t n, uint64_t seed, int ground,
 		   const struct px_body *surface)
 {
-	double *xs = malloc(2 * n * n * sizeof *xs), *ys = xs + n * n;
-	double max_x = -INFINITY, max_y = -INFINITY;
+	const size_t nb = n * n * n;
+	double *x = malloc(6 * nb * sizeof *x), *v = x + 3 * nb;
 	struct px_body b = *surface;
-	uint64_t s = seed;
 	int rc = PX_OK;
 
-	if (!xs)
+	if (!x)
 		return PX_ERR_NOMEM;
-	for (size_t k = 0; k < n; k++) {
-		xs[k * n] = draw(&s);
-		ys[k * n] = draw(&s);
-		pile_row(&s, xs + k * n, n);
-		pile_row(&s, ys + k * n, n);
-		max_x = fmax(max_x, xs[k * n + n - 1]);
-		max_y = fmax(max_y, ys[k * n + n - 1]);
-	}
 	memset(&b.shape, 0, sizeof b.shape);
 	memset(b.v, 0, sizeof b.v);
 	memset(b.w, 0, sizeof b.w);
 	b.q[0] = 1.0;
 	b.q[1] = b.q[2] = b.q[3] = 0.0;
+	px_ballpile(n, seed, x, v, b.x, b.shape.half);
 	if (ground) {
-		const double pad = 2.0 * (double)n + 10.0;
-
 		b.shape.kind = PX_BOX;
-		b.shape.half[0] = max_x / 2.0 + pad;
-		b.shape.half[1] = max_y / 2.0 + pad;
-		b.shape.half[2] = 1.0;
 		b.is_static = 1;
 		px_body_set_mass(&b, 0.0);
-		rc = put(l, &b, max_x / 2.0, max_y / 2.0, -1.0);
+		rc = px_body_list_push(l, &b);
 	}
 	b.shape.kind = PX_SPHERE;
 	memset(b.shape.half, 0, sizeof b.shape.half);
 	b.shape.radius = 1.0;
 	b.is_static = 0;
 	px_body_set_mass(&b, 1.0);
-	for (size_t k = 0; k < n && !rc; k++)
-		for (size_t j = 0; j < n && !rc; j++)
-			for (size_t i = 0; i < n && !rc; i++) {
-				b.x[0] = xs[k * n + i];
-				b.x[1] = ys[k * n + j];
-				b.x[2] = 1.0 + 2.0 * (double)k;
-				for (int d = 0; d < 3; d++)
-					b.v[d] = draw(&s) - 0.5;
-				rc = px_body_list_push(l, &b);
-			}
-	free(xs);
+	for (size_t m = 0; m < nb && !rc; m++) {
+		memcpy(b.x, x + 3 * m, sizeof b.x);
+		memcpy(b.v, v + 3 * m, sizeof b.v);
+		rc = px_body_list_push(l, &b);
+	}
+	free(x);
 	return rc;
 }
 

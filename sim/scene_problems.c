@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "balls.h"
 #include "vec.h"
 #include "scene_problems.h"
 
@@ -181,21 +182,24 @@ int scene_ballgrid(size_t n, enum px_form form, struct px_problem **out,
 	const size_t nb = n * n * n, nc = 3 * n * n * (n - 1) + n * n;
 	struct scene_body *s = malloc(nb * sizeof *s);
 	struct scene_contact *c = malloc(nc * sizeof *c);
+	double *p = malloc(3 * nb * sizeof *p);
 	size_t k = 0;
 
 	*out = NULL;
-	if (!s || !c) {
+	if (!s || !c || !p) {
 		free(s);
 		free(c);
+		free(p);
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	}
+	px_ballgrid(n, p, NULL, NULL);
 	for (size_t z = 0; z < n; z++)
 		for (size_t y = 0; y < n; y++)
 			for (size_t x = 0; x < n; x++) {
 				const uint32_t i = (uint32_t)((z * n + y) * n + x);
 
-				s[i] = unit_sphere(2.0 * (double)x, 2.0 * (double)y,
-						   1.0 + 2.0 * (double)z);
+				s[i] = unit_sphere(p[3 * i], p[3 * i + 1],
+						   p[3 * i + 2]);
 				if (z == 0)
 					c[k++] = touch(s, i, PX_STATIC);
 				if (x > 0)
@@ -205,26 +209,8 @@ int scene_ballgrid(size_t n, enum px_form form, struct px_problem **out,
 				if (z > 0)
 					c[k++] = touch(s, i, (uint32_t)(i - n * n));
 			}
+	free(p);
 	return build(s, nb, c, k, form, out, err);
-}
-
-/* SCENES.md's generator: 64-bit LCG, (s >> 11) * 2^-53 after each step. */
-static double draw(uint64_t *state)
-{
-	*state = *state * 6364136223846793005u + 1442695040888963407u;
-	return (double)(*state >> 11) * 0x1p-53;
-}
-
-/* Gaps of one row of a plane: X[i] = X[i-1] + 2 + g, g = 0 with
- * probability 0.375 (the second draw only when the first is >= 0.375). */
-static void row_positions(uint64_t *state, double *pos, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		const double gap = draw(state) < 0.375 ? 0.0
-						       : 0.05 + 0.4 * draw(state);
-
-		pos[i] = pos[i - 1] + 2.0 + gap;
-	}
 }
 
 int scene_ballpile(size_t n, enum px_form form, struct px_problem **out,
@@ -233,34 +219,21 @@ int scene_ballpile(size_t n, enum px_form form, struct px_problem **out,
 	const size_t nb = n * n * n, cap = 2 * n * n * (n - 1) + n * n;
 	struct scene_body *s = malloc(nb * sizeof *s);
 	struct scene_contact *c = malloc(cap * sizeof *c);
-	double *xs = malloc(n * n * sizeof *xs), *ys = malloc(n * n * sizeof *ys);
-	uint64_t state = 12345;
+	double *p = malloc(6 * nb * sizeof *p), *v = p + 3 * nb;
 	size_t k = 0;
 
 	*out = NULL;
-	if (!s || !c || !xs || !ys) {
+	if (!s || !c || !p) {
 		free(s);
 		free(c);
-		free(xs);
-		free(ys);
+		free(p);
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	}
-	for (size_t z = 0; z < n; z++) {
-		xs[z * n] = draw(&state);
-		ys[z * n] = draw(&state);
-		row_positions(&state, xs + z * n, n);
-		row_positions(&state, ys + z * n, n);
+	px_ballpile(n, 12345, p, v, NULL, NULL);
+	for (size_t i = 0; i < nb; i++) {
+		s[i] = unit_sphere(p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+		memcpy(s[i].v, v + 3 * i, sizeof s[i].v);
 	}
-	for (size_t z = 0; z < n; z++)
-		for (size_t y = 0; y < n; y++)
-			for (size_t x = 0; x < n; x++) {
-				const uint32_t i = (uint32_t)((z * n + y) * n + x);
-
-				s[i] = unit_sphere(xs[z * n + x], ys[z * n + y],
-						   1.0 + 2.0 * (double)z);
-				for (int d = 0; d < 3; d++)
-					s[i].v[d] = draw(&state) - 0.5;
-			}
 	/* in-plane neighbours that touch (gap 0: distance 2 up to
 	 * rounding), and the bottom plane on the ground */
 	for (size_t z = 0; z < n; z++)
@@ -270,13 +243,13 @@ int scene_ballpile(size_t n, enum px_form form, struct px_problem **out,
 
 				if (z == 0)
 					c[k++] = touch(s, i, PX_STATIC);
-				if (x > 0 && xs[z * n + x] - xs[z * n + x - 1] <= 2.0 + 1e-9)
+				if (x > 0 && p[3 * i] - p[3 * (i - 1)] <= 2.0 + 1e-9)
 					c[k++] = touch(s, i, i - 1);
-				if (y > 0 && ys[z * n + y] - ys[z * n + y - 1] <= 2.0 + 1e-9)
+				if (y > 0 &&
+				    p[3 * i + 1] - p[3 * (i - n) + 1] <= 2.0 + 1e-9)
 					c[k++] = touch(s, i, (uint32_t)(i - n));
 			}
-	free(xs);
-	free(ys);
+	free(p);
 	return build(s, nb, c, k, form, out, err);
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/balls.h"
 #include "../sim/collide.h"
 #include "../sim/vec.h"
 #include "sim_bodies.h"
@@ -772,19 +773,19 @@ Test(collide, collide_all_is_every_pair_narrowed)
 
 /* SCENES.md's ballgrid-N: the ground box, then N^3 unit spheres touching
  * in a cubic lattice on it. */
-static struct px_body *ballgrid(int nn, size_t *n)
+static struct px_body *ballgrid(size_t nn, size_t *n)
 {
-	struct px_body *b;
-	size_t m = 0;
+	const size_t nb = nn * nn * nn;
+	double *x = malloc(3 * nb * sizeof *x), gc[3], gh[3];
+	struct px_body *b = malloc((1 + nb) * sizeof *b);
 
-	*n = 1 + (size_t)nn * nn * nn;
-	b = malloc(*n * sizeof *b);
-	cr_assert_not_null(b);
-	b[m++] = fixed(box(nn - 1, nn - 1, -1, nn + 10, nn + 10, 1));
-	for (int k = 0; k < nn; k++)
-		for (int j = 0; j < nn; j++)
-			for (int i = 0; i < nn; i++)
-				b[m++] = sphere(2 * i, 2 * j, 1 + 2 * k, 1);
+	cr_assert(x && b);
+	px_ballgrid(nn, x, gc, gh);
+	b[0] = fixed(box(gc[0], gc[1], gc[2], gh[0], gh[1], gh[2]));
+	for (size_t m = 0; m < nb; m++)
+		b[1 + m] = sphere(x[3 * m], x[3 * m + 1], x[3 * m + 2], 1);
+	free(x);
+	*n = 1 + nb;
 	return b;
 }
 

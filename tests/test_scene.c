@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../sim/balls.h"
 #include "../sim/scene.h"
 #include "../sim/vec.h"
 #include "helpers.h"
@@ -163,68 +164,103 @@ Test(scene, ballgrid_as_scenes_md_says)
 	free(b);
 }
 
-/* SCENES.md's ballpile, written again from its text. */
-static uint64_t lcg;
-
-static double u01(void)
+/* sim/balls.c's ballpile-3 (seed 12345) against the specification: the
+ * planes' rows X_k and Y_k, spheres 0, 1 and 26's velocities and the
+ * ground, computed once from the specification's text alone with Debian's
+ * python3 (its floats are IEEE doubles, rounded as C's; the script draws
+ * with s = (s * 6364136223846793005 + 1442695040888963407) % 2**64 and
+ * (s >> 11) * 2.0**-53) and printed with float.hex(). Both kinds of gap
+ * occur (X_0: 0.384 then 0, Y_2: 0 then 0.312). A tolerance of 1e-13
+ * leaves a compiler room to fuse 0.05 + 0.4 u into one rounding. */
+Test(scene, ballpile_generator_against_the_specification)
 {
-	lcg = lcg * 6364136223846793005u + 1442695040888963407u;
-	return (double)(lcg >> 11) / 9007199254740992.0;
+	static const double X[3][3] = {
+		{0x1.c0d57f10c8940p-4, 0x1.3f373fc772bb1p+1, 0x1.1f9b9fe3b95d8p+2},
+		{0x1.815e815a91540p-3, 0x1.26c2fdd7ef154p+1, 0x1.22d101b037f8ap+2},
+		{0x1.8634f921ffed4p-2, 0x1.30c69f243ffdap+1, 0x1.18634f921ffedp+2}};
+	static const double Y[3][3] = {
+		{0x1.0fc129bb394f4p-2, 0x1.5103f00f12755p+1, 0x1.4093873e8376dp+2},
+		{0x1.fae0a45d263efp-1, 0x1.7eb82917498fcp+1, 0x1.4c26228855dcdp+2},
+		{0x1.734562e85a9dap-2, 0x1.2e68ac5d0b53bp+1, 0x1.2b31b5730f5f4p+2}};
+	static const struct {
+		size_t m;
+		double v[3];
+	} vel[] = {
+		{0, {0x1.bc2b91f2e4e00p-7, 0x1.6accc08a92e72p-2, -0x1.f234aa7768adcp-3}},
+		{1, {-0x1.a78f582e808f8p-3, -0x1.7fa1809ebeb60p-5, 0x1.ccc20b051b8f4p-2}},
+		{26, {-0x1.69d851da909a8p-2, 0x1.1bff13f40b83ap-2, 0x1.7e5912d2d1fc0p-3}}};
+	const double gc[3] = {0x1.22d101b037f8ap+1, 0x1.4c26228855dcdp+1, -1.0};
+	const double gh[3] = {0x1.245a203606ff1p+4, 0x1.2984c4510abbap+4, 1.0};
+	double x[81], v[81], c[3], h[3];
+
+	px_ballpile(3, 12345, x, v, c, h);
+	for (size_t k = 0; k < 3; k++)
+		for (size_t j = 0; j < 3; j++)
+			for (size_t i = 0; i < 3; i++) {
+				const double *p = x + 3 * ((k * 3 + j) * 3 + i);
+
+				cr_assert_float_eq(p[0], X[k][i], 1e-13);
+				cr_assert_float_eq(p[1], Y[k][j], 1e-13);
+				cr_assert_eq(p[2], 1.0 + 2.0 * k);
+			}
+	for (size_t q = 0; q < sizeof vel / sizeof *vel; q++)
+		for (int d = 0; d < 3; d++)
+			cr_assert_float_eq(v[3 * vel[q].m + d], vel[q].v[d],
+					   1e-13, "sphere %zu", vel[q].m);
+	for (int d = 0; d < 3; d++) {
+		cr_assert_float_eq(c[d], gc[d], 1e-13);
+		cr_assert_float_eq(h[d], gh[d], 1e-13);
+	}
+	/* and the ball grid's lattice, from the specification's formula */
+	px_ballgrid(3, x, c, h);
+	for (size_t m = 0; m < 27; m++)
+		cr_assert(x[3 * m] == 2.0 * (m % 3) &&
+			  x[3 * m + 1] == 2.0 * (m / 3 % 3) &&
+			  x[3 * m + 2] == 1.0 + 2.0 * (m / 9));
+	cr_assert(c[0] == 2 && c[1] == 2 && c[2] == -1);
+	cr_assert(h[0] == 13 && h[1] == 13 && h[2] == 1);
 }
 
+/* A scene file's [pile] (with ground = true) holds sim/balls.c's pile:
+ * the ground, then the spheres in order, unit spheres of 1 kg. */
 static void check_pile(size_t n, const char *file)
 {
-	double *x = malloc(n * n * sizeof *x), *y = malloc(n * n * sizeof *y);
-	double max_x = 0.0, max_y = 0.0, touching = 0.0;
+	const size_t nb = n * n * n;
+	double *x = malloc(6 * nb * sizeof *x), *v = x + 3 * nb;
+	double gc[3], gh[3], touching = 0.0;
 	struct px_world_settings s;
-	size_t nb;
-	struct px_body *b = load(file, &s, &nb);
+	size_t n_read;
+	struct px_body *b = load(file, &s, &n_read);
 
-	cr_assert_eq(nb, n * n * n + 1);
-	lcg = 12345;
-	for (size_t k = 0; k < n; k++) {
-		double *xs = x + k * n, *ys = y + k * n;
+	cr_assert_not_null(x);
+	cr_assert_eq(n_read, nb + 1);
+	px_ballpile(n, 12345, x, v, gc, gh);
+	assert_ground(&b[0], gc[0], gc[1], gh[0], gh[1]);
+	for (size_t m = 0; m < nb; m++) {
+		const struct px_body *o = &b[1 + m];
 
-		xs[0] = u01();
-		ys[0] = u01();
-		for (int axis = 0; axis < 2; axis++) {
-			double *r = axis ? ys : xs;
-
-			for (size_t i = 1; i < n; i++) {
-				double g = 0.0;
-
-				if (u01() >= 0.375)
-					g = 0.05 + 0.4 * u01();
-				r[i] = r[i - 1] + 2.0 + g;
-				touching += g == 0.0;
-			}
-		}
-		max_x = fmax(max_x, xs[n - 1]);
-		max_y = fmax(max_y, ys[n - 1]);
+		assert_at(o, x[3 * m], x[3 * m + 1], x[3 * m + 2], 0.0);
+		cr_assert(o->v[0] == v[3 * m] && o->v[1] == v[3 * m + 1] &&
+			  o->v[2] == v[3 * m + 2]);
+		cr_assert_eq(o->mass, 1.0);
+		cr_assert_eq(o->shape.radius, 1.0);
 	}
-	assert_ground(&b[0], max_x / 2, max_y / 2, max_x / 2 + 2.0 * n + 10,
-		      max_y / 2 + 2.0 * n + 10);
-	for (size_t k = 0; k < n; k++)
-		for (size_t j = 0; j < n; j++)
-			for (size_t i = 0; i < n; i++) {
-				const struct px_body *o = &b[1 + (k * n + j) * n + i];
-
-				assert_at(o, x[k * n + i], y[k * n + j],
-					  1.0 + 2.0 * k, 0.0);
-				cr_assert(o->v[0] == u01() - 0.5 &&
-					  o->v[1] == u01() - 0.5 &&
-					  o->v[2] == u01() - 0.5);
-				cr_assert_eq(o->mass, 1.0);
-				cr_assert_eq(o->shape.radius, 1.0);
-			}
 	/* "37.5 % of in-plane neighbour pairs touch": each of the 2 n (n - 1)
-	 * gaps is 0 with probability 0.375 (within 4 standard deviations) */
+	 * gaps of the planes' rows (X_k along j = 0, Y_k along i = 0) is 0
+	 * with probability 0.375, the others at least 0.05 (within 4
+	 * standard deviations) */
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 1; i < n; i++) {
+			const double *p = x + 3 * k * n * n;
+
+			touching += p[3 * i] - p[3 * (i - 1)] < 2.01;
+			touching += p[3 * n * i + 1] - p[3 * n * (i - 1) + 1] < 2.01;
+		}
 	touching /= 2.0 * n * (n - 1);
 	cr_assert(fabs(touching - 0.375) <
 			  4 * sqrt(0.375 * 0.625 / (2.0 * n * (n - 1))),
 		  "%.4f of the neighbours touch", touching);
 	free(x);
-	free(y);
 	free(b);
 }
 
