@@ -1,5 +1,5 @@
 /* bench/orderings: every ordering plugin on the same problems, in one
- * process (000 sec. 6, Tables 2-3).
+ * process (Poulsen et al. 2010, sec. 6, Tables 2-3).
  *
  * Problems: a column of boxes built in code (sim/stack_problem.h; it has
  * contact positions, so `coordinate` applies) and any Siconos .dat files
@@ -17,7 +17,8 @@
  *      the per-sweep history the time of normal-only and friction-only
  *      sweeps (staggered).
  * Times per sweep are printed as speedups over identity's full sweep on
- * the same problem (larger: cheaper sweeps), as in 000's tables. */
+ * the same problem (larger: cheaper sweeps), as in Poulsen et al.'s (2010)
+ * tables. */
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>

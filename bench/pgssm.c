@@ -1,14 +1,15 @@
-/* bench/pgssm: PGS against PGS with the pgssm accelerator (002, PGS
- * subspace minimization) at equal work, in one process.
+/* bench/pgssm: PGS against PGS with the pgssm accelerator (Silcowitz et al.
+ * 2010, PGS subspace minimization) at equal work, in one process.
  *
- * Work is counted as 002 sec. 5 does, in PGS iterations: a sweep is 1, a
- * product with A made by the accelerator (a CG iteration, a merit) is 1
- * ("sweep equivalent"); the driver's own evaluations of the stop test are
- * not work. Problems: 002's test cases built in code (sim/scene_problems.c,
- * sim/stack_problem.c) and any problem files named on the command line. Both
- * methods: local r (gamma 1, nu 1), sequential, identity, from lambda = 0;
- * friction disc with Siconos's fc3d error as the merit, or (--friction
- * box, 002's model) box with |H| = sqrt(2 minmap) (000 eq. 22-23).
+ * Work is counted as Silcowitz et al. 2010, sec. 5 does, in PGS iterations: a
+ * sweep is 1, a product with A made by the accelerator (a CG iteration, a
+ * merit) is 1 ("sweep equivalent"); the driver's own evaluations of the stop
+ * test are not work. Problems: Silcowitz et al.'s (2010) test cases built in
+ * code (sim/scene_problems.c, sim/stack_problem.c) and any problem files named
+ * on the command line. Both methods: local r (gamma 1, nu 1), sequential,
+ * identity, from lambda = 0; friction disc with Siconos's fc3d error as the
+ * merit, or (--friction box, Silcowitz et al.'s (2010) model) box with |H| =
+ * sqrt(2 minmap) (Poulsen et al. 2010, eq. 22-23).
  *
  * Per problem and method, from lambda = 0:
  *   1. up to the largest --work, never stopping: the merit after W sweep
@@ -25,7 +26,7 @@
  * --csv FILE writes the table as one row per problem and method; --trace
  * DIR writes DIR/<problem>-<method>.csv, the merit after every event of
  * solve 1 (work, sweeps, products, merit), for plots of merit against
- * work like 002 Fig. 3. */
+ * work like Silcowitz et al. 2010, Fig. 3. */
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -69,10 +70,11 @@ static void usage(FILE *f)
 		"             [--friction disc|box] [--set KEY=VALUE]... [--csv FILE]\n"
 		"             [--trace DIR] [PROBLEM...]\n"
 		"PGS against PGS with the pgssm accelerator at equal work (sweeps plus\n"
-		"products with A) on 002's test cases and the given problems: the merit\n"
-		"after W sweep equivalents (default 100,500,2000), and the work and time\n"
-		"to a merit of T (default 1e-10). --set passes KEY=VALUE to [accelerator].\n"
-		"--csv writes the table, --trace DIR the merit after every sweep and\n"
+		"products with A) on Silcowitz et al.'s (2010) test cases and the given\n"
+		"problems: the merit after W sweep equivalents (default 100,500,2000), and\n"
+		"the work and time to a merit of T (default 1e-10). --set passes KEY=VALUE\n"
+		"to [accelerator]. --csv writes the table, --trace DIR the merit after\n"
+		"every sweep and\n"
 		"accelerator call (DIR/<problem>-<method>.csv).\n");
 }
 
@@ -425,16 +427,16 @@ int main(int argc, char **argv)
 				(unsigned long long)o.work[i]);
 		fprintf(o.csv, ",reached,sweeps,products,work,time_ms,time_ratio\n");
 	}
-	printf("work = sweeps + products with A (sweep equivalents, 002 sec. 5); merit after W of them; ratio = PGS time / PGS-SM time to tol%s%s\n",
+	printf("work = sweeps + products with A (sweep equivalents, Silcowitz et al. 2010, sec. 5); merit after W of them; ratio = PGS time / PGS-SM time to tol%s%s\n",
 	       *o.accel ? "; [accelerator] " : "", o.accel);
 	for (int s = 0; s < 5 && !rc; s++) {
 		static const char *const slugs[] = {
 			"heavy1000", "heavy100", "incline", "sliding5", "rest20",
 		};
 		static const char *const names[] = {
-			"heavy-on-light 1000:1 (002 Fig. 2d)",
+			"heavy-on-light 1000:1 (Silcowitz et al. 2010, Fig. 2d)",
 			"heavy-on-light 100:1",
-			"incline 20 deg, 3 cubes at rest (002 Fig. 2e)",
+			"incline 20 deg, 3 cubes at rest (Silcowitz et al. 2010, Fig. 2e)",
 			"box column of 5 sliding (sim/stack_problem.c)",
 			"box column of 20 at rest",
 		};

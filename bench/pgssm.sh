@@ -1,6 +1,7 @@
 #!/bin/sh
-# PGS against PGS with the pgssm accelerator (002) at equal work, on 002's
-# test cases built in code and on the shared problems:
+# PGS against PGS with the pgssm accelerator (Silcowitz et al. 2010) at equal
+# work, on Silcowitz et al.'s (2010) test cases built in code and on the shared
+# problems:
 #
 #   bench/pgssm.sh [OPTION...]
 #

@@ -1,12 +1,12 @@
-/* bench/schedulers: the scheduler plugins on the thesis's scenes (004 sec.
- * 3.8, Tables 3.2-3.5), generated in code (sim/scene_problems.h): ball
+/* bench/schedulers: the scheduler plugins on the thesis's scenes (Poulsen 2010,
+ * sec. 3.8, Tables 3.2-3.5), generated in code (sim/scene_problems.h): ball
  * grids and ball piles of N^3 unit spheres at their first time step.
  *
- * Method (004 sec. 3.8): sequential Gauss-Seidel runs 50 sweeps and its
- * quality gamma (004 eq. 3.32: the natural merit with constant r = 100) is
- * the target; every scheduler and thread count then runs until it reaches
- * that quality (gamma evaluated after every sweep), and exactly that many
- * sweeps are timed again with no merit evaluation, repeated until
+ * Method (Poulsen 2010, sec. 3.8): sequential Gauss-Seidel runs 50 sweeps and
+ * its quality gamma (Poulsen 2010, eq. 3.32: the natural merit with constant r
+ * = 100) is the target; every scheduler and thread count then runs until it
+ * reaches that quality (gamma evaluated after every sweep), and exactly that
+ * many sweeps are timed again with no merit evaluation, repeated until
  * --min-time. The other plugins are the default config's (disc, identity,
  * local with gamma 1 and nu 1). Per run it prints the sweeps, the time to
  * the target quality, the time per sweep and per contact-sweep (for the
@@ -86,7 +86,7 @@ static int make_config(const struct scheduler *sched, int threads,
 		at = snprintf(text, sizeof text,
 			      "[solver]\nmerit = delta\nabs_tol = 0\nrel_tol = 0\nmax_sweeps = %llu\n",
 			      (unsigned long long)sweeps);
-	else /* gamma of 004 eq. 3.32; no certificate: a quality race */
+	else /* gamma, Poulsen 2010, eq. 3.32; no certificate: a quality race */
 		at = snprintf(text, sizeof text,
 			      "[solver]\nmerit = natural\nnatural_r = 100\nabs_tol = %.17g\ncheck_tol = 1e300\nmax_sweeps = %llu\n",
 			      target, (unsigned long long)sweeps);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The schedulers on the thesis's scenes (004 sec. 3.8):
+# The schedulers on the thesis's scenes (Poulsen 2010, sec. 3.8):
 #
 #   bench/schedulers.sh [OPTION...] [SCENE...]
 #

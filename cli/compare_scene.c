@@ -9,13 +9,14 @@
  * --whole: every config drives its own run. Per step (DIR/LABEL-steps.csv)
  * its sweeps, final merit, fc3d error, energies, work (sweeps plus the
  * accelerator's products with A); per config the
- * distribution over the steps that had contacts, as 001 Figs. 4 and 8
+ * distribution over the steps that had contacts, as Erleben 2017, Figs. 4 and 8
  * show it: quartiles (type 7: linear between order statistics) of sweeps,
  * of the final merit and of the fc3d error, the steps that hit max_sweeps
  * and the ones that diverged (not converged, and the final merit or fc3d
  * error not finite or the fc3d error above that of the warm start); the
  * plots DIR/sweeps.* (per step and cumulative distributions) and
- * DIR/energy.* (kinetic and potential energy over time, 001 Fig. 7). */
+ * DIR/energy.* (kinetic and potential energy over time, Erleben 2017,
+ * Fig. 7). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -385,8 +386,8 @@ static unsigned long long marker_every(unsigned long long steps)
 
 /* DIR/sweeps.gp: the work (sweeps, plus the accelerator's products with
  * A) and fc3d error per step over time, and their cumulative
- * distributions over the solves (001 Figs. 4, 8); the tolerances of the
- * configs that stop on fc3d dashed. */
+ * distributions over the solves (Erleben 2017, Figs. 4, 8); the tolerances of
+ * the configs that stop on fc3d dashed. */
 static int write_sweeps_script(struct px_cmp *c, unsigned long long steps,
 			       struct px_error *err)
 {
@@ -428,7 +429,8 @@ static int write_sweeps_script(struct px_cmp *c, unsigned long long steps,
 	return script_done(c, f, path, err);
 }
 
-/* DIR/energy.gp: kinetic and potential energy over time (001 Fig. 7). */
+/* DIR/energy.gp: kinetic and potential energy over time (Erleben 2017,
+ * Fig. 7). */
 static int write_energy_script(struct px_cmp *c, unsigned long long steps,
 			       struct px_error *err)
 {

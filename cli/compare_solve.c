@@ -5,7 +5,7 @@
  * tolerance, the final fc3d error (Siconos's, the same measure for every
  * config), rejected sweeps and the time per sweep; the plot draws the
  * merit on a log scale against work (sweeps plus the accelerator's
- * products with A) and against seconds (001 Fig. 8's axes), with the
+ * products with A) and against seconds (Erleben 2017, Fig. 8's axes), with the
  * configs' tolerances. With --json the table's rows go into the report instead
  * (compare_json.c). */
 #include <math.h>

@@ -1,17 +1,17 @@
 /* The relax kernel: one contact's update of the proximal fixed point
- * (001 eq. 20-24, Algorithm 2 lines 5-9)
+ * (Erleben 2017, eq. 20-24, Algorithm 2 lines 5-9)
  *
  *     z = lambda_k - R_k (A lambda + b)_k
  *     lambda_n' = max(0, z_n),   lambda_f' = prox_F(mu, lambda_n')(z_f)
  *
  * for either form of A behind one interface (struct px_kernel in plugin.h).
  * In factorized form the contact velocity is J_a w_a + J_b w_b + b_k and an
- * update adds (M^-1 J^T)(lambda' - lambda) to the two bodies' w (003 Alg. 4);
- * the rigid form computes the same from the bodies' inverse masses and
+ * update adds (M^-1 J^T)(lambda' - lambda) to the two bodies' w (Catto 2005,
+ * Alg. 4); the rigid form computes the same from the bodies' inverse masses and
  * inertias and the contact's lever arms and frame (problem_impl.h).
  * A part (normal or friction only) reads, computes and changes only its
  * rows, and the body velocities only through them: it costs less than a
- * full update (000 eq. 19-21).
+ * full update (Poulsen et al. 2010, eq. 19-21).
  * Inside a contact the rows are updated Gauss-Seidel style: normal first,
  * then friction with the velocity the new normal impulse gives.
  *
@@ -23,7 +23,7 @@
  * relax_private (ABI 1.2) does both against a thread's private copy of the
  * state that other contacts are read from (w when factorized, lambda when
  * assembled), so that contacts sharing a body can be relaxed concurrently
- * without a race (004 sec. 7.1). */
+ * without a race (Poulsen 2010, sec. 7.1). */
 #include <stdlib.h>
 #include <string.h>
 

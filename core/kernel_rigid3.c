@@ -1,5 +1,5 @@
 /* The relax kernel of rigid 3-row contacts (issue 5): the same update as
- * kernel.c's general one (001 eq. 20-24: the normal row, then both
+ * kernel.c's general one (Erleben 2017, eq. 20-24: the normal row, then both
  * friction rows together with the velocity the new normal impulse gives,
  * then the body velocities), specialised to what every rigid-body scene
  * gives: a contact frame (rows n, s, t) and lever arms, bodies with a

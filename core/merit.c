@@ -3,9 +3,10 @@
  *            natural-map residual of De Saxce's formulation of Coulomb
  *            friction with unit step, F_i = r_i - P_K(r_i - u_i - mu
  *            ||u_iT|| e_N), relative to max(||q||, ||r||, ||W r + q||).
- *   natural  004 eq. 3.32: 1/2 ||lambda - prox(lambda - r_c (A lambda + b))||^2
- *            with a fixed r_c and the configured friction set.
- *   minmap   000 eq. 22-23: 1/2 H^T H with H the min-map of the box model. */
+ *   natural  Poulsen 2010, eq. 3.32: 1/2 ||lambda - prox(lambda - r_c (A lambda
+ *            + b))||^2 with a fixed r_c and the configured friction set.
+ *   minmap   Poulsen et al. 2010, eq. 22-23: 1/2 H^T H with H the min-map
+ *            of the box model. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -136,7 +137,8 @@ double px_merit_check_ws(const struct px_problem *p, const double *lambda,
 
 /* H_i = lambda_i - mid(lo_i, lambda_i - u_i, hi_i): the normal row in
  * [0, inf), the s and t rows in [-mu lambda_n, mu lambda_n], the tau row in
- * [-mu_tau lambda_n, mu_tau lambda_n] (the box model of 000 eq. 9-10). */
+ * [-mu_tau lambda_n, mu_tau lambda_n] (the box model of Poulsen et al. 2010,
+ * eq. 9-10). */
 double px_merit_minmap_ws(const struct px_problem *p, const double *lambda,
 			  double *u)
 {

@@ -1,10 +1,10 @@
 /* The solve driver: sweeps of the proximal fixed point until a tolerance or
- * a sweep limit, with the rfactor plugin's back-tracking (001 Algorithm 2,
- * sec. 4.2: a sweep whose residual grew is rolled back and R shrunk), and
- * an optional accelerator called between sweeps (002 sec. 4.3: PGS sweeps,
- * then subspace steps that may replace the iterate); between sweeps too,
- * the other stops of solver.h: a stall, the caller's monitor, a time
- * limit. */
+ * a sweep limit, with the rfactor plugin's back-tracking (Erleben 2017,
+ * Algorithm 2, sec. 4.2: a sweep whose residual grew is rolled back and R
+ * shrunk), and an optional accelerator called between sweeps (Silcowitz et al.
+ * 2010, sec. 4.3: PGS sweeps, then subspace steps that may replace the
+ * iterate); between sweeps too, the other stops of solver.h: a stall, the
+ * caller's monitor, a time limit. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -752,8 +752,8 @@ static void solve_verdict(struct solve *S, int part, double dn, double df,
 			   : 0;
 }
 
-/* 002 sec. 4.3: k_pgs sweeps, then the accelerator. Only after an
- * accepted sweep that projected the friction rows. Returns -1 when its
+/* Silcowitz et al. 2010, sec. 4.3: k_pgs sweeps, then the accelerator. Only
+ * after an accepted sweep that projected the friction rows. Returns -1 when its
  * record could not be stored. */
 static int solve_accel(struct solve *S, int part,
 		       const struct px_sweep_record *rec)

@@ -6,8 +6,8 @@
  * gap smaller than the margin: such speculative contacts are reported too)
  * and a feature identifier that names the pair of shape features (vertex,
  * edge, face, clipped corner) that produced it, so that the contact cache
- * matches the same point across time steps (003 sec. 8.2). Two points of
- * one pair never carry the same feature id. */
+ * matches the same point across time steps (Catto 2005, sec. 8.2). Two points
+ * of one pair never carry the same feature id. */
 #ifndef PX_SIM_COLLIDE_H
 #define PX_SIM_COLLIDE_H
 

@@ -50,8 +50,8 @@ int scene_ballgrid(size_t n, enum px_form form, struct px_problem **out,
 int scene_ballpile(size_t n, enum px_form form, struct px_problem **out,
 		   struct px_error *err);
 
-/* 002's test cases (Fig. 2 d, e) at rest, first step dt = 1/60 s, g =
- * 9.81 m/s^2, four contacts per touching face at its corners:
+/* Silcowitz et al.'s (2010) test cases (Fig. 2 d, e) at rest, first step dt =
+ * 1/60 s, g = 9.81 m/s^2, four contacts per touching face at its corners:
  *   heavy-on-light: four light cubes (half extent 0.25 m, 1 kg) on the
  *     ground at the corners of a heavy slab (half extents 1 x 1 x 0.25 m,
  *     `ratio` kg) that rests on them: 32 contacts, mass ratio `ratio`;

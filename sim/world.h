@@ -34,18 +34,21 @@
 #include "collide.h"
 
 enum px_stepping {
-	PX_SEMI_IMPLICIT = 0, /* 003 sec. 6: u+ = u + dt M^-1 (h + J^T l/dt),
-				  q+ = q + dt u+ */
-	PX_MOREAU = 1,        /* 001 sec. 4.3: half step of q with u, solve at
-				  the midpoint, half step of q with u+ */
+	PX_SEMI_IMPLICIT = 0, /* Catto 2005, sec. 6: u+ = u + dt M^-1 (h +
+				  J^T l/dt), q+ = q + dt u+ */
+	PX_MOREAU = 1,        /* Erleben 2017, sec. 4.3: half step of q with
+				  u, solve at the midpoint, half step of q
+				  with u+ */
 };
 
 enum px_stabilization {
 	PX_STAB_NONE = 0,
-	PX_STAB_BAUMGARTE = 1, /* 003 sec. 4.2: b_n -= beta/dt (depth - slop) */
-	PX_STAB_POST = 2,      /* 001 sec. 4.4: after the step, a frictionless
-				   contact problem on positions pushes
-				   overlapping bodies apart (depth - slop) */
+	PX_STAB_BAUMGARTE = 1, /* Catto 2005, sec. 4.2: b_n -= beta/dt
+				   (depth - slop) */
+	PX_STAB_POST = 2,      /* Erleben 2017, sec. 4.4: after the step, a
+				   frictionless contact problem on positions
+				   pushes overlapping bodies apart (depth -
+				   slop) */
 	PX_STAB_SOFT = 3,      /* issue 23, Box2D v3's soft step: per
 				   substep a solve with soft normal rows (a
 				   spring of contact_hertz and

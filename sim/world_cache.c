@@ -1,5 +1,5 @@
-/* The contact cache (003 sec. 8): the impulses of a step's contacts kept
- * in world coordinates, sorted by body pair, and matched to the next
+/* The contact cache (Catto 2005, sec. 8): the impulses of a step's contacts
+ * kept in world coordinates, sorted by body pair, and matched to the next
  * step's contacts by feature id or, failing that, by nearness. */
 #include <math.h>
 #include <stdlib.h>
@@ -59,7 +59,7 @@ static double dist2(const double a[3], const double b[3])
 
 /* lambda of the matched contacts from the cache (zero elsewhere): the
  * cached world impulse in the new frame, the normal part clamped at 0.
- * Within a pair, a contact takes the entry of its feature id (003 sec.
+ * Within a pair, a contact takes the entry of its feature id (Catto 2005, sec.
  * 8.2); one left without takes the nearest unclaimed entry closer than a
  * quarter of the spacing of the pair's cached points (0.05 m for a single
  * point): a corner of two equal faces is a box corner in one step and a

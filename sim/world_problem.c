@@ -1,6 +1,6 @@
 /* The world's contact problems: bodies and lever arms, the rigid (3-row)
- * or factorized (4-row, torsion) operator A = J M^-1 J^T (001 Appendix A)
- * and the impulses' effect M^-1 J^T lambda on the bodies. */
+ * or factorized (4-row, torsion) operator A = J M^-1 J^T (Erleben 2017,
+ * Appendix A) and the impulses' effect M^-1 J^T lambda on the bodies. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

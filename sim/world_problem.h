@@ -1,5 +1,6 @@
 /* Turning the world's contacts into a contact problem and its impulses
- * back into body velocity or position changes (001 Appendix A, 003 sec. 4).
+ * back into body velocity or position changes (Erleben 2017, Appendix A, Catto
+ * 2005, sec. 4).
  *
  * Collision normals point from body a to body b; a problem's normal points
  * from its body b to its body a (v_n > 0 separates). Contact k of the

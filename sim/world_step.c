@@ -1,12 +1,13 @@
 /* One time step of the world (world.h): collision, warm start from the
- * contact cache (003 sec. 8), the velocity problem with restitution (001
- * eq. 14, 19) and Baumgarte feedback (003 sec. 4.2) or speculative gaps,
- * px_solve, integration (semi-implicit Euler, 003 sec. 6, or Moreau's
- * midpoint scheme, 001 sec. 4.3), post-stabilization (001 sec. 4.4); the
- * solve hook (world.h) sees each velocity solve. Substeps (issue 23,
- * world.h): the solve and the integration N times per collision, each
- * contact's depth following the bodies' motion (Box2D v3); soft contact's
- * soft solve and relaxation per substep (world_soft.c). */
+ * contact cache (Catto 2005, sec. 8), the velocity problem with restitution
+ * (Erleben 2017 eq. 14, 19) and Baumgarte feedback (Catto 2005, sec. 4.2) or
+ * speculative gaps, px_solve, integration (semi-implicit Euler, Catto 2005,
+ * sec. 6, or Moreau's midpoint scheme, Erleben 2017, sec. 4.3),
+ * post-stabilization (Erleben 2017, sec. 4.4); the solve hook (world.h) sees
+ * each velocity solve. Substeps (issue 23, world.h): the solve and the
+ * integration N times per collision, each contact's depth following the bodies'
+ * motion (Box2D v3); soft contact's soft solve and relaxation per substep
+ * (world_soft.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,8 +151,8 @@ static void velocities(const struct px_world *w, const struct px_dynamics *d,
 	}
 }
 
-/* 001 sec. 4.4: the frictionless problem A lambda + (slop - depth) >= 0,
- * lambda >= 0, complementary, on the bodies' positions: each body moves
+/* Erleben 2017, sec. 4.4: the frictionless problem A lambda + (slop - depth) >=
+ * 0, lambda >= 0, complementary, on the bodies' positions: each body moves
  * by M^-1 J^T lambda (turning by its angular part). */
 static int post_stabilize(struct px_world *w, const struct px_config *cfg,
 			  struct px_error *err)

@@ -1,5 +1,5 @@
 /* An independent closest point on an ellipsoid, for tests: no t-parameter
- * of 001 eq. 32-35, but the surface in angles, in long double.
+ * of Erleben 2017, eq. 32-35, but the surface in angles, in long double.
  *
  * For z outside the set and in the closed positive octant (signs are
  * restored at the end: reflecting a point across a coordinate plane toward

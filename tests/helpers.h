@@ -229,9 +229,9 @@ static inline void assert_same_problem(const struct px_problem *x,
 /* Textbook projected Gauss-Seidel on the dense A (3-row contacts): rows
  * one at a time, r = 1/A_ii, clamped to [0, inf) or [-mu lambda_n,
  * mu lambda_n] (the box friction set). With ranges > 1 it is naive
- * parallel Gauss-Seidel (004 sec. 7.1): the contacts cut into `ranges`
- * contiguous ranges, k in range floor(k ranges / n), each swept against its
- * own copy of the previous iterate. */
+ * parallel Gauss-Seidel (Poulsen 2010, sec. 7.1): the contacts cut into
+ * `ranges` contiguous ranges, k in range floor(k ranges / n), each swept
+ * against its own copy of the previous iterate. */
 static inline void pgs_reference(const struct px_problem *p, double *x,
 				 int sweeps, int ranges)
 {

@@ -109,7 +109,8 @@ if [ -x "$cli" ] && [ -d "$problems" ]; then
 	fi
 	figure '(from zero the same solve takes 2549 sweeps.)' 'converged after 2549 sweeps' \
 		"$cli" solve -c "$src/conf/default.ini" "$problems/Capsules-i125-1213.hdf5"
-	# back-tracking on Capsules-i122: 001's rule (growth 1) against growth 1.1
+	# back-tracking on Capsules-i122: Erleben's (2017) rule (growth 1)
+	# against growth 1.1
 	ini rule001 '[rfactor]\nplugin = local\nnu = 0.9\ngrowth = 1\n[solver]\nmax_backtracks = 1000\nmerit = delta\nabs_tol = 1e-10\nmax_sweeps = 10000\n'
 	figure 'it falls to 1e-13 with an fc3d error of 3.5e-7' '(149 rejected), last delta 1.05e-13' \
 		"$cli" solve -c "$work/rule001.ini" "$caps"

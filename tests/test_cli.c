@@ -241,7 +241,7 @@ Test(cli, plugins_lists_kinds_names_and_parameters)
 	cr_assert(strstr(out, "scheduler  naive"), "%s", out);
 	cr_assert(strstr(out, "    nu           real   default 1 "), "%s", out);
 	cr_assert(strstr(out, "    merit        choice default fc3d"), "%s", out);
-	cr_assert(strstr(out, "accelerator pgssm        PGS subspace minimization (002)"),
+	cr_assert(strstr(out, "accelerator pgssm        PGS subspace minimization (Silcowitz et al. 2010)"),
 		  "%s", out);
 	cr_assert(strstr(out, "    k_pgs        int    default 25 "), "%s", out);
 }
@@ -262,12 +262,12 @@ Test(cli, describe_prints_header_doc_and_parameters)
 			"ABI         1.7\n"
 			"summary     r_i = gamma/A_ii per row (PGS, PSOR; friction rows share one r on non-separable sets), back-tracking by nu\n"
 			"\n"
-			"The Local r-factor strategy (001 sec. 4.2, eq. 39): r_i = gamma / A_ii\n"
+			"The Local r-factor strategy (Erleben 2017, sec. 4.2, eq. 39): r_i = gamma / A_ii\n"
 			"for every row i, from the diagonal of the contact's block of A. gamma =\n";
 
 		cr_assert(strncmp(out, head, strlen(head)) == 0, "%s", out);
 	}
-	doc = strstr(out, "\n\nThe Local r-factor strategy (001 sec. 4.2, eq. 39): r_i = gamma / A_ii\nfor every row i,");
+	doc = strstr(out, "\n\nThe Local r-factor strategy (Erleben 2017, sec. 4.2, eq. 39): r_i = gamma / A_ii\nfor every row i,");
 	cr_assert_not_null(doc, "%s", out);
 	table = strstr(out, "\n\nparameters\n");
 	cr_assert_not_null(table, "%s", out);
@@ -277,7 +277,7 @@ Test(cli, describe_prints_header_doc_and_parameters)
 			 "  key     type  default  range         help\n"
 			 "  nu      real  1        [1e-06, 1]    back-tracking: r <- nu r when a sweep's residual grew (1: never reject)\n"
 			 "  gamma   real  1        [0.01, 1.99]  relaxation: r_i = gamma / A_ii (1: PGS, > 1: PSOR over-relaxation)\n"
-			 "  growth  real  1.1      [1, 1e+06]    back-tracking rejects a sweep only when its delta exceeds growth times the last accepted one (1: any growth, as 001)\n");
+			 "  growth  real  1.1      [1, 1e+06]    back-tracking rejects a sweep only when its delta exceeds growth times the last accepted one (1: any growth, as Erleben 2017)\n");
 	/* KIND/NAME and KIND_NAME name the same plugin */
 	cr_assert_eq(run("plugins --describe rfactor/local"), 0, "%s", err);
 	cr_assert(strncmp(out, "name        local\nkind        rfactor\n", 36) == 0, "%s", out);

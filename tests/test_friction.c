@@ -4,7 +4,8 @@
  * optimality condition of a Euclidean projection; project_metric satisfies
  * (y - x)^T g (z - x) <= 0 and its KKT conditions, and equals project for
  * g = I. The ellipsoid agrees with an independent closest point
- * (closest_ref.h) and with disc on circles; box's constant bound is 003's. */
+ * (closest_ref.h) and with disc on circles; box's constant bound is Catto's
+ * (2005). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -583,7 +584,7 @@ Test(friction, box_clamps_each_row)
 	px_plugin_unload(spin);
 }
 
-/* 003 eq. 24-25: the tangential rows bounded by a constant whatever the
+/* Catto 2005, eq. 24-25: the tangential rows bounded by a constant whatever the
  * normal impulse; the torsional row keeps mu_tau lambda_n. */
 Test(friction, box_constant_bound_is_catto)
 {
@@ -633,9 +634,9 @@ Test(friction, box_refuses_a_missing_or_stray_limit)
 	const struct px_setting stray = {"limit", "0.5", NULL, 0};
 
 	box_refused(&constant, 1,
-		    "bound = constant needs limit, the constant friction bound (an impulse >= 0, 003 eq. 24-25); found limit = -1 (unset)");
+		    "bound = constant needs limit, the constant friction bound (an impulse >= 0, Catto 2005, eq. 24-25); found limit = -1 (unset)");
 	box_refused(negative, 2,
-		    "bound = constant needs limit, the constant friction bound (an impulse >= 0, 003 eq. 24-25); found limit = -0.5");
+		    "bound = constant needs limit, the constant friction bound (an impulse >= 0, Catto 2005, eq. 24-25); found limit = -0.5");
 	box_refused(&stray, 1,
 		    "limit = 0.5 is only used with bound = constant (bound is proportional)");
 }

@@ -933,8 +933,8 @@ Test(dist, colored_threads_inside_each_rank)
 
 /* run --cache and run without a scene mean what they mean serially: one
  * rank steps the world the serial run steps, bit for bit (the final
- * states' %a text), with the cache off (003's stack at its 10 sweeps per
- * step, which then falls: its energy ends lower than with the cache) and
+ * states' %a text), with the cache off (Catto's (2005) stack at its 10 sweeps
+ * per step, which then falls: its energy ends lower than with the cache) and
  * on the bundled default scene. */
 Test(dist, run_cache_and_default_scene_as_serially)
 {
@@ -956,7 +956,7 @@ Test(dist, run_cache_and_default_scene_as_serially)
 	snprintf(cmd, sizeof cmd, "run %s --set solver.max_sweeps=10 --cache on", scene);
 	cr_assert_eq(mpi(1, cmd), 0, "%s%s", out, err);
 	on = energy_at(1);
-	cr_log_info("003's stack at 10 sweeps per step: %g J at the end with the cache, %g J without", on, off);
+	cr_log_info("Catto's (2005) stack at 10 sweeps per step: %g J at the end with the cache, %g J without", on, off);
 	cr_assert_lt(off, 0.9 * on, "the stack stood without the cache: %g J against %g J", off, on);
 	/* no scene: the bundled default one, 2 of its steps */
 	snprintf(cmd, sizeof cmd, "%s run --steps 2 --state %s --quiet", PX_CLI, sa);

@@ -1,5 +1,5 @@
-/* The ordering plugins (000 sec. 5): each gives a permutation of the
- * contacts every sweep; ipp and coordinate sort stably; random is
+/* The ordering plugins (Poulsen et al. 2010, sec. 5): each gives a permutation
+ * of the contacts every sweep; ipp and coordinate sort stably; random is
  * reproducible from its seed alone; staggered sweeps visit only their part,
  * whichever the scheduler; and the solution reached with any ordering meets
  * the contact laws, checked outside the solver (tests/oracle.h). */

@@ -1,8 +1,8 @@
-/* The accelerator kind and its plugin pgssm (002, PGS subspace
- * minimization): a call never leaves a worse iterate than it was given
- * (recomputed here, not taken from the plugin), on 002's test cases it
- * reaches what PGS does not at equal work, indefinite reduced systems are
- * detected and dropped, config errors are exact, and without an
+/* The accelerator kind and its plugin pgssm (Silcowitz et al. 2010, PGS
+ * subspace minimization): a call never leaves a worse iterate than it was given
+ * (recomputed here, not taken from the plugin), on Silcowitz et al.'s (2010)
+ * test cases it reaches what PGS does not at equal work, indefinite reduced
+ * systems are detected and dropped, config errors are exact, and without an
  * accelerator the solve is bit for bit what it was before ABI 1.3. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -61,8 +61,8 @@ static double natural_disc(const struct px_problem *p, const double *x)
 	return sqrt(sum);
 }
 
-/* The box friction law (000 eq. 4) contact by contact, written here from
- * the dense A (oracle.h's Coulomb check is for the disc): with u = A
+/* The box friction law (Poulsen et al. 2010, eq. 4) contact by contact, written
+ * here from the dense A (oracle.h's Coulomb check is for the disc): with u = A
  * lambda + b, d = A_nn of the contact and s = max(||lambda_k||, ||b_k|| /
  * d) its own scale (from b alone: oracle.h's scale also counts the sizes
  * of the terms u sums, so this bound is no looser than its), residuals in
@@ -124,7 +124,7 @@ static int box_law_violations(const struct px_problem *p, const double *x,
 	return bad;
 }
 
-/* 002's test cases and a box column, as built in code. */
+/* Silcowitz et al.'s (2010) test cases and a box column, as built in code. */
 enum { HEAVY, SLIDING, INCLINE, N_CASES };
 
 static struct px_problem *test_case(int which)
@@ -212,9 +212,9 @@ Test(pgssm, never_returns_a_worse_iterate)
 	cr_assert_gt(fallbacks, 0, "no call fell back: the property was not exercised");
 }
 
-/* 002 sec. 5: on small configurations PGS-SM reaches what PGS does not.
- * PGS-SM to an fc3d error of 1e-12; then PGS with as many sweeps as
- * PGS-SM's sweeps plus its products with A (sweep equivalents). */
+/* Silcowitz et al. 2010, sec. 5: on small configurations PGS-SM reaches what
+ * PGS does not. PGS-SM to an fc3d error of 1e-12; then PGS with as many sweeps
+ * as PGS-SM's sweeps plus its products with A (sweep equivalents). */
 /* What the converged solves below achieve contact by contact, measured:
  * at most 7e-14 (disc) and 1.6e-13 (box) of the contact's scale; the
  * bound leaves a factor of 60. */

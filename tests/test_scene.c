@@ -271,8 +271,8 @@ Test(scene, ballpile_as_scenes_md_says)
 	check_pile(10, "ballpile-10.ini");
 }
 
-/* 001's Spheres as doc/experiments/001-rfactors.sh runs it: SCENES.md's
- * pile at N = 12 with 001 section 5's world and surface. */
+/* Erleben's (2017) Spheres as doc/experiments/001-rfactors.sh runs it:
+ * SCENES.md's pile at N = 12 with Erleben 2017, section 5's world and surface. */
 Test(scene, ballpile_with_001s_settings)
 {
 	struct px_world_settings s;
@@ -309,7 +309,7 @@ Test(scene, box_stacks)
 		cr_assert_float_eq(b[1 + k].inertia[2], 110.0 / 3 * 0.98, 1e-12);
 	}
 	free(b);
-	/* 003 Table 1 as the file's comment reads it */
+	/* Catto 2005, Table 1 as the file's comment reads it */
 	b = load("boxstack-10-003.ini", &s, &n);
 	cr_assert_eq(s.beta, 0.05);
 	cr_assert_eq(s.slop, 0.0);

@@ -1,4 +1,4 @@
-/* The parallel schedulers (004 ch. 4 and 7):
+/* The parallel schedulers (Poulsen 2010, ch. 4 and 7):
  *   - greedy and balanced colorings are valid (no two conflicting contacts
  *     share a safe color, every contact in exactly one color) on a ball
  *     lattice (factorized) and a shared problem file (assembled), against a
@@ -96,7 +96,7 @@ static void add_contact(struct lattice_builder *lb, uint32_t a, uint32_t b,
 /* nx * ny * nz unit balls touching their lattice neighbours, the bottom
  * layer on the static ground, or (on_floor) on one more dynamic body, a
  * floor at rest with a ball's mass and inertia: the same contacts, but
- * every floor contact then conflicts with every other (004 Fig. 4.5).
+ * every floor contact then conflicts with every other (Poulsen 2010, Fig. 4.5).
  * Free velocities: gravity over 1/60 s and a pseudo-random slide of up to
  * 0.1 m/s. The contacts' bodies go to *ba and *bb when not NULL (the
  * caller frees them). */

@@ -348,8 +348,8 @@ Test(solve, sweep_limit_and_history)
 	px_config_free(cfg);
 }
 
-/* 4000 sweeps on Capsules with the defaults but 001's back-tracking (any
- * growth of delta rejects: growth = 1) and max_backtracks; the caller
+/* 4000 sweeps on Capsules with the defaults but Erleben's (2017) back-tracking
+ * (any growth of delta rejects: growth = 1) and max_backtracks; the caller
  * frees rep. */
 static void solve_capsules_growth(uint64_t max_backtracks, double growth,
 				  struct px_report *rep)
@@ -380,8 +380,8 @@ static void solve_capsules(uint64_t max_backtracks, struct px_report *rep)
 	solve_capsules_growth(max_backtracks, 1.0, rep);
 }
 
-/* Issue 20: with 001's rule (growth = 1) the local strategy rejects a
- * sweep whenever delta wobbles up on its plateau, 100 times in 4000
+/* Issue 20: with Erleben's (2017) rule (growth = 1) the local strategy rejects
+ * a sweep whenever delta wobbles up on its plateau, 100 times in 4000
  * sweeps on Capsules, and r shrinks to 0.9^100 of its start; with the
  * default growth = 1.1 a rejected sweep is the exception. */
 Test(solve, backtracking_growth_keeps_plateau_sweeps)

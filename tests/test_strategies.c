@@ -1,6 +1,6 @@
 /* The r-factor strategies and schedulers, through their plugins:
- *   - global, local and blocked fill R as 001 sec. 4.2 says (global's auto r
- *     from the known spectrum of a hand-made A; blocked is eq. 40);
+ *   - global, local and blocked fill R as Erleben 2017, sec. 4.2 says (global's
+ *     auto r from the known spectrum of a hand-made A; blocked is eq. 40);
  *   - box + local (gamma = 1, nu = 1) + sequential is textbook projected
  *     Gauss-Seidel, iterate for iterate, against a plain dense reference;
  *   - on a sliding contact every strategy's friction opposes the sliding

@@ -515,7 +515,7 @@ Test(world, bad_bodies_are_refused_with_the_field)
 	px_world_destroy(w);
 }
 
-/* 003 sec. 9.1, Figs. 5-6, through the shipped scene: with the contact
+/* Catto 2005, sec. 9.1, Figs. 5-6, through the shipped scene: with the contact
  * cache the ten boxes dropped 0.06 m apart settle into a standing column
  * at 10 sweeps per step and stay there for 10 s; without it the column
  * falls down. */

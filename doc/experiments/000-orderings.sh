@@ -1,5 +1,5 @@
 #!/bin/sh
-# 000 (Erleben et al., heuristics for the Projected Gauss-Seidel method),
+# Poulsen, Niebe and Erleben 2010 (heuristics for the Projected Gauss-Seidel method),
 # sec. 5-6: contact orderings for PGS (impulse propagation IPP, coordinate
 # CP, extreme and greedy staggered ESP and GSP) against plain PGS on a
 # non-structured, a loose-structured and a dense-structured setup (Table 1),
@@ -10,14 +10,14 @@
 #
 #   doc/experiments/000-orderings.sh [--quick|--full]
 #
-# Every config is 000's PGS: box friction (000's NCP model), local r with
+# Every config is Poulsen et al.'s (2010) PGS: box friction (Poulsen et al.'s (2010) NCP model), local r with
 # gamma = 1 and nu = 1 (r_i = 1/A_ii, no back-tracking), sequential
 # Gauss-Seidel, merit minmap; only [ordering] changes.
 set -eu
 . "$(dirname "$0")/common.sh"
 exp_init 000-orderings "$@"
 
-# Scenes for 000's Table 1 setups, steps compared, sweep budgets.
+# Scenes for Poulsen et al.'s (2010) Table 1 setups, steps compared, sweep budgets.
 if [ "$quick" = 1 ]; then
 	pile=ballpile-8
 	at=1,30
@@ -73,7 +73,7 @@ for l in $labels; do
 done
 write_config "$data/conf/drive.ini" "" 100 1e-10 minmap
 
-# The single problems are solved from zero, as 000's data sets presumably
+# The single problems are solved from zero, as Poulsen et al.'s (2010) data sets presumably
 # were: the scenes' variants without the contact cache's warm start.
 for s in $scenes; do
 	cp "$top/scenes/$s.ini" "$data/scenes/$s.ini"
@@ -162,7 +162,7 @@ tstar() { # tstar SCENE STEP
 	awk -F, 'NR > 1 && $2 != "-" { t = $1 } END { print (t == "" ? "-" : t) }' "$data/reach-$1-step$2.csv"
 }
 
-# Per-sweep cost and speedups (000 Tables 2-3): speedup.csv, one row per
+# Per-sweep cost and speedups (Poulsen et al. 2010, Tables 2-3): speedup.csv, one row per
 # ordering, per problem the us per sweep of the timing run, the speedup per
 # sweep over PGS, the sweeps to T* and the estimated time to it (sweeps x
 # us per sweep) as a speedup over PGS.
@@ -210,8 +210,8 @@ energies() { # energies SCENE: CSV of the start and end energies per ordering
 }
 
 # ---- the page ---------------------------------------------------------------
-page_header "000: contact orderings for Projected Gauss-Seidel"
-page "000 solves its NCP box-friction model (eq. 7) by PGS and permutes the" \
+page_header "Poulsen et al. 2010: contact orderings for Projected Gauss-Seidel"
+page "Poulsen et al. (2010) solve their NCP box-friction model (eq. 7) by PGS and permutes the" \
 	"contacts (sec. 5): impulse propagation (IPP: sorted by relative normal" \
 	"velocity, ascending), coordinate (CP: sorted by position, shown" \
 	"descending by y), extreme staggered (ESP: alternate sweeps of the normal" \
@@ -220,7 +220,7 @@ page "000 solves its NCP box-friction model (eq. 7) by PGS and permutes the" \
 	"the min-map residual (eq. 22-23) against iterations (Fig. 2), the time" \
 	"per iteration of ESP and GSP as speedups over PGS (Tables 2-3), and a box" \
 	"stack simulated with PGS and with GSP (Fig. 3), on three setups (Table 1)." ""
-page "| 000 setup (Table 1) | type | contacts | bodies | here | bodies | contacts at steps $at |" \
+page "| Poulsen et al. 2010 setup (Table 1) | type | contacts | bodies | here | bodies | contacts at steps $at |" \
 	"| --- | --- | ---: | ---: | --- | ---: | --- |"
 set -- "diku|Non-structured|105|1001" "card|Loose structured|154|43" "box stack|Dense structured|68|10"
 for s in $scenes; do
@@ -231,22 +231,22 @@ for s in $scenes; do
 	page "| $(echo "$1" | sed 's/|/ | /g') | scenes/$s.ini | $(bodies "$s") | $c |"
 	shift
 done
-page "" "The geometry of 000's setups is not given. The ball pile is SCENES.md's" \
-	"(ballpile-10 has diku's 1001 bodies but many more contacts: 000 says of" \
+page "" "The geometry of Poulsen et al.'s (2010) setups is not given. The ball pile is SCENES.md's" \
+	"(ballpile-10 has diku's 1001 bodies but many more contacts: Poulsen et al. (2010) say of" \
 	"its non-structured class only that few contacts are present); the card" \
 	"house is scenes/cardhouse.ini (5 levels of A-frames); the box stack is" \
 	"SCENES.md's boxstack-10 (10 boxes on the ground, 4 corner contacts per face)." ""
-page "**How it is run.** Every config is 000's PGS: \`box\` friction (000's model," \
+page "**How it is run.** Every config is Poulsen et al.'s (2010) PGS: \`box\` friction (Poulsen et al.'s (2010) model," \
 	"each friction row clamped to [-mu lambda_n, mu lambda_n]), \`local\` r with" \
 	"gamma = 1 and nu = 1 (r_i = 1/A_ii, no back-tracking: textbook PGS)," \
 	"\`sequential\` Gauss-Seidel; only \`[ordering]\` changes:" ""
-page "| label | 000's name | [ordering] |" "| --- | --- | --- |"
+page "| label | Poulsen et al.'s (2010) name | [ordering] |" "| --- | --- | --- |"
 for l in $labels; do
 	case $l in
 	pgs) n="PGS (no heuristic)" ;;
-	random) n="(not in 000)" ;;
+	random) n="(not in Poulsen et al. 2010)" ;;
 	ipp) n="IPP, ascending" ;;
-	cp-y) n="CP, descending y (000's choice)" ;;
+	cp-y) n="CP, descending y (Poulsen et al.'s (2010) choice)" ;;
 	cp-z) n="CP, bottom-up along z (gravity is -z here)" ;;
 	esp) n="ESP" ;;
 	gsp) n="GSP (proxima caps a run of one part at max_run = 8 sweeps)" ;;
@@ -271,8 +271,8 @@ page "The problems of steps $at are handed over by \`proxima compare --at\`" \
 	"from a run driven by \`$data_rel/conf/drive.ini\` (PGS, identity, at most" \
 	"100 sweeps per step) on a variant of each scene with" \
 	"\`warm_start = false\` added to \`[world]\` (\`$data_rel/scenes/\`), so that" \
-	"every ordering solves each problem from zero, as 000's MatLab" \
-	"experiments presumably did (000 does not say; compare's line \"solved" \
+	"every ordering solves each problem from zero, as Poulsen et al.'s (2010) MatLab" \
+	"experiments presumably did (Poulsen et al. 2010 do not say; compare's line \"solved" \
 	"it from the warm start the world used\" means zero here). Step 1 is the" \
 	"scene as built, the later step a state of the same run after its bodies" \
 	"have moved. The commands, run in \`$data_rel/\` (for each scene S):" "" \
@@ -280,7 +280,7 @@ page "The problems of steps $at are handed over by \`proxima compare --at\`" \
 	"    proxima compare -c conf-timing/pgs.ini ... scenes/S-cold.ini --at $at --drive conf/drive.ini --no-plot --out S-time" \
 	"    proxima compare -c conf-budget/pgs.ini ... scenes/S.ini --whole${whole_steps:+ --steps $whole_steps} --out S-whole" ""
 
-page "## 1. Convergence on single problems (000 Fig. 2)" "" \
+page "## 1. Convergence on single problems (Poulsen et al. 2010, Fig. 2)" "" \
 	"Each table is \`proxima compare\`'s: sweeps@T is the first sweep with" \
 	"Theta <= T (a staggered sweep visits only the normal or only the" \
 	"friction rows), s@T the seconds into the solve (including the" \
@@ -302,7 +302,7 @@ page "## 2. Sweeps to tolerance" "" \
 	"histories of section 1; missing points: never within $sweeps sweeps)." ""
 {
 	echo "set datafile missing '-'"
-	echo "set multiplot layout 2,3 title 'Sweeps to Theta <= T, per ordering (000 Fig. 2 read along the y axis)'"
+	echo "set multiplot layout 2,3 title 'Sweeps to Theta <= T, per ordering (Poulsen et al. 2010, Fig. 2 read along the y axis)'"
 	echo "set logscale xy; set xrange [1:1e-16]; set xtics ('1' 1, '1e-4' 1e-4, '1e-8' 1e-8, '1e-12' 1e-12, '1e-16' 1e-16); set grid"
 	echo "set key bottom right font ',9'; set xlabel 'Theta tolerance T'; set ylabel 'sweeps'"
 	for k in $steps_list; do
@@ -321,10 +321,10 @@ for s in $scenes; do
 	done
 done
 
-page "## 3. Time per sweep (000 Tables 2-3)" "" \
+page "## 3. Time per sweep (Poulsen et al. 2010, Tables 2-3)" "" \
 	"Per problem: the time per sweep of the timing run (exactly $timing" \
 	"sweeps, \`delta\` merit, so no evaluation of Theta), the speedup per" \
-	"sweep over PGS (t_PGS / t_heuristic, 000 eq. 24 per iteration: larger" \
+	"sweep over PGS (t_PGS / t_heuristic, Poulsen et al. 2010, eq. 24 per iteration: larger" \
 	"is cheaper), the sweeps to Theta <= T* (section 2), where T* is the" \
 	"smallest power of ten PGS reaches within $sweeps sweeps on that problem," \
 	"and the speedup to T*, estimated as (sweeps x time per sweep) of PGS" \
@@ -340,8 +340,8 @@ for s in $scenes; do
 	done
 done
 
-page "## 4. Simulations at a fixed budget (000 Fig. 3)" "" \
-	"000 Fig. 3 shows its box stack under PGS and under GSP over 10 s: with" \
+page "## 4. Simulations at a fixed budget (Poulsen et al. 2010, Fig. 3)" "" \
+	"Poulsen et al. 2010, Fig. 3 shows its box stack under PGS and under GSP over 10 s: with" \
 	"GSP the bottom three boxes still stand. Here each ordering drives its own" \
 	"run of each shipped scene (with its contact cache) at exactly $budget" \
 	"sweeps per step. Per run: the potential energy after the first and the" \
@@ -362,11 +362,11 @@ done
 page "## Agreement with the paper" "" \
 	"Sweep counts are to Theta <= T*, the smallest power of ten PGS reaches" \
 	"on the problem (section 3); \"per sweep\" is section 3's speedup." \
-	"000's numbers are read from its text and Tables 2-3; its Fig. 2 is lost" \
+	"Poulsen et al.'s (2010) numbers are read from the paper's text and Tables 2-3; its Fig. 2 is lost" \
 	"in the extraction, so its iteration counts are not available, only what" \
 	"its text says about them." ""
 
-scene_name() { # 000's name of our scene
+scene_name() { # Poulsen et al.'s (2010) name of our scene
 	case $1 in
 	ballpile-*) echo "diku (non-structured)" ;;
 	cardhouse) echo "card (loose structured)" ;;
@@ -377,7 +377,7 @@ col() { # col LABEL COLUMN_NAME: a cell of speedup.csv
 	awk -F, -v l="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
 		$1 == l { print $k }' "$data/speedup.csv"
 }
-# What 000 expects of a ratio of sweeps (heuristic / baseline), and
+# What Poulsen et al. (2010) expect of a ratio of sweeps (heuristic / baseline), and
 # whether ours meets it: same = within 0.8-1.25, le = at most 1.25 (at
 # least as good), lt = below 0.8 (better), gt = above 1.25 (worse).
 meets() { # meets EXPECTATION RATIO: yes, no or - (not comparable)
@@ -440,17 +440,17 @@ speedups() { # speedups LABEL PER PAPER1 PAPER2 PAPER3: per iteration of PER swe
 				[ "$(meets same "$(ratio "$_v" "$1")")" = yes ] && _yes=$((_yes + 1))
 			fi
 		done
-		page "  $(scene_name "$s"): 000 $1, ours $_p (steps $at of $s);"
+		page "  $(scene_name "$s"): Poulsen et al. 2010 $1, ours $_p (steps $at of $s);"
 		shift
 	done
-	page "  **Within 25 % of 000's number on $_yes of $_n problems.**"
+	page "  **Within 25 % of Poulsen et al.'s (2010) number on $_yes of $_n problems.**"
 }
 
-page "**Iterations of the staggered orderings.** 000 does not define them. We" \
+page "**Iterations of the staggered orderings.** Poulsen et al. (2010) do not define them. We" \
 	"read an iteration of ESP as one normal plus one friction sweep (a pass" \
 	"over every row, as a PGS iteration is) and one of GSP as one sweep of" \
-	"the part it chose. This is the reading under which 000's numbers agree" \
-	"with its own cost model: 000 solves the two sub-problems with the blocks" \
+	"the part it chose. This is the reading under which Poulsen et al.'s (2010) numbers agree" \
+	"with its own cost model: Poulsen et al. (2010) solve the two sub-problems with the blocks" \
 	"A_nn (n/3 x n/3) and A_tt (2n/3 x 2n/3) of a dense A (eq. 19-21), 1/9 +" \
 	"4/9 = 5/9 of the entries of A, so an ESP iteration is 1.8x cheaper than" \
 	"a PGS one (Table 2: 1.4-2.2), and a friction-only GSP iteration 2.25x" \
@@ -467,7 +467,7 @@ page "  A staggered sweep of proxima visits one row (normal) or two rows" \
 	"  the loads of the two bodies' velocities and of the contact's frame, so" \
 	"  a normal-only sweep saves less than two thirds of a full one (README," \
 	"  Benchmarks: normal-only sweeps 1.9-2.5x cheaper, friction-only" \
-	"  1.1-1.3x, on other problems): lower speedups than 000's dense blocks" \
+	"  1.1-1.3x, on other problems): lower speedups than Poulsen et al.'s (2010) dense blocks" \
 	"  give are expected. GSP's mix of the two parts depends on the problem."
 claim ipp 1 pgs "**IPP** \"performs similar to the pure PGS method\" (Fig. 2, sec. 6): about as many sweeps as PGS." same same same
 claim cp-y 1 pgs "**CP**, descending y, \"performs well on dense and non-structured setups, but badly on loose structured setups\" (sec. 6): at most about as many sweeps as PGS on the pile and the stack, more on the card house." le gt le
@@ -502,10 +502,10 @@ page "- **Fig. 3: the box stack is more stable with GSP** (after 10 s with GSP t
 case "$(fell "$(pe pgs)") $(fell "$(pe gsp)")" in
 "falls stands") page "  the stack falls with PGS and stands with GSP: **agrees**." ;;
 "stands falls") page "  the stack stands with PGS and falls with GSP: **does not agree**." ;;
-"falls falls") page "  the stack falls with both: **does not show** 000's difference." ;;
-*) page "  the stack stands with both: 000's difference **does not show** at this budget." ;;
+"falls falls") page "  the stack falls with both: **does not show** Poulsen et al.'s (2010) difference." ;;
+*) page "  the stack stands with both: Poulsen et al.'s (2010) difference **does not show** at this budget." ;;
 esac
-page "  000 does not give its budget, its stack's sizes or masses, nor whether" \
+page "  Poulsen et al. (2010) do not give their budget, their stack's sizes or masses, nor whether" \
 	"  it warm-starts; here the contact cache warm-starts every step."
 page "- **\"Most plots exhibit piecewise linear convergence, and seem to converge" \
 	"  towards some local minimum of the error function\"** (sec. 6). The plots" \
@@ -517,10 +517,10 @@ for s in $scenes; do
 		page "  $s step $k: $m;"
 	done
 done
-page "" "Not compared: 000's claim that the A matrices have 50-90 % zero" \
+page "" "Not compared: Poulsen et al.'s (2010) claim that the A matrices have 50-90 % zero" \
 	"eigenvalues (proxima's command does not compute a spectrum), and the" \
 	"absolute numbers of iterations (Fig. 2 is not in the extraction). The" \
-	"setups differ in geometry and size (table at the top), and 000 does not" \
+	"setups differ in geometry and size (table at the top), and Poulsen et al. (2010) do not" \
 	"give its tolerance or its iteration limit; the contacts here come from" \
 	"proxima's collision (4 corner points per box face)." ""
 

@@ -1,12 +1,12 @@
 #!/bin/sh
-# 001 (Erleben 2017, PROX), sec. 4.2 and 5: the r-factor strategies Global,
+# Erleben 2017 (PROX), sec. 4.2 and 5: the r-factor strategies Global,
 # Local and Blocked with back-tracking (Figs. 4-7), and Gauss-Seidel against
 # Jacobi (Figs. 8-9), over many steps of a pile and of stacks; rerun with
 # `proxima compare` and written to doc/experiments/001-rfactors.md:
 #
 #   doc/experiments/001-rfactors.sh [--quick|--full]
 #
-# 001's settings (sec. 5): merit ||lambda_k+1 - lambda_k||_inf (eq. 27),
+# Erleben's (2017) settings (sec. 5): merit ||lambda_k+1 - lambda_k||_inf (eq. 27),
 # absolute and relative tolerance 1e-3, at most 1000 iterations, the first
 # 450 steps, nu = 0.5 (Global, Blocked) and 0.9 (Local), Global's r = 5,
 # Coulomb-Contensou friction (mu 0.75, mu_tau 0.01), Moreau stepping, no
@@ -20,7 +20,7 @@ if [ "$quick" = 1 ]; then
 	steps=60
 	every=10
 else
-	pile_n=12       # 1728 spheres: 001's Spheres has 1730 objects
+	pile_n=12       # 1728 spheres: Erleben's (2017) Spheres has 1730 objects
 	steps=450
 	every=10
 fi
@@ -83,7 +83,7 @@ for s in $scenes; do
 	compare_all "$s-at" "scenes/$s.ini" --at "$at" --drive conf/local.ini
 done
 
-# Whole runs: per config the categories of 001 Fig. 4 from LABEL-steps.csv
+# Whole runs: per config the categories of Erleben 2017, Fig. 4 from LABEL-steps.csv
 # (absolute convergence: the final delta at most 1e-3; relative: converged
 # by delta <= 1e-3 ||lambda||_inf only; hit limit; diverged as compare
 # counts it), the median sweeps and fc3d error, the solve time.
@@ -135,7 +135,7 @@ rollback_summary() { # rollback_summary SCENE: per config quartiles of rollbacks
 	done
 }
 
-# Median convergence over the problems of --at steps (001 Fig. 8): per
+# Median convergence over the problems of --at steps (Erleben 2017, Fig. 8): per
 # config and sweep k the quartiles over the problems of the merit of the
 # latest accepted sweep at or before k (a solve that stopped keeps its
 # last value): conv-SCENE-LABEL.csv (sweep,q1,median,q3).
@@ -191,8 +191,8 @@ contacts_range() { # contacts_range SCENE: min-max contacts over the local run
 }
 
 # ---- the page ---------------------------------------------------------------
-page_header "001: r-factor strategies, Gauss-Seidel and Jacobi"
-page "001 iterates the proximal fixed point lambda = prox(lambda - R (A lambda + b))" \
+page_header "Erleben 2017: r-factor strategies, Gauss-Seidel and Jacobi"
+page "Erleben (2017) iterates the proximal fixed point lambda = prox(lambda - R (A lambda + b))" \
 	"(eq. 20-23) with back-tracking: a sweep whose residual" \
 	"||lambda_k+1 - lambda_k||_inf grew is rolled back and R multiplied by nu" \
 	"(Algorithms 1-2, sec. 4.2). It compares three ways to choose R: Global (one" \
@@ -206,25 +206,25 @@ page "001 iterates the proximal fixed point lambda = prox(lambda - R (A lambda +
 	"simulator's time (Figs. 5-6), energies (Fig. 7), Gauss-Seidel against" \
 	"Jacobi (Fig. 8) and the number of divergence detections (roll-backs) per" \
 	"solver run (Fig. 9)." ""
-page "| 001 scene (Table 1) | objects | here | bodies | contacts per step (Local's run) |" \
+page "| Erleben 2017 scene (Table 1) | objects | here | bodies | contacts per step (Local's run) |" \
 	"| --- | ---: | --- | ---: | --- |" \
 	"| Spheres (pile) | 1730 | scenes/ballpile-12-001.ini$([ "$quick" = 1 ] && echo " with n = $pile_n") | $(bodies "$pile") | $(contacts_range "$pile") |" \
 	"| Tower (stack) | 49 | scenes/tower.ini | $(bodies tower) | $(contacts_range tower) |" \
 	"| Wall (stack) | 81 | scenes/wall-81.ini | $(bodies wall-81) | $(contacts_range wall-81) |" ""
-page "The scenes are boxes and spheres, not 001's tetrahedral meshes; their" \
-	"world settings are 001's (mu 0.75, mu_tau 0.01 on 4-row contacts," \
+page "The scenes are boxes and spheres, not Erleben's (2017) tetrahedral meshes; their" \
+	"world settings are Erleben's (2017) (mu 0.75, mu_tau 0.01 on 4-row contacts," \
 	"Moreau stepping, stabilization off, dt 0.01 s), run for $steps steps." \
-	"001's other piles (Glasses, Jacks) have no counterpart. Our bodies weigh" \
-	"1 kg (001: 35-4000 kg): this matters for Global's fixed r = 5 (below)." ""
+	"Erleben's (2017) other piles (Glasses, Jacks) have no counterpart. Our bodies weigh" \
+	"1 kg (Erleben 2017: 35-4000 kg): this matters for Global's fixed r = 5 (below)." ""
 page "**Configs.** Five, differing only in \`[rfactor]\` and \`[scheduler]\`:" \
-	"\`global\` is 001's Global (r = 5), \`global-auto\` Global with" \
-	"r = 2/(alpha_min + alpha_max) of A estimated by Lanczos (001 sec. 4.2:" \
-	"\"ideally\" from the extreme eigenvalues), \`local\` and \`blocked\` 001's," \
-	"\`jacobi\` is \`local\` with 001's Jacobi scheme (Algorithm 1) on one" \
+	"\`global\` is Erleben's (2017) Global (r = 5), \`global-auto\` Global with" \
+	"r = 2/(alpha_min + alpha_max) of A estimated by Lanczos (Erleben 2017, sec. 4.2:" \
+	"\"ideally\" from the extreme eigenvalues), \`local\` and \`blocked\` Erleben's (2017)," \
+	"\`jacobi\` is \`local\` with Erleben's (2017) Jacobi scheme (Algorithm 1) on one" \
 	"thread instead of Gauss-Seidel (Algorithm 2). \`max_backtracks = 1000\`" \
-	"lets every sweep be rolled back, as 001 does; \`check_tol = 1e300\` turns" \
+	"lets every sweep be rolled back, as Erleben (2017) does; \`check_tol = 1e300\` turns" \
 	"off proxima's certificate of a delta stop (a fixed-point residual at" \
-	"most check_tol), so that a solve stops exactly where 001's would." \
+	"most check_tol), so that a solve stops exactly where Erleben's (2017) would." \
 	"\`global\`:" "" '```ini'
 cat "$data/conf/global.ini" >> "$page.tmp"
 page '```' "" "The \`[rfactor]\` and \`[scheduler]\` sections of the others:" "" '```ini'
@@ -240,20 +240,20 @@ page '```' "" "All configs and the scenes are in \`$data_rel/conf/\` and" \
 	"\`$data_rel/scenes/\`. The commands, run in \`$data_rel/\` (for each scene S):" "" \
 	"    proxima compare -c conf/global.ini -c conf/global-auto.ini -c conf/local.ini -c conf/blocked.ini -c conf/jacobi.ini scenes/S.ini --whole --steps $steps --out S-whole" \
 	"    proxima compare (the same configs) scenes/S.ini --at $(echo "$at" | cut -d, -f1-3),...,$(echo "$at" | awk -F, '{ print $NF }') --drive conf/local.ini --out S-at" "" \
-	"\`--whole\`: each config drives its own run (001's way: the motions" \
+	"\`--whole\`: each config drives its own run (Erleben's (2017) way: the motions" \
 	"differ, Fig. 7). \`--at\`: one run driven by \`local\`, and every config" \
 	"solves the same problems of every ${every}th step from the warm start the" \
 	"world gave them: the roll-backs and convergence curves of sections 3-4" \
 	"compare like with like." ""
 
-page "## 1. Outcomes over whole runs (001 Figs. 4-6)" "" \
+page "## 1. Outcomes over whole runs (Erleben 2017, Figs. 4-6)" "" \
 	"Per config, over the steps with contacts: *absolute* convergence" \
 	"(final delta <= 1e-3), *relative* only (delta <= 1e-3 ||lambda||_inf)," \
 	"*hit limit* (1000 sweeps), *diverged* (compare's: not converged and the" \
 	"fc3d error not finite or above the warm start's); the median and" \
 	"interquartile range of sweeps, the median fc3d error (Siconos's, the" \
 	"same measure for all: delta says little about accuracy once R has been" \
-	"shrunk), and the solve time of the run (001 Figs. 5-6)." ""
+	"shrunk), and the solve time of the run (Erleben 2017, Figs. 5-6)." ""
 for s in $scenes; do
 	page "### $s, $steps steps" ""
 	md_table "$data/outcomes-$s.csv" "config,solves,absolute,relative,hit_limit:hit limit,diverged,median_sweeps:median sweeps,iqr_sweeps:IQR sweeps,median_fc3d:median fc3d,solve_s:solve s"
@@ -263,7 +263,7 @@ for s in $scenes; do
 	image "$data/$s-whole/sweeps.png" "sweeps and fc3d error per step on $s"
 done
 
-page "## 2. Energies (001 Fig. 7)" "" \
+page "## 2. Energies (Erleben 2017, Fig. 7)" "" \
 	"Kinetic and potential energy of each config's run. The mean kinetic" \
 	"energy of each run (J), then the RMS over the steps of the difference" \
 	"of its kinetic energy from Local's run (J):" ""
@@ -289,10 +289,10 @@ for s in $scenes; do
 	image "$data/$s-whole/energy.png" "energies on $s"
 done
 
-page "## 3. Roll-backs per solve (001 Fig. 9)" "" \
+page "## 3. Roll-backs per solve (Erleben 2017, Fig. 9)" "" \
 	"The problems of steps $(echo "$at" | cut -d, -f1-3),... (every ${every}th), each" \
 	"solved by every config from the same warm start: roll-backs (rejected" \
-	"sweeps, 001's divergence detections) per solve, their quartiles and" \
+	"sweeps, Erleben's (2017) divergence detections) per solve, their quartiles and" \
 	"mean, and the median and IQR of the sweeps per solve." ""
 for s in $scenes; do
 	page "### $s" ""
@@ -300,7 +300,7 @@ for s in $scenes; do
 	page ""
 done
 {
-	echo "set multiplot layout 1,3 title 'Roll-backs per solve on the problems of every ${every}th step (001 Fig. 9)'"
+	echo "set multiplot layout 1,3 title 'Roll-backs per solve on the problems of every ${every}th step (Erleben 2017, Fig. 9)'"
 	echo "set key top left font ',9'; set xlabel 'step'; set ylabel 'roll-backs'; set grid"
 	for s in $scenes; do
 		echo "set title '$s'"
@@ -309,14 +309,14 @@ done
 	echo "unset multiplot"
 } | PLOT_SIZE=1500,500 plot rollbacks
 
-page "## 4. Convergence on the same problems (001 Figs. 4 and 8)" "" \
+page "## 4. Convergence on the same problems (Erleben 2017, Figs. 4 and 8)" "" \
 	"Per config, the quartiles over the problems of section 3 of the merit" \
 	"(||lambda_k+1 - lambda_k||_inf) after each sweep: median line, q1-q3" \
 	"band. A solve that stopped keeps its last value; a rolled-back sweep" \
 	"keeps the last accepted one. The y axis stops at 100 (\`global\` with" \
 	"r = 5 reaches far larger values, see the agreement section)." ""
 {
-	echo "set multiplot layout 1,3 title 'Merit after each sweep, median and q1-q3 over the problems (001 Fig. 8)'"
+	echo "set multiplot layout 1,3 title 'Merit after each sweep, median and q1-q3 over the problems (Erleben 2017, Fig. 8)'"
 	echo "set logscale xy; set format y '%.0e'; set yrange [*:100]; set key top right font ',9'; set grid"
 	echo "set xlabel 'sweep'; set ylabel 'delta'; set style fill transparent solid 0.15 noborder"
 	for s in $scenes; do
@@ -351,7 +351,7 @@ cmp_word() { # cmp_word A B: A is ... than B (for "less is better" numbers)
 }
 
 page "## Agreement with the paper" "" \
-	"001's numbers are from its text and figure captions (the figures" \
+	"Erleben's (2017) numbers are from its text and figure captions (the figures" \
 	"themselves are lost in the extraction). Per scene: pile = $pile," \
 	"stacks = tower and wall-81." ""
 
@@ -376,11 +376,11 @@ page "  Blocked is the worst of the three Gauss-Seidel strategies (the most" \
 	"  scenes: $([ "$worst" = 0 ] && echo "**does not agree**" || { [ "$worst" = "$n" ] && echo "**agrees**" || echo "**agrees on $worst of $n**"; })." \
 	"  The likely reason: proxima's \`blocked\` projects the friction impulse" \
 	"  in the metric A_ff (README, \"Why blocked needs a metric projection\")." \
-	"  001 projects lambda_f - R_ff v_f on the friction set Euclidean-wise (its" \
+	"  Erleben (2017) projects lambda_f - R_ff v_f on the friction set Euclidean-wise (its" \
 	"  eq. 21b, the closest point); with a non-scalar R_ff the fixed points of" \
 	"  that are not Coulomb's law, the iteration heads for a wrong answer and" \
-	"  back-tracking fires without end, as 001 observed."
-page "- **Global r = 5** (001's value; 001: \"works fine for our examples\"). Ours," \
+	"  back-tracking fires without end, as Erleben (2017) observed."
+page "- **Global r = 5** (Erleben's (2017) value; Erleben 2017: \"works fine for our examples\"). Ours," \
 	"  absolute / relative convergences of the solves, median fc3d, against local:"
 thrown=
 for s in $scenes; do
@@ -389,21 +389,21 @@ for s in $scenes; do
 		thrown="$thrown${thrown:+, }$s"
 	fi
 done
-page "  r is not scale-free: with our 1 kg bodies A_nn is about 1-10 (001's" \
+page "  r is not scale-free: with our 1 kg bodies A_nn is about 1-10 (Erleben's (2017)" \
 	"  bodies of 35-4000 kg give some 0.001-0.05), so r A_nn is far above 2."
 if [ -n "$thrown" ]; then
 	page "  On $thrown the first Gauss-Seidel sweep of step 1 amplifies the" \
-		"  impulses along chains of contacts (delta about 1e9 on the tower); 001's" \
+		"  impulses along chains of contacts (delta about 1e9 on the tower); Erleben's (2017)" \
 		"  Algorithm 2 accepts the first sweep whatever it does (r_0 = inf), and" \
 		"  once back-tracking has shrunk r the relative test (delta <= 1e-3" \
 		"  ||lambda||_inf) accepts the huge impulses: the bodies are thrown out of" \
 		"  the scene and later steps have no contacts to solve. **Does not agree**" \
-		"  there; 001's r = 5 fits the scale of its own scenes."
+		"  there; Erleben's (2017) r = 5 fits the scale of its own scenes."
 else
 	page "  Back-tracking (nu = 0.5) shrinks r to a working value in every solve:" \
 		"  it works, at the cost of the roll-backs of section 3."
 fi
-page "  The comparisons below use \`global-auto\` as 001's Global at our scale."
+page "  The comparisons below use \`global-auto\` as Erleben's (2017) Global at our scale."
 page "- **Global \"gives overall better merit values and absolute convergence" \
 	"  in more cases than the Local r-Factor strategy\", \"noticeable more" \
 	"  effective for the cases of structured stacks\"** (sec. 5, Fig. 4)." \
@@ -450,7 +450,7 @@ for s in $scenes; do
 done
 page "  Jacobi needs more sweeps with a wider spread on $agree of $n scenes:" \
 	"  $([ "$agree" = "$n" ] && echo "**agrees**" || { [ "$agree" = 0 ] && echo "**does not agree**" || echo "**agrees on $agree of $n**"; }) in kind; the size of" \
-	"  the gap depends on the scene (001: about 100 on Jacks and Spheres)."
+	"  the gap depends on the scene (Erleben 2017: about 100 on Jacks and Spheres)."
 page "- **Jacobi detects divergence \"far more often\": it rolls back 60-100 times" \
 	"  more than Gauss-Seidel per solver run** (Fig. 9: 20-140 per run). Ours," \
 	"  mean roll-backs per solve, jacobi against local:"
@@ -475,7 +475,7 @@ for s in $scenes; do
 done
 page "  Blocked closer to Local than Global on $agree of $n scenes:" \
 	"  $([ "$agree" = "$n" ] && echo "**agrees**" || { [ "$agree" = 0 ] && echo "**does not agree**" || echo "**agrees on $agree of $n**"; }). Smoothness is read from the plots of section 2."
-page "" "Not reproduced: 001's Glasses and Jacks scenes (meshes) and its" \
+page "" "Not reproduced: Erleben's (2017) Glasses and Jacks scenes (meshes) and its" \
 	"absolute numbers (the figures are lost); its convergence of each" \
 	"strategy per scene as histograms (Fig. 4 bottom row): section 1's" \
 	"quartiles and \`sweeps.png\`'s cumulative distributions stand for them." ""

@@ -1,6 +1,6 @@
 #!/bin/sh
-# 002 (Silcowitz, Niebe, Erleben 2010), sec. 5 and Fig. 3: PGS against PGS
-# with subspace minimization (PGS-SM, the accelerator pgssm) on 002's small
+# Silcowitz, Niebe and Erleben 2010, sec. 5 and Fig. 3: PGS against PGS
+# with subspace minimization (PGS-SM, the accelerator pgssm) on Silcowitz et al.'s (2010) small
 # test cases, work counted in PGS iterations (a sweep or a product with A is
 # one "sweep equivalent"), merit against work. Reuses bench/pgssm (--csv,
 # --trace) and writes doc/experiments/002-pgssm.md:
@@ -8,7 +8,7 @@
 #   doc/experiments/002-pgssm.sh [--quick|--full]
 #
 # Both friction models: disc with Siconos's fc3d error (proxima's default
-# model), and box with |H| of 000 eq. 22 (002's own NCP model; 002 plots
+# model), and box with |H| of Poulsen et al. 2010, eq. 22 (Silcowitz et al.'s (2010) own NCP model; Silcowitz et al. (2010) plot
 # the Fischer function, which we do not have).
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -23,17 +23,17 @@ else
 fi
 tol=1e-10
 
-page_header "002: PGS subspace minimization against PGS"
-page "002 compares PGS with PGS-SM (k_pgs = 25 PGS sweeps, then k_sm = 5" \
+page_header "Silcowitz et al. 2010: PGS subspace minimization against PGS"
+page "Silcowitz et al. (2010) compare PGS with PGS-SM (k_pgs = 25 PGS sweeps, then k_sm = 5" \
 	"subspace steps: conjugate gradients on the reduced system of the free" \
 	"rows) on eight test cases and plots the merit against the work in PGS" \
-	"iterations (002 Fig. 3, 0 to 1500). Its cases (Fig. 2) include a heavy box" \
+	"iterations (Silcowitz et al. 2010, Fig. 3, 0 to 1500). Its cases (Fig. 2) include a heavy box" \
 	"on light boxes (d), boxes at rest on an incline (e) and a large stack (c);" \
 	"proxima builds those three in code (bench/scene.c, bench/stack.c) and" \
 	"adds a column of 5 boxes sliding. Both methods: local r (gamma 1, nu 1)," \
 	"sequential, identity, from lambda = 0; pgssm at its defaults (block" \
 	"preconditioner, CG limit 100, backoff). A product with A made by the" \
-	"accelerator counts as one sweep, as in 002; the driver's own merit" \
+	"accelerator counts as one sweep, as in Silcowitz et al. 2010; the driver's own merit" \
 	"evaluations do not. Work to tol: sweeps + products to a merit of $tol." ""
 
 for model in disc box; do
@@ -50,7 +50,7 @@ for w in $works; do
 done
 cols="$cols,sweeps,products,work:work to tol,time_ms:ms to tol,time_ratio:PGS time / PGS-SM time"
 
-# gnuplot: one panel per case, merit against work, log scale (002 Fig. 3)
+# gnuplot: one panel per case, merit against work, log scale (Silcowitz et al. 2010, Fig. 3)
 panels() { # panels MODEL YLABEL
 	cases=$(tail -n +2 "$data/$1.csv" | cut -d, -f1 | uniq)
 	echo "set multiplot layout 2,3 title '$1 friction: $2 against work (sweeps + products with A)'"
@@ -69,12 +69,12 @@ page "## Disc friction, fc3d error" ""
 md_table "$data/disc.csv" "$cols"
 page ""
 panels disc "fc3d error" | plot convergence-disc
-page "## Box friction (002's model), |H|" ""
+page "## Box friction (Silcowitz et al.'s (2010) model), |H|" ""
 md_table "$data/box.csv" "$cols"
 page ""
 panels box "|H|" | plot convergence-box
 
-# The verdict per case: who reached tol with less work, against what 002
+# The verdict per case: who reached tol with less work, against what Silcowitz et al. 2010
 # leads one to expect (PGS-SM better on small configurations, mass ratios
 # and static friction; like PGS on larger ones, where "like" is within 2x).
 verdict() { # verdict MODEL
@@ -96,7 +96,7 @@ verdict() { # verdict MODEL
 			else if (p < 0) { v = "PGS-SM reached it with work " s ", PGS did not"; ok = !large }
 			else if (s < p) { v = sprintf("PGS-SM needed %.2gx less work (%d against %d)", p / s, s, p); ok = large ? p / s <= 2 : 1 }
 			else { v = sprintf("PGS-SM needed %.2gx more work (%d against %d)", s / p, s, p); ok = large ? s / p <= 2 : 0 }
-			printf "- %s, %s: %s; 002 expects PGS-SM %s: **%s**.\n", model, name[c], v,
+			printf "- %s, %s: %s; Silcowitz et al. (2010) expect PGS-SM %s: **%s**.\n", model, name[c], v,
 				large ? "about as good as PGS (a larger configuration, Fig. 3c)" : "better (a small configuration)",
 				ok ? "agrees" : "does not agree"
 		}
@@ -104,23 +104,23 @@ verdict() { # verdict MODEL
 }
 
 page "## Against the paper" "" \
-	"002 gives no tables, only the plots of its Fig. 3, so the comparison is" \
+	"Silcowitz et al. (2010) give no tables, only the plots of their Fig. 3, so the comparison is" \
 	"of shapes: PGS-SM \"behaves rather well for small configurations\" (a heavy" \
 	"box on light boxes, boxes on an incline) and for larger ones converges like" \
 	"PGS (sec. 5). Work to a merit of $tol, case by case, from the tables above:" ""
 verdict disc
 verdict box
 page "" \
-	"002 also sees spikes where PGS-SM guessed a wrong active set (Fig. 3 b-d," \
+	"Silcowitz et al. (2010) also see spikes where PGS-SM guessed a wrong active set (Fig. 3 b-d," \
 	"g). proxima's accelerator never returns an iterate worse by its own merit" \
-	"(the natural-map residual with unit r) than the one it was given, 002 sec." \
+	"(the natural-map residual with unit r) than the one it was given, Silcowitz et al. 2010, sec." \
 	"4.3's fallback made the rule, so a wrong guess costs work rather than a" \
 	"spike; the plotted merits (fc3d, |H|) are not that merit and may still" \
-	"rise a little after a call. What differs from 002 whatever the numbers: our" \
-	"merits are fc3d and |H| (000 eq. 22), not the Fischer function; the first" \
-	"table uses the disc, not 002's box; CG is preconditioned per contact and" \
-	"limited to 100 iterations (002: plain, as many as free rows; --set" \
+	"rise a little after a call. What differs from Silcowitz et al. 2010 whatever the numbers: our" \
+	"merits are fc3d and |H| (Poulsen et al. 2010, eq. 22), not the Fischer function; the first" \
+	"table uses the disc, not Silcowitz et al.'s (2010) box; CG is preconditioned per contact and" \
+	"limited to 100 iterations (Silcowitz et al. 2010: plain, as many as free rows; --set" \
 	"precond=none --set cg_max=0 in bench/pgssm); and the cases are built to" \
-	"002's descriptions, not from its data." \
+	"Silcowitz et al.'s (2010) descriptions, not from its data." \
 	"" "The full output of bench/pgssm is in $data_rel/disc.txt and $data_rel/box.txt."
 exp_finish

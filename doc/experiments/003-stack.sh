@@ -1,5 +1,5 @@
 #!/bin/sh
-# 003 (Catto 2005), sec. 9: box stacking with and without contact caching
+# Catto 2005 (Catto 2005), sec. 9: box stacking with and without contact caching
 # (Figs. 5-6) and the mass-ratio limit of a heavy box on a light one
 # (sec. 9.2, Fig. 7), rerun with `proxima run`; writes
 # doc/experiments/003-stack.md:
@@ -9,7 +9,7 @@
 # Positions come from the VTK frames of `proxima run --vtk` (the centre of
 # a box is the mean of its 8 vertices; every scene here holds boxes only),
 # statistics from `proxima run --csv`. The solver runs exactly S sweeps per
-# step (003: 10 PGS iterations): [solver] max_sweeps = S, abs_tol = 0,
+# step (Catto 2005: 10 PGS iterations): [solver] max_sweeps = S, abs_tol = 0,
 # local r with nu = 1, disc friction, sequential Gauss-Seidel.
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -98,18 +98,18 @@ run_scene() { # run_scene SCENE CONFIG CACHE NAME TOP BOTTOM REST HX HZ SUMMARY 
 	}' "$data/$_name-top.csv" >> "$_summary"
 }
 
-page_header "003: box stacking, contact caching and mass ratios"
-page "003 (sec. 9) stacks boxes of about 110 kg (0.7 x 0.7 x 0.3 m half" \
+page_header "Catto 2005: box stacking, contact caching and mass ratios"
+page "Catto 2005 (sec. 9) stacks boxes of about 110 kg (0.7 x 0.7 x 0.3 m half" \
 	"extents after its Table 1, 60 Hz, 10 PGS iterations, mu 0.2, Baumgarte" \
 	"feedback) and reports that without contact caching a stack of three boxes" \
 	"slides and falls (Fig. 5), with it a stack of ten stands (Fig. 6); and" \
 	"that a heavy box on a light one holds, with caching, down to a density" \
 	"ratio of 3 % and fails below it: at 1 % the top box slides off with" \
 	"caching and sinks into the bottom box without (sec. 9.2, Fig. 7)." \
-	"proxima runs the shipped scene scenes/boxstack-10-003.ini (003's Table" \
+	"proxima runs the shipped scene scenes/boxstack-10-003.ini (Catto's (2005) Table" \
 	"1 in SI units) and variants of it written here: S sweeps per step" \
 	"exactly (config: [solver] max_sweeps = S, abs_tol = 0; [rfactor] local," \
-	"nu = 1; disc friction, where 003 uses a box with a constant bound)," \
+	"nu = 1; disc friction, where Catto (2005) uses a box with a constant bound)," \
 	"$steps steps of 1/60 s, the contact cache on or off (--cache)." \
 	"A run's verdict follows SCENES.md: the top box *fell* if it ends, or" \
 	"after the first second (landing) sinks, more than half its half height" \
@@ -131,7 +131,7 @@ for n in 10 3; do
 			0.7 0.3 "$summary" "$n boxes"
 	done
 done
-page "## 1. Stacks with and without the contact cache (003 Figs. 5-6)" "" \
+page "## 1. Stacks with and without the contact cache (Catto 2005, Figs. 5-6)" "" \
 	"The top box of each stack, 10 sweeps per step; heights in m, contacts" \
 	"and cache hits per step on average, max_depth the deepest penetration." ""
 md_table "$summary" "scene,cache,top_z:top z (end),rest_z:resting z,max_drop:largest drop after 1 s,shift:shift (end),max_shift:largest shift,contacts,cache_hits:cache hits,max_depth,verdict"
@@ -145,7 +145,7 @@ page ""
 	echo "unset multiplot"
 } | plot stacks
 
-# ---- 2. heavy on light: the mass-ratio limit (003 sec. 9.2) -------------
+# ---- 2. heavy on light: the mass-ratio limit (Catto 2005, sec. 9.2) -------------
 summary="$data/ratios.csv"
 echo "run,cache,top_z,rest_z,max_drop,shift,max_shift,contacts,cache_hits,max_depth,verdict" > "$summary"
 world=$(sed -n '/^\[world\]/,/^$/p' "$scene003" | grep -v '^steps')
@@ -155,8 +155,8 @@ for s in $sweeps_list; do
 		light=$(awk -v r="$r" 'BEGIN { printf "%.6g", 110 * r }')
 		f="$data/heavyonlight-$r.ini"
 		{
-			echo "# 003 sec. 9.2: a 110 kg box on a box of $light kg (ratio $r),"
-			echo "# 003's box stack otherwise (scenes/boxstack-10-003.ini)."
+			echo "# Catto 2005, sec. 9.2: a 110 kg box on a box of $light kg (ratio $r),"
+			echo "# Catto's (2005) box stack otherwise (scenes/boxstack-10-003.ini)."
 			printf '%s\nsteps = %s\n\n' "$world" "$steps"
 			printf '[body ground]\nshape = box\nhalf = 50, 50, 1\nposition = 0, 0, -1\nstatic = true\n\n'
 			printf '[body light]\nshape = box\nhalf = 0.7, 0.7, 0.3\nposition = 0, 0, 0.36\nmass = %s\n\n' "$light"
@@ -182,11 +182,11 @@ for s in $sweeps_list; do
 			"heavyonlight-4.ini sweeps $s"
 	done
 done
-page "## 2. A heavy box on a light one (003 sec. 9.2)" "" \
-	"Two of 003's boxes, the top one 110 kg, the bottom one 110 r kg (r the" \
+page "## 2. A heavy box on a light one (Catto 2005, sec. 9.2)" "" \
+	"Two of Catto's (2005) boxes, the top one 110 kg, the bottom one 110 r kg (r the" \
 	"mass ratio, light / heavy), dropped 0.06 m apart like the stack; then" \
 	"SCENES.md's heavyonlight (a 100 kg cube on a 1 kg cube, mu 0.5) and" \
-	"heavyonlight-4 (a 100 kg plate on four 1 kg cubes, 002 Fig. 2d)." ""
+	"heavyonlight-4 (a 100 kg plate on four 1 kg cubes, Silcowitz et al. 2010, Fig. 2d)." ""
 md_table "$summary" "run,cache,top_z:top z (end),rest_z:resting z,max_drop:largest drop after 1 s,shift:shift (end),max_shift:largest shift,contacts,max_depth,verdict"
 page ""
 # the limit: per sweeps and cache, the smallest ratio that stands before
@@ -224,7 +224,7 @@ agree() { # agree FOUND WANTED: "agrees" when FOUND is WANTED
 s10on=$(v "$data/stacks.csv" "10 boxes" on)
 s3off=$(v "$data/stacks.csv" "3 boxes" off)
 s10off=$(v "$data/stacks.csv" "10 boxes" off)
-stack_vs() { # stack_vs FOUND: against 003's "stands"
+stack_vs() { # stack_vs FOUND: against Catto's (2005) "stands"
 	case $1 in
 	stands) echo "**agrees**" ;;
 	shifted) echo "**agrees in part**: the column stands at its height, but its top box drifted off the bottom one" ;;
@@ -232,9 +232,9 @@ stack_vs() { # stack_vs FOUND: against 003's "stands"
 	esac
 }
 page "## Against the paper" "" \
-	"- Ten boxes with the cache: $s10on; 003 Fig. 6: stands (\"teetered a bit when first formed, but stabilizes\"). $(stack_vs "$s10on")." \
-	"- Three boxes without the cache: $s3off; 003 Fig. 5: the boxes slide and fall. $(agree "$([ "$s3off" = stands ] && echo stands || echo falls)" falls)." \
-	"- Ten boxes without the cache: $s10off (003 shows no such run; proxima's test_world expects it to fall)."
+	"- Ten boxes with the cache: $s10on; Catto 2005, Fig. 6: stands (\"teetered a bit when first formed, but stabilizes\"). $(stack_vs "$s10on")." \
+	"- Three boxes without the cache: $s3off; Catto 2005, Fig. 5: the boxes slide and fall. $(agree "$([ "$s3off" = stands ] && echo stands || echo falls)" falls)." \
+	"- Ten boxes without the cache: $s10off (Catto 2005 shows no such run; proxima's test_world expects it to fall)."
 r003=$(printf '%s\n' "$limits" | awk -F'|' '$1 == "10 sweeps, cache on" { print $2 "|" $3 }')
 if [ -n "$r003" ]; then
 	okr=${r003%%|*}
@@ -244,20 +244,20 @@ if [ -n "$r003" ]; then
 	else
 		lim="the pair stands down to r = $okr and first fails at r = $badr"
 	fi
-	page "- The mass-ratio limit at 10 sweeps with the cache: $lim; 003: stands down to 3 % (r = 0.03), fails below it. $(awk -v a="$okr" -v b="$badr" 'BEGIN { if (a == "none") print "**does not agree**: proxima fails already at r = 1"; else if (b != "none" && a + 0 <= 0.03 * 1.5 && a + 0 >= 0.03 / 1.5) print "**agrees** (within the steps of the scan)"; else if (a + 0 < 0.03) print "**does not agree**: proxima holds to smaller ratios than 003"; else print "**does not agree**: proxima fails at larger ratios than 003" }')."
+	page "- The mass-ratio limit at 10 sweeps with the cache: $lim; Catto 2005: stands down to 3 % (r = 0.03), fails below it. $(awk -v a="$okr" -v b="$badr" 'BEGIN { if (a == "none") print "**does not agree**: proxima fails already at r = 1"; else if (b != "none" && a + 0 <= 0.03 * 1.5 && a + 0 >= 0.03 / 1.5) print "**agrees** (within the steps of the scan)"; else if (a + 0 < 0.03) print "**does not agree**: proxima holds to smaller ratios than Catto 2005"; else print "**does not agree**: proxima fails at larger ratios than Catto 2005" }')."
 fi
 r1on=$(v "$summary" "ratio 0.01 sweeps 10" on)
 r1off=$(v "$summary" "ratio 0.01 sweeps 10" off)
 if [ -n "$r1on" ]; then
-	page "- At r = 0.01, 10 sweeps: with the cache $r1on (003: slides off), without $r1off (003: sinks into the bottom box, which here would be \"fell\" with a large max_depth). $(agree "$r1on" shifted) with the cache, $(agree "$r1off" fell) without."
+	page "- At r = 0.01, 10 sweeps: with the cache $r1on (Catto 2005: slides off), without $r1off (Catto 2005: sinks into the bottom box, which here would be \"fell\" with a large max_depth). $(agree "$r1on" shifted) with the cache, $(agree "$r1off" fell) without."
 fi
 page "" \
-	"What differs from 003 whatever the numbers: disc friction instead of 003's" \
-	"box with a constant bound (003 eq. 24-25); the boxes are dropped from" \
-	"0.06 m apart as 003's Table 1 says but they fall onto each other in the" \
-	"first steps, which 003's figures do not show; proxima's contact cache" \
-	"matches feature ids (003 sec. 8.2) and falls back to the nearest cached" \
-	"point of the pair; and 003 reports what it saw, not measured thresholds," \
+	"What differs from Catto 2005 whatever the numbers: disc friction instead of Catto's (2005)" \
+	"box with a constant bound (Catto 2005, eq. 24-25); the boxes are dropped from" \
+	"0.06 m apart as Catto's (2005) Table 1 says but they fall onto each other in the" \
+	"first steps, which Catto's (2005) figures do not show; proxima's contact cache" \
+	"matches feature ids (Catto 2005, sec. 8.2) and falls back to the nearest cached" \
+	"point of the pair; and Catto (2005) reports what it saw, not measured thresholds," \
 	"so its 3 % comes from a coarser scan than ours." \
 	"" "Per-step statistics (proxima run --csv), the top box's track and the" \
 	"scene files written for the ratios are in $data_rel/."

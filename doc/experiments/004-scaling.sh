@@ -1,5 +1,5 @@
 #!/bin/sh
-# 004 (the thesis on parallel Gauss-Seidel), sec. 3.8 and ch. 6-7: the
+# Poulsen 2010 (the thesis on parallel Gauss-Seidel), sec. 3.8 and ch. 6-7: the
 # schedulers on ball grids and ball piles, by the thesis's method (every
 # scheduler runs to the quality of 50 sequential Gauss-Seidel sweeps), with
 # their colorings. Reuses bench/schedulers (--csv) and writes
@@ -7,7 +7,7 @@
 #
 #   doc/experiments/004-scaling.sh [--quick|--full]
 #
-# Full mode: 004's ball grids 8, 24, 40 (Table 3.2) and ball piles 40, 80
+# Full mode: Poulsen's (2010) ball grids 8, 24, 40 (Table 3.2) and ball piles 40, 80
 # (Table 3.4), with SCENES.md's piles 8 and 24 between, on 1..T threads
 # (T = the cores, nproc); PROXIMA_SCENES and PROXIMA_THREADS override them.
 set -eu
@@ -24,9 +24,9 @@ else
 	opts="--min-time 0.5"
 fi
 
-page_header "004: scheduler scaling on ball grids and ball piles"
-page "004 (sec. 3.8) measures parallel schemes by the time they take to reach" \
-	"the quality gamma (004 eq. 3.32, the natural merit with r = 100) of 50" \
+page_header "Poulsen 2010: scheduler scaling on ball grids and ball piles"
+page "Poulsen 2010 (sec. 3.8) measures parallel schemes by the time they take to reach" \
+	"the quality gamma (Poulsen 2010, eq. 3.32, the natural merit with r = 100) of 50" \
 	"sequential Gauss-Seidel sweeps, on ball grids (N^3 touching unit spheres," \
 	"Table 3.2) and ball piles (Table 3.4), with OpenMP on 8 cores (ch. 6-7)." \
 	"bench/schedulers builds SCENES.md's ballgrid-N and ballpile-N at their" \
@@ -36,7 +36,7 @@ page "004 (sec. 3.8) measures parallel schemes by the time they take to reach" \
 	"exactly that many sweeps again without evaluating the merit. The other" \
 	"plugins: disc, identity, local (gamma 1, nu 1). colored greedy and" \
 	"balanced have no unsafe color; colored merged is greedy with colors" \
-	"under 64 contacts merged into one unsafe color (004 sec. 4.3.1)." \
+	"under 64 contacts merged into one unsafe color (Poulsen 2010, sec. 4.3.1)." \
 	"colored patchesK cuts the contacts into K index ranges, relaxes each" \
 	"range's interior in order on one thread, the ranges in parallel, and" \
 	"colors only the contacts on the borders between ranges (proxima's" \
@@ -117,13 +117,13 @@ for sc in $scenes; do
 	jac=$(val "$sc" jacobi 1 8)
 	jok=$(val "$sc" jacobi 1 9)
 	case $sc in
-	grid-*) want="63-66 (004 Table 3.3)" ;;
-	pile-*) want="63-65 (004 Table 3.5)" ;;
+	grid-*) want="63-66 (Table 3.3)" ;;
+	pile-*) want="63-65 (Table 3.5)" ;;
 	esac
 	if [ "$jok" = 1 ]; then
-		page "- $sc: Jacobi needs $jac sweeps for the quality of $seq Gauss-Seidel sweeps; 004: $want for 50. $(awk -v j="$jac" -v s="$seq" 'BEGIN { r = j / s; printf "%.2fx against 004'"'"'s 1.26-1.32x: ", r; if (r >= 1.1 && r <= 1.6) print "**agrees**."; else print "**does not agree**." }')"
+		page "- $sc: Jacobi needs $jac sweeps for the quality of $seq Gauss-Seidel sweeps; Poulsen 2010: $want for 50. $(awk -v j="$jac" -v s="$seq" 'BEGIN { r = j / s; printf "%.2fx against Poulsen'"'"'s (2010) 1.26-1.32x: ", r; if (r >= 1.1 && r <= 1.6) print "**agrees**."; else print "**does not agree**." }')"
 	else
-		page "- $sc: Jacobi did not reach the quality of $seq Gauss-Seidel sweeps within the sweep limit; 004: $want for 50. **does not agree**."
+		page "- $sc: Jacobi did not reach the quality of $seq Gauss-Seidel sweeps within the sweep limit; Poulsen 2010: $want for 50. **does not agree**."
 	fi
 done
 for sc in grid-24 pile-80; do
@@ -133,8 +133,8 @@ for sc in grid-24 pile-80; do
 	b=$(val "$sc" "colored balanced" 1 14)
 	bs=$(val "$sc" "colored balanced" 1 8)
 	case $sc in
-	grid-24) page "- grid-24 (004's medium ball grid): greedy coloring $g safe colors, $gs sweeps to the target; balanced $b colors, $bs sweeps. 004 sec. 7.3: greedy 7 colors (6 safe and an unsafe one of 570 contacts), 57 iterations for the relaxed greedy schemes; balanced 580 colors of 69-70 contacts, 49-50 iterations. Our balanced coloring picks the least-used color among the few a contact's neighbours leave free, so it does not spread to hundreds of colors: the color counts **do not agree**; $(awk -v g="$gs" -v b="$bs" 'BEGIN { if (b + 0 <= g + 0) print "balanced needing no more sweeps than greedy **agrees**."; else print "balanced needing more sweeps than greedy **does not agree**." }')" ;;
-	pile-80) page "- pile-80 (004's large ball pile): greedy $g safe colors, balanced $b. 004 sec. 7.3: greedy 3 colors (50125, 2781 and 3 contacts), balanced 3 colors of 17636-17637; greedy 51 iterations, balanced 50 (ours: $gs and $bs)." ;;
+	grid-24) page "- grid-24 (Poulsen's (2010) medium ball grid): greedy coloring $g safe colors, $gs sweeps to the target; balanced $b colors, $bs sweeps. Poulsen 2010, sec. 7.3: greedy 7 colors (6 safe and an unsafe one of 570 contacts), 57 iterations for the relaxed greedy schemes; balanced 580 colors of 69-70 contacts, 49-50 iterations. Our balanced coloring picks the least-used color among the few a contact's neighbours leave free, so it does not spread to hundreds of colors: the color counts **do not agree**; $(awk -v g="$gs" -v b="$bs" 'BEGIN { if (b + 0 <= g + 0) print "balanced needing no more sweeps than greedy **agrees**."; else print "balanced needing more sweeps than greedy **does not agree**." }')" ;;
+	pile-80) page "- pile-80 (Poulsen's (2010) large ball pile): greedy $g safe colors, balanced $b. Poulsen 2010, sec. 7.3: greedy 3 colors (50125, 2781 and 3 contacts), balanced 3 colors of 17636-17637; greedy 51 iterations, balanced 50 (ours: $gs and $bs)." ;;
 	esac
 done
 tmax=$threads
@@ -143,17 +143,17 @@ for sc in $scenes; do
 	page "- $sc on $tmax threads: the fastest to the target is ${best:-none}."
 done
 page "" \
-	"004 ran on 8 cores: its colored OpenMP schemes reach at most 2x" \
+	"Poulsen (2010) ran on 8 cores: its colored OpenMP schemes reach at most 2x" \
 	"sequential Gauss-Seidel on the medium ball grid and 8.4x (greedy, T" \
 	"scheme) on the large ball pile (sec. 7.3, 7.5), its parallel Jacobi" \
 	"4.6-16x (Table 6.3). Speedups on $tmax threads are bounded by $tmax and" \
 	"compare only in direction: whether a scheduler beats sequential at all," \
-	"and on which scenes. What differs from 004 whatever the numbers: our" \
+	"and on which scenes. What differs from Poulsen 2010 whatever the numbers: our" \
 	"piles are SCENES.md's (generated at their first step, about a quarter" \
-	"of the lattice neighbours touching: far more contacts than 004's" \
+	"of the lattice neighbours touching: far more contacts than Poulsen's (2010)" \
 	"Table 3.4 counts), our colored schedulers relax the unsafe color last" \
-	"and Jacobi style as 004 suggests, merge_below is an absolute count" \
-	"rather than per thread, and the problem is in rigid form (004's" \
+	"and Jacobi style as Poulsen (2010) suggests, merge_below is an absolute count" \
+	"rather than per thread, and the problem is in rigid form (Poulsen's (2010)" \
 	"factorized scheme is --factorized in bench/schedulers)." \
 	"" "The full output of bench/schedulers is in $data_rel/schedulers.txt."
 exp_finish

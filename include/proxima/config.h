@@ -51,8 +51,10 @@ extern "C" {
 enum px_merit {
 	PX_MERIT_DELTA = 0, /* ||lambda_{k+1} - lambda_k||_inf */
 	PX_MERIT_FC3D = 1,  /* Siconos's fc3d error, see px_merit_fc3d */
-	PX_MERIT_NATURAL = 2, /* 1/2 ||lambda - prox(lambda - r_c v)||^2, 004 eq. 3.32 */
-	PX_MERIT_MINMAP = 3,  /* 1/2 H^T H of the box model, 000 eq. 22-23 */
+	PX_MERIT_NATURAL = 2, /* 1/2 ||lambda - prox(lambda - r_c v)||^2,
+				 Poulsen 2010, eq. 3.32 */
+	PX_MERIT_MINMAP = 3,  /* 1/2 H^T H of the box model, Poulsen et al.
+				 2010, eq. 22-23 */
 };
 
 /* [solver] kernel: which relax kernel the driver uses. */

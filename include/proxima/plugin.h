@@ -6,7 +6,8 @@
  * libproxima: everything they need is in this header or reaches them through
  * the host structs below (function pointers into the core).
  *
- * The fixed point every plugin serves (001 eq. 20-24, DESIGN.md section 2):
+ * The fixed point every plugin serves (Erleben 2017, eq. 20-24, DESIGN.md
+ * section 2):
  *
  *     lambda_n = max(0, lambda_n - r_n v_n)
  *     lambda_f = prox_F(mu, lambda_n)(lambda_f - R_f v_f),   v = A lambda + b
@@ -16,7 +17,7 @@
  * rfactor   decides R and how it shrinks when a sweep is rejected,
  * scheduler decides how a sweep runs on the cores,
  * accelerator (optional, ABI 1.3) may replace the iterate between sweeps,
- *           e.g. by a subspace minimization (002).
+ *           e.g. by a subspace minimization (Silcowitz et al. 2010).
  *
  * ABI changelog (bump MINOR when appending fields to the end of a struct or
  * adding a kind; bump MAJOR for any other change, and reset MINOR):
@@ -178,7 +179,7 @@ typedef const struct px_plugin_header *(*px_plugin_query_fn)(void);
 /* ---- what plugins see of a problem ----------------------------------- */
 
 /* Parts of a contact a sweep may visit. Staggered orderings visit only the
- * normal or only the friction rows (000 eq. 19-21). */
+ * normal or only the friction rows (Poulsen et al. 2010, eq. 19-21). */
 enum px_part {
 	PX_PART_FULL = 0,
 	PX_PART_NORMAL = 1,
@@ -187,9 +188,9 @@ enum px_part {
 
 struct px_friction_params {
 	double mu;     /* isotropic Coulomb coefficient */
-	double mu_s;   /* ellipsoid semi-axis factors (001 sec. 4.1); files that   */
-	double mu_t;   /* carry one mu get mu_s = mu_t = mu and mu_tau = 0          */
-	double mu_tau;
+	double mu_s;   /* ellipsoid semi-axis factors (Erleben 2017,     */
+	double mu_t;   /* sec. 4.1); files that carry one mu get mu_s =  */
+	double mu_tau; /* mu_t = mu and mu_tau = 0                       */
 };
 
 /* A read-only view of the problem, valid from prepare/init to the end of the
@@ -383,8 +384,8 @@ struct px_kernel {
 	void (*commit)(void *ctx, uint32_t k, int part, const double *out);
 	/* ABI 1.2. Gauss-Seidel against a private copy of the shared state, so
 	 * that contacts sharing a body may be relaxed concurrently without a
-	 * race (004 sec. 7.1). A copy holds private_size doubles: the body
-	 * velocities (factorized, 6 * n_bodies) or lambda (assembled,
+	 * race (Poulsen 2010, sec. 7.1). A copy holds private_size doubles: the
+	 * body velocities (factorized, 6 * n_bodies) or lambda (assembled,
 	 * n_contacts * bs). private_load fills a copy from the shared state.
 	 * relax_private(k) reads the other contacts through priv, writes
 	 * lambda_k (rows of `part`) to the shared lambda and updates priv as
@@ -449,7 +450,8 @@ struct px_scheduler_ops {
  * y = A x (+ b) matrix-free (assembled: the block-sparse A; factorized and
  * rigid: through J and M^-1 J^T) and the host counts every call: one
  * product with A is charged as one sweep of work ("sweep equivalent", the
- * unit 002 sec. 5 measures in). Never form a dense A from it. */
+ * unit Silcowitz et al. 2010, sec. 5 measures in). Never form a dense A from
+ * it. */
 struct px_accel_host {
 	const struct px_problem_info *p;
 	/* The current iterate (n_contacts * bs), feasible after the sweep the
@@ -482,7 +484,8 @@ enum {
 					  that step was dropped */
 	PX_ACCEL_FALLBACK = 1u << 1,   /* the last iterate tried was worse
 					  than an earlier one: the best was
-					  returned instead (002 sec. 4.3) */
+					  returned instead (Silcowitz et
+					  al. 2010, sec. 4.3) */
 	PX_ACCEL_INNER_LIMIT = 1u << 2, /* an inner solve stopped at its
 					   iteration limit */
 	PX_ACCEL_NONFINITE = 1u << 3,  /* a non-finite iterate was dropped */
@@ -521,8 +524,8 @@ struct px_accelerator_ops {
 	void (*step)(void *state, const struct px_accel_host *host,
 		     struct px_accel_result *res);
 	/* May be NULL. Once, when a solve ends without converging: may put
-	 * back the best iterate it saw during the solve (002 sec. 4.3's
-	 * fallback), with res as for step. */
+	 * back the best iterate it saw during the solve (Silcowitz et al. 2010,
+	 * sec. 4.3's fallback), with res as for step. */
 	void (*finish)(void *state, const struct px_accel_host *host,
 		       struct px_accel_result *res);
 	/* May be NULL. One line about the last solve into buf (len bytes
@@ -609,11 +612,11 @@ static inline int px_spd_inverse(const double *a, uint32_t n, double *inv)
 	return 1;
 }
 
-/* The back-tracking rule of 001 sec. 4.2 for rfactor adapt, with a
+/* The back-tracking rule of Erleben 2017, sec. 4.2 for rfactor adapt, with a
  * tolerance (ABI 1.7): a sweep whose residual grew to more than growth
  * times the last accepted one is rejected and every r scaled by nu (nu >=
- * 1: never). growth = 1 is 001's rule. A growth above 1 keeps the sweeps
- * of a slow linear convergence, whose delta wobbles around a plateau by
+ * 1: never). growth = 1 is Erleben's (2017) rule. A growth above 1 keeps the
+ * sweeps of a slow linear convergence, whose delta wobbles around a plateau by
  * far less than that (issue 20: on Capsules-i122 growth = 1 rejected
  * sweeps whose delta grew by a few parts in 1e3, 100 times, and shrank r
  * to 0.9^100 of its start), while a divergent r still grows delta past
@@ -630,7 +633,7 @@ static inline int px_backtrack_growth(double nu, double growth,
 	return PX_SWEEP_REJECT;
 }
 
-/* 001's rule: px_backtrack_growth with growth = 1. */
+/* Erleben's (2017) rule: px_backtrack_growth with growth = 1. */
 static inline int px_backtrack(double nu, double residual_prev,
 			       double residual_new, double *r, size_t n_r)
 {

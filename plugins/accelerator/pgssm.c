@@ -1,19 +1,19 @@
 /* Accelerator `pgssm`: Projected Gauss-Seidel Subspace Minimization
- * (002, Silcowitz, Niebe and Erleben 2010, sec. 4). The driver runs k_pgs
- * sweeps; then this plugin takes up to k_sm subspace steps (002 sec. 4.3),
- * each:
+ * (Silcowitz, Niebe and Erleben 2010, sec. 4, doc/references.md). The
+ * driver runs k_pgs sweeps; then this plugin takes up to k_sm subspace steps
+ * (Silcowitz et al. 2010, sec. 4.3), each:
  *
- *   1. index sets from lambda (002 eq. 19, below): which rows are free and
- *      which are held at their values;
- *   2. the reduced system on the free subspace (002 eq. 22): with P the
- *      orthogonal projector onto it,  P (A + C + shift) P dx = -P (A lambda
- *      + b),  C the tangential compliance of sliding contacts (below),
- *      shift = gamma mean(diag A) (002 sec. 5.1, 0 by default), solved by
- *      conjugate gradients, matrix-free (one product with A, through the
- *      host, per iteration; never a dense A), preconditioned by each
- *      contact's diagonal block of the reduced matrix (precond = none:
- *      plain CG, as 002). A curvature d^T A d < -1e-8 dmax d^T d, or a
- *      diagonal block that is not positive semi-definite, means the
+ *   1. index sets from lambda (Silcowitz et al. 2010, eq. 19, below): which
+ *      rows are free and which are held at their values;
+ *   2. the reduced system on the free subspace (Silcowitz et al. 2010, eq. 22):
+ *      with P the orthogonal projector onto it,  P (A + C + shift) P dx = -P (A
+ *      lambda + b),  C the tangential compliance of sliding contacts (below),
+ *      shift = gamma mean(diag A) (Silcowitz et al. 2010, sec. 5.1, 0 by
+ *      default), solved by conjugate gradients, matrix-free (one product with
+ *      A, through the host, per iteration; never a dense A), preconditioned by
+ *      each contact's diagonal block of the reduced matrix (precond = none:
+ *      plain CG, as Silcowitz et al. 2010). A curvature d^T A d < -1e-8 dmax
+ *      d^T d, or a diagonal block that is not positive semi-definite, means the
  *      reduced matrix is indefinite: the step is dropped and the call
  *      flagged (PX_ACCEL_NOT_SPD). A curvature within +-1e-8 dmax d^T d is
  *      a direction of its null space (redundant contacts: four corners of
@@ -21,28 +21,28 @@
  *      stops at its rounding floor, 1e-14 (||b|| + ||A lambda||), below
  *      which it would chase noise into that null space;
  *   3. the bounds updated for the new normal impulses and lambda projected
- *      onto them (002 Alg. lines 13-15);
+ *      onto them (Silcowitz et al. 2010, Alg. lines 13-15);
  *   4. its merit evaluated: the natural-map residual of the configured
  *      friction set with unit r, ||lambda - prox(lambda - (A lambda +
  *      b))||_2 (the numerator of the driver's certificate), zero exactly at
  *      the solutions of any set.
  *
- * A call returns the best iterate it saw, its entry iterate included (002
- * sec. 4.3's fallback): it never leaves lambda worse by that merit than it
- * found it. At the end of a solve that did not converge, finish puts back
- * the best iterate of the whole solve. After a call that could not improve
+ * A call returns the best iterate it saw, its entry iterate included (the
+ * fallback of Silcowitz et al. 2010, sec. 4.3): it never leaves lambda worse by that merit
+ * than it found it. At the end of a solve that did not converge, finish puts
+ * back the best iterate of the whole solve. After a call that could not improve
  * the iterate, the next 1, 2, 4, ... 64 calls are skipped (backoff = yes):
  * on problems where subspace steps do not help it bounds the work they
- * waste (not in 002).
+ * waste (not in Silcowitz et al. 2010).
  *
  * Index sets, per contact with normal impulse lambda_n:
  *   - normal row: held (at 0) when lambda_n <= 0, else free;
  *   - a separable friction set (box, PX_FRICTION_SEPARABLE): each friction
  *     row is its own interval [l_i, u_i], read from the plugin's project
  *     (the projection of +-1e300); held at l_i or u_i when it sits there,
- *     free inside: exactly 002 eq. 19. After the solve a row held at a
- *     bound goes to that bound of the new lambda_n (002 line 13; for bound
- *     = constant the bound does not move);
+ *     free inside: exactly Silcowitz et al. 2010, eq. 19. After the solve a row
+ *     held at a bound goes to that bound of the new lambda_n (Silcowitz et al.
+ *     2010, line 13; for bound = constant the bound does not move);
  *   - any other set (disc, ellipsoid) is the analogue: separated
  *     (lambda_n <= 0): every row held (at 0); sticking (lambda_f strictly
  *     inside the set): every row free; sliding (lambda_f on the boundary:
@@ -66,8 +66,8 @@
  *     {0} (disc's torsional row, mu = 0) is always held (at 0).
  * Holding the friction's bound during the solve and updating it after,
  * rather than substituting lambda_f = mu lambda_n d into the system, is
- * 002's own choice for the box (line 13); it keeps the reduced matrix
- * symmetric (P A P + C), which CG needs. */
+ * Silcowitz et al.'s (2010) own choice for the box (line 13); it keeps the
+ * reduced matrix symmetric (P A P + C), which CG needs. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +89,7 @@ struct pgssm {
 	uint64_t k_pgs;
 	uint64_t k_sm;
 	double cg_tol;
-	uint64_t cg_max; /* 0: the number of free rows (002 sec. 5) */
+	uint64_t cg_max; /* 0: the free rows (Silcowitz et al. 2010, sec. 5) */
 	double gamma;    /* relative to the mean diagonal entry of A */
 	int regularize;  /* REG_* */
 	int precond;     /* PRECOND_* */
@@ -125,26 +125,26 @@ enum {
 
 static const struct px_param_decl pgssm_params[] = {
 	[P_K_PGS] = {"k_pgs", PX_PARAM_INT, "25",
-		     "accepted sweeps between subspace phases (002 uses 25)", 1, 1e9, NULL},
+		     "accepted sweeps between subspace phases (Silcowitz et al. 2010 use 25)", 1, 1e9, NULL},
 	[P_K_SM] = {"k_sm", PX_PARAM_INT, "5",
-		    "subspace steps per phase (002 uses 5)", 1, 1e6, NULL},
+		    "subspace steps per phase (Silcowitz et al. 2010 use 5)", 1, 1e6, NULL},
 	[P_CG_TOL] = {"cg_tol", PX_PARAM_REAL, "1e-12",
 		      "CG stops when ||r|| <= cg_tol ||r_0|| on the reduced system", 0, 1,
 		      NULL},
 	[P_CG_MAX] = {"cg_max", PX_PARAM_INT, "100",
-		      "CG iterations per subspace step at most; 0: the number of free rows (002)",
+		      "CG iterations per subspace step at most; 0: the number of free rows (Silcowitz et al. 2010)",
 		      0, 1e9, NULL},
 	[P_GAMMA] = {"gamma", PX_PARAM_REAL, "0",
-		     "regularization A_FF + gamma * mean(diag A) * I (002 sec. 5.1); 0: none",
+		     "regularization A_FF + gamma * mean(diag A) * I (Silcowitz et al. 2010, sec. 5.1); 0: none",
 		     0, 1e6, NULL},
 	[P_REGULARIZE] = {"regularize", PX_PARAM_CHOICE, "all",
-			  "rows that get gamma: all free rows, or only the friction rows (002 sec. 5.1)",
+			  "rows that get gamma: all free rows, or only the friction rows (Silcowitz et al. 2010, sec. 5.1)",
 			  0, -1, "all|friction"},
 	[P_BACKOFF] = {"backoff", PX_PARAM_BOOL, "yes",
 		       "after a call that could not improve the iterate, skip the next 1, 2, 4, ... (at most 64) calls until one does",
 		       0, -1, NULL},
 	[P_PRECOND] = {"precond", PX_PARAM_CHOICE, "block",
-		       "CG preconditioner: block = each contact's diagonal block of the reduced matrix, none = plain CG as 002",
+		       "CG preconditioner: block = each contact's diagonal block of the reduced matrix, none = plain CG as Silcowitz et al. 2010",
 		       0, -1, "block|none"},
 };
 
@@ -294,10 +294,10 @@ static void row_bounds(const struct px_accel_host *h,
 	*lo = z[i];
 }
 
-/* The index sets of contact k at x (002 eq. 19 and its analogue, see the
- * top of the file): row classes into s->fixed, and for a sliding contact
- * of a non-separable set the outward unit normal of the set at its
- * friction impulse into s->nu. Returns the dimension of the contact's
+/* The index sets of contact k at x (Silcowitz et al. 2010, eq. 19 and its
+ * analogue, see the top of the file): row classes into s->fixed, and for a
+ * sliding contact of a non-separable set the outward unit normal of the set at
+ * its friction impulse into s->nu. Returns the dimension of the contact's
  * share of the subspace. */
 static uint32_t classify(struct pgssm *s, const struct px_accel_host *h,
 			 const double *x, size_t k)
@@ -398,7 +398,7 @@ static void restrict_to(const struct pgssm *s, uint32_t bs, size_t n,
 }
 
 /* Contact k of the trial t (x plus the subspace solution) onto its updated
- * bounds (002 Alg. lines 13-15). */
+ * bounds (Silcowitz et al. 2010, Alg. lines 13-15). */
 static void project_trial(const struct pgssm *s, const struct px_accel_host *h,
 			  const double *x, size_t k, double *t)
 {
@@ -702,7 +702,8 @@ static void pgssm_step(void *state, const struct px_accel_host *h,
 			m_best = mt;
 			improved = 1;
 		}
-		/* 002 goes on from the new iterate, better or not */
+		/* Silcowitz et al. (2010) go on from the new iterate, better or
+		 * not */
 		swap(&s->x, &s->t);
 		swap(&s->v, &s->vt);
 		m_cur = mt;
@@ -729,7 +730,8 @@ static void pgssm_step(void *state, const struct px_accel_host *h,
 	res->merit_out = m_best;
 }
 
-/* 002 sec. 4.3: "a fall back to the best iterate found while iterating". */
+/* Silcowitz et al. 2010, sec. 4.3: "a fall back to the best iterate found while
+ * iterating". */
 static void pgssm_finish(void *state, const struct px_accel_host *h,
 			 struct px_accel_result *res)
 {
@@ -767,41 +769,43 @@ static void pgssm_describe(const void *state, char *buf, size_t len)
 
 /* What `proxima plugins --describe pgssm` prints (ABI 1.4). */
 static const char pgssm_doc[] =
-	"Projected Gauss-Seidel subspace minimization (PGS-SM, 002 sec. 4): after\n"
-	"every k_pgs accepted sweeps the driver calls this plugin, which takes up\n"
-	"to k_sm subspace steps, each:\n"
+	"Projected Gauss-Seidel subspace minimization (PGS-SM, Silcowitz et al.\n"
+	"2010, sec. 4): after every k_pgs accepted sweeps the driver calls this\n"
+	"plugin, which takes up to k_sm subspace steps, each:\n"
 	"\n"
-	"    1. index sets from lambda (002 eq. 19): normal rows free when\n"
-	"       lambda_n > 0; a box row free strictly inside its bounds, held\n"
-	"       at a bound otherwise; for disc and ellipsoid a sliding\n"
-	"       contact's friction held along the set's normal and free along\n"
-	"       its boundary, with a tangential compliance |v_f| / |lambda_f|\n"
-	"    2. the reduced system on the free rows (002 eq. 22), solved by\n"
-	"       conjugate gradients matrix-free (one product with A per\n"
-	"       iteration), preconditioned per contact (precond = block) or\n"
-	"       plain as in 002 (precond = none)\n"
+	"    1. index sets from lambda (Silcowitz et al. 2010, eq. 19): normal\n"
+	"       rows free when lambda_n > 0; a box row free strictly inside its\n"
+	"       bounds, held at a bound otherwise; for disc and ellipsoid a\n"
+	"       sliding contact's friction held along the set's normal and free\n"
+	"       along its boundary, with a tangential compliance |v_f| /\n"
+	"       |lambda_f|\n"
+	"    2. the reduced system on the free rows (Silcowitz et al. 2010, eq.\n"
+	"       22), solved by conjugate gradients matrix-free (one product with\n"
+	"       A per iteration), preconditioned per contact (precond = block)\n"
+	"       or plain as in Silcowitz et al. 2010 (precond = none)\n"
 	"    3. the bounds updated for the new normal impulses and lambda\n"
-	"       projected onto them (002 Alg. lines 13-15)\n"
+	"       projected onto them (Silcowitz et al. 2010, Alg. lines 13-15)\n"
 	"    4. the natural-map residual with unit r as its merit\n"
 	"\n"
-	"A call returns the best iterate it saw, its entry iterate included (002\n"
-	"sec. 4.3's fallback): it never leaves lambda worse by that merit. A\n"
-	"reduced system found indefinite is dropped (flagged); a singular one\n"
-	"stops CG with what it has. Work is counted as 002 does, in PGS\n"
-	"iterations: one product with A is one sweep equivalent.\n"
+	"A call returns the best iterate it saw, its entry iterate included (the\n"
+	"fallback of Silcowitz et al. 2010, sec. 4.3): it never leaves lambda\n"
+	"worse by that merit. A reduced system found indefinite is dropped (flagged); a singular one\n"
+	"stops CG with what it has. Work is counted as Silcowitz et al. (2010)\n"
+	"do, in PGS iterations: one product with A is one sweep equivalent.\n"
 	"\n"
 	"Choose it for small, stiff problems that PGS converges slowly on: large\n"
-	"mass ratios, stacks at rest, static friction. 002 found it much better\n"
-	"than PGS for small configurations and similar for large ones;\n"
-	"bench/pgssm.sh measured the heavy slab on light boxes (1000:1) reaching\n"
-	"1e-10 with 52 sweeps and 732 products where PGS took 13504 sweeps, and\n"
-	"it losing on OneObject and Capsules. It pays only with an accurate merit\n"
-	"(fc3d) and a tight tolerance. Parameters: k_pgs and k_sm as 002 (25, 5);\n"
-	"cg_max = 0 is 002's limit (the free rows); gamma > 0 regularizes the\n"
-	"reduced matrix (002 sec. 5.1), all free rows or only the friction rows\n"
-	"(regularize), which damps the contact forces; backoff skips calls after\n"
-	"calls that did not help, bounding the work wasted where subspace steps\n"
-	"fail.\n";
+	"mass ratios, stacks at rest, static friction. Silcowitz et al. (2010)\n"
+	"found it much better than PGS for small configurations and similar for\n"
+	"large ones; bench/pgssm.sh measured the heavy slab on light boxes\n"
+	"(1000:1) reaching 1e-10 with 52 sweeps and 732 products where PGS took\n"
+	"13504 sweeps, and it losing on OneObject and Capsules. It pays only with\n"
+	"an accurate merit (fc3d) and a tight tolerance. Parameters: k_pgs and\n"
+	"k_sm as Silcowitz et al. 2010 (25, 5); cg_max = 0 is Silcowitz et al.'s\n"
+	"(2010) limit (the free rows); gamma > 0 regularizes the reduced matrix\n"
+	"(Silcowitz et al. 2010, sec. 5.1), all free rows or only the friction\n"
+	"rows (regularize), which damps the contact forces; backoff skips calls\n"
+	"after calls that did not help, bounding the work wasted where subspace\n"
+	"steps fail.\n";
 
 static const struct px_accelerator_ops pgssm_ops = {
 	.h = {
@@ -810,7 +814,7 @@ static const struct px_accelerator_ops pgssm_ops = {
 		.kind = PX_KIND_ACCELERATOR,
 		.ops_size = sizeof(struct px_accelerator_ops),
 		.name = "pgssm",
-		.summary = "PGS subspace minimization (002): every k_pgs sweeps, k_sm CG solves on the free rows; never returns a worse iterate",
+		.summary = "PGS subspace minimization (Silcowitz et al. 2010): every k_pgs sweeps, k_sm CG solves on the free rows; never returns a worse iterate",
 		.params = pgssm_params,
 		.n_params = sizeof pgssm_params / sizeof *pgssm_params,
 		.create = pgssm_create,

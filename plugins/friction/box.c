@@ -1,15 +1,15 @@
-/* Friction set `box`: the NCP box model of 000 (eq. 4, 7d-7e): each friction
- * row is clamped on its own to [-b_i, b_i] with b_i = mu_i lambda_n, the
- * coefficients taken as for the ellipsoid (px_friction_bounds, common.h:
- * mu_s, mu_t, mu_tau when non-zero, else mu for s and t and the parameter
- * `mu_tau` for tau). The set is a product of intervals: separable.
+/* Friction set `box`: the NCP box model of Poulsen et al. 2010 (eq. 4, 7d-7e):
+ * each friction row is clamped on its own to [-b_i, b_i] with b_i = mu_i
+ * lambda_n, the coefficients taken as for the ellipsoid (px_friction_bounds,
+ * common.h: mu_s, mu_t, mu_tau when non-zero, else mu for s and t and the
+ * parameter `mu_tau` for tau). The set is a product of intervals: separable.
  *
- * bound = constant is Catto's simplification (003 sec. 4.3, eq. 24-25):
+ * bound = constant is Catto's simplification (Catto 2005, sec. 4.3, eq. 24-25):
  * the tangential rows s and t are bounded by a constant, -limit <= lambda_u
- * <= limit, that does not see the normal impulse (003 takes mu m_c g with
- * m_c the mass share of the contact; here `limit` is that bound in the
- * units of lambda, i.e. as an impulse). 003 has no torsional row: tau keeps
- * mu_tau lambda_n, 0 by default.
+ * <= limit, that does not see the normal impulse (Catto 2005 takes mu m_c g
+ * with m_c the mass share of the contact; here `limit` is that bound in the
+ * units of lambda, i.e. as an impulse). Catto (2005) has no torsional row: tau
+ * keeps mu_tau lambda_n, 0 by default.
  *
  * The projection in a metric g (project_metric) is the small box QP
  *     min (x - z)^T g (x - z),  -b <= x <= b,
@@ -36,7 +36,7 @@ enum { P_BOUND, P_LIMIT, P_MU_TAU };
 
 static const struct px_param_decl box_params[] = {
 	[P_BOUND] = {"bound", PX_PARAM_CHOICE, "proportional",
-		     "s, t bound: mu lambda_n (000 eq. 4) or the constant limit (003 eq. 24-25)",
+		     "s, t bound: mu lambda_n (Poulsen et al. 2010, eq. 4) or the constant limit (Catto 2005, eq. 24-25)",
 		     0, 0, "proportional|constant"},
 	[P_LIMIT] = {"limit", PX_PARAM_REAL, "-1",
 		     "the constant s, t bound (an impulse >= 0), required by bound = constant; -1: unset",
@@ -55,7 +55,7 @@ static int box_create(const union px_value *values, void **state, char *err,
 
 	if (bound == BOUND_CONSTANT && limit < 0.0) {
 		snprintf(err, errlen,
-			 "bound = constant needs limit, the constant friction bound (an impulse >= 0, 003 eq. 24-25); found limit = %g%s",
+			 "bound = constant needs limit, the constant friction bound (an impulse >= 0, Catto 2005, eq. 24-25); found limit = %g%s",
 			 limit, limit == -1.0 ? " (unset)" : "");
 		return -1;
 	}
@@ -169,7 +169,7 @@ static void box_project_metric(const void *state,
 		box_project(state, fp, lambda_n, z, nf);
 		return;
 	}
-	/* into the unit cube (001 eq. 37-38, by a power of two) */
+	/* into the unit cube (Erleben 2017, eq. 37-38, by a power of two) */
 	for (uint32_t i = 0; i < nf; i++)
 		big = px_max(big, px_max(fabs(z[i]), b[i]));
 	frexp(big, &e);
@@ -198,9 +198,10 @@ static void box_project_metric(const void *state,
 
 /* What `proxima plugins --describe box` prints (ABI 1.4). */
 static const char box_doc[] =
-	"The NCP box model of 000 (eq. 4, 7d-7e) and 002: each friction row is\n"
-	"clamped on its own to [-mu_i lambda_n, mu_i lambda_n], two decoupled\n"
-	"one-dimensional Coulomb laws instead of one disc:\n"
+	"The NCP box model of Poulsen et al. 2010 (eq. 4, 7d-7e) and Silcowitz et\n"
+	"al. 2010: each friction row is clamped on its own to [-mu_i lambda_n,\n"
+	"mu_i lambda_n], two decoupled one-dimensional Coulomb laws instead of\n"
+	"one disc:\n"
 	"\n"
 	"    prox(z)_i = min(mu_i lambda_n, max(-mu_i lambda_n, z_i))\n"
 	"\n"
@@ -208,18 +209,20 @@ static const char box_doc[] =
 	"problem gives them, else mu for s and t and the parameter mu_tau for a\n"
 	"torsional row. The set is a product of intervals (separable): every row\n"
 	"may have its own r, so rfactor local uses r_i = gamma / A_ii row by row,\n"
-	"exactly projected Gauss-Seidel (PGS) and PSOR of 000 and 002. With bound\n"
-	"= constant, s and t are bounded by the fixed impulse limit, not by mu\n"
-	"lambda_n: Catto's simplification (003 sec. 4.3, eq. 24-25), which makes\n"
-	"the bounds constant and the problem a boxed LCP.\n"
+	"exactly projected Gauss-Seidel (PGS) and PSOR of Poulsen et al. 2010 and\n"
+	"Silcowitz et al. 2010. With bound = constant, s and t are bounded by the\n"
+	"fixed impulse limit, not by mu lambda_n: Catto's simplification (Catto\n"
+	"2005, sec. 4.3, eq. 24-25), which makes the bounds constant and the\n"
+	"problem a boxed LCP.\n"
 	"\n"
-	"Choose it to reproduce 000, 002 or 003 (classic PGS), or when speed\n"
-	"matters more than isotropy: the box allows up to sqrt(2) mu lambda_n\n"
-	"along a diagonal, so it over-estimates friction there and sliding need\n"
-	"not oppose the velocity. With merit = minmap the stop test is 000's\n"
-	"Theta = 1/2 H^T H of this model. limit is required with bound = constant\n"
-	"and refused otherwise; mu_tau matters only on 4-row contacts whose\n"
-	"problem gives no torsional coefficient.\n";
+	"Choose it to reproduce Poulsen et al. 2010, Silcowitz et al. 2010 or\n"
+	"Catto 2005 (classic PGS), or when speed matters more than isotropy: the\n"
+	"box allows up to sqrt(2) mu lambda_n along a diagonal, so it\n"
+	"over-estimates friction there and sliding need not oppose the velocity.\n"
+	"With merit = minmap the stop test is Poulsen et al.'s (2010) Theta = 1/2\n"
+	"H^T H of this model. limit is required with bound = constant and refused\n"
+	"otherwise; mu_tau matters only on 4-row contacts whose problem gives no\n"
+	"torsional coefficient.\n";
 
 static const struct px_friction_ops box_ops = {
 	.h = {

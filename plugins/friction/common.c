@@ -1,15 +1,15 @@
 /* Numerics shared by the friction plugins; see common.h. The metric
  * projection onto an ellipsoid follows the closest-point construction of
- * 001 sec. 4.1 (eq. 31-38) carried over to a metric g:
+ * Erleben 2017, sec. 4.1 (eq. 31-38) carried over to a metric g:
  *
  *   substitute x = D u, D = diag(a) (so x^T K x = u^T u, K = D^-2): the set
  *   becomes the unit ball and the metric g' = D g D. The minimizer satisfies
  *   g'(u - z') + theta u = 0 with z' = D^-1 z, theta >= 0, so
  *       u(theta) = (g' + theta I)^-1 c,   c = g' z' = D g z,
  *   and ||u(theta)||^2 - 1 is strictly decreasing in theta (the role of
- *   001 eq. 35, which is the case g = I with t = theta). Since
+ *   Erleben 2017, eq. 35, which is the case g = I with t = theta). Since
  *   ||u(theta)|| <= ||c|| / theta, theta = ||c|| brackets the root (the
- *   analogue of 001 eq. 36); bisection finds it.
+ *   analogue of Erleben 2017, eq. 36); bisection finds it.
  *
  * Rows with a zero semi-axis are pinned at 0. With d = x - z and x_0 = 0,
  * (x - z)^T g (x - z) = (d_r + g_rr^-1 g_r0 d_0)^T g_rr (...) + const, so
@@ -135,8 +135,8 @@ static void project_free(const double *m, const uint32_t *r, uint32_t k,
 		hi = hypot(hi, c[i]);
 	if (!(hi > 0.0)) /* only when a underflows: no bracket */
 		return;
-	/* hi = ||c|| brackets the root; expand by 1.5 as 001 does should
-	 * rounding leave it short */
+	/* hi = ||c|| brackets the root; expand by 1.5 as Erleben (2017) does
+	 * should rounding leave it short */
 	for (int i = 0; i < 64 && ball_gap(gp, c, k, hi, u) > 0.0; i++)
 		hi *= 1.5;
 	for (int it = 0; it < 80; it++) {
@@ -163,7 +163,8 @@ void px_metric_ellipsoid(const double *m, uint32_t n, const double *a,
 	double w[3], ax[3], big = 0.0, f = 0.0;
 	int e, moved = 0;
 
-	/* 001 eq. 37-38: work in the unit cube (a power of two: exact) */
+	/* Erleben 2017, eq. 37-38: work in the unit cube (a power of two:
+	 * exact) */
 	for (uint32_t i = 0; i < n; i++)
 		big = px_max(big, px_max(a[i] > 0.0 ? a[i] : 0.0, fabs(z[i])));
 	frexp(big, &e);

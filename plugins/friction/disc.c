@@ -1,6 +1,6 @@
-/* Friction set `disc`: isotropic Coulomb friction (001 sec. 3). The friction
- * impulse (s, t) is projected onto the disc of radius mu * lambda_n: kept
- * when inside, scaled onto the rim otherwise. On 4-row contacts the disc
+/* Friction set `disc`: isotropic Coulomb friction (Erleben 2017, sec. 3). The
+ * friction impulse (s, t) is projected onto the disc of radius mu * lambda_n:
+ * kept when inside, scaled onto the rim otherwise. On 4-row contacts the disc
  * carries no torsional friction: the tau row is projected to 0 (use the
  * ellipsoid set for spin friction).
  *
@@ -38,9 +38,9 @@ static void disc_project_metric(const void *state,
 
 /* What `proxima plugins --describe disc` prints (ABI 1.4). */
 static const char disc_doc[] =
-	"Isotropic Coulomb friction (001 sec. 3): the friction impulse (s, t) of\n"
-	"a contact must lie in the disc of radius mu lambda_n. The projection\n"
-	"keeps a point inside and scales a point outside onto the rim:\n"
+	"Isotropic Coulomb friction (Erleben 2017, sec. 3): the friction impulse\n"
+	"(s, t) of a contact must lie in the disc of radius mu lambda_n. The\n"
+	"projection keeps a point inside and scales a point outside onto the rim:\n"
 	"\n"
 	"    prox(z) = z                       if |z| <= mu lambda_n\n"
 	"              z mu lambda_n / |z|     otherwise\n"

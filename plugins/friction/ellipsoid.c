@@ -1,7 +1,7 @@
-/* Friction set `ellipsoid`: the Coulomb-Contensou law (001 sec. 4.1). The
- * friction impulse (s, t, tau) of a 4-row contact is projected onto the
+/* Friction set `ellipsoid`: the Coulomb-Contensou law (Erleben 2017, sec. 4.1).
+ * The friction impulse (s, t, tau) of a 4-row contact is projected onto the
  * ellipsoid x^T K x <= 1 of semi-axes (mu_s, mu_t, mu_tau) * lambda_n
- * (001 eq. 28-29); on 3-row contacts, or with mu_tau = 0, it is the
+ * (Erleben 2017, eq. 28-29); on 3-row contacts, or with mu_tau = 0, it is the
  * anisotropic ellipse in (s, t) and tau is 0. Coefficients: see
  * px_friction_bounds (common.h); the parameter `mu_tau` serves contacts
  * whose problem gives no torsional coefficient.
@@ -56,7 +56,7 @@ static void ellipsoid_destroy(void *state)
 	free(state);
 }
 
-/* 001 eq. 35 on the scaled problem, k free rows */
+/* Erleben 2017, eq. 35 on the scaled problem, k free rows */
 static double g_of_t(const double *a, const double *w, uint32_t k, double t)
 {
 	double sum = 0.0;
@@ -178,11 +178,11 @@ static void ellipsoid_project_metric(const void *state,
 
 /* What `proxima plugins --describe ellipsoid` prints (ABI 1.4). */
 static const char ellipsoid_doc[] =
-	"The Coulomb-Contensou law (001 sec. 4.1): the friction impulse (s, t,\n"
-	"tau) of a 4-row contact, torsion included, lies in the ellipsoid x^T K x\n"
-	"<= 1 of semi-axes (mu_s, mu_t, mu_tau) lambda_n (001 eq. 28-29). A point\n"
-	"outside is moved to its closest point x = (t K + I)^-1 z (eq. 32), t > 0\n"
-	"the root of\n"
+	"The Coulomb-Contensou law (Erleben 2017, sec. 4.1): the friction impulse\n"
+	"(s, t, tau) of a 4-row contact, torsion included, lies in the ellipsoid\n"
+	"x^T K x <= 1 of semi-axes (mu_s, mu_t, mu_tau) lambda_n (Erleben 2017,\n"
+	"eq. 28-29). A point outside is moved to its closest point x = (t K +\n"
+	"I)^-1 z (eq. 32), t > 0 the root of\n"
 	"\n"
 	"    g(t) = sum_i a_i^2 z_i^2 / (a_i^2 + t)^2 - 1      (eq. 35)\n"
 	"\n"

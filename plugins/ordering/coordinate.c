@@ -1,7 +1,7 @@
-/* Ordering `coordinate`, coordinate permutation (000 sec. 5): visit the
- * contacts sorted by their position along an axis, e.g. bottom-up through a
- * stack so that support propagates in one sweep. The axis is x, y, z or a
- * vector "ax,ay,az" (the gravity direction, say); direction ascending or
+/* Ordering `coordinate`, coordinate permutation (Poulsen et al. 2010, sec. 5):
+ * visit the contacts sorted by their position along an axis, e.g. bottom-up
+ * through a stack so that support propagates in one sweep. The axis is x, y, z
+ * or a vector "ax,ay,az" (the gravity direction, say); direction ascending or
  * descending. Ties keep the problem's order. Needs contact positions:
  * problems read from files (Siconos, FCLib) have none, and prepare refuses
  * them rather than silently keeping the problem's order. */
@@ -138,20 +138,21 @@ static int coordinate_next(void *state, const struct px_sweep_state *ss,
 
 /* What `proxima plugins --describe coordinate` prints (ABI 1.4). */
 static const char coordinate_doc[] =
-	"Coordinate permutation (CP, 000 sec. 5): the contacts are visited sorted\n"
-	"by their position along an axis, so that support propagates through a\n"
-	"structure in one sweep, e.g. bottom-up through a stack. axis is x, y, z\n"
-	"or any vector \"ax,ay,az\" (the gravity direction, say); direction\n"
-	"ascending or descending along it. Ties keep the problem's order.\n"
+	"Coordinate permutation (CP, Poulsen et al. 2010, sec. 5): the contacts\n"
+	"are visited sorted by their position along an axis, so that support\n"
+	"propagates through a structure in one sweep, e.g. bottom-up through a\n"
+	"stack. axis is x, y, z or any vector \"ax,ay,az\" (the gravity direction,\n"
+	"say); direction ascending or descending along it. Ties keep the\n"
+	"problem's order.\n"
 	"\n"
 	"It needs contact positions: problems built by the world (proxima run)\n"
 	"have them, problems read from files (Siconos .dat, FCLib) do not, and\n"
 	"prepare refuses them with an error rather than silently keeping the\n"
 	"problem's order.\n"
 	"\n"
-	"000 found descending y the best variant, good on dense and\n"
-	"non-structured setups, bad on loose ones, and called the heuristic of\n"
-	"little general use because the right axis must be known in advance.\n"
+	"Poulsen et al. (2010) found descending y the best variant, good on dense\n"
+	"and non-structured setups, bad on loose ones, and called the heuristic\n"
+	"of little general use because the right axis must be known in advance.\n"
 	"Choose it for structured scenes with a known up direction (stacks,\n"
 	"walls).\n";
 
@@ -162,7 +163,7 @@ static const struct px_ordering_ops coordinate_ops = {
 		.kind = PX_KIND_ORDERING,
 		.ops_size = sizeof(struct px_ordering_ops),
 		.name = "coordinate",
-		.summary = "contacts sorted by position along an axis (000); needs contact positions",
+		.summary = "contacts sorted by position along an axis (Poulsen et al. 2010); needs contact positions",
 		.params = coordinate_params,
 		.n_params = sizeof coordinate_params / sizeof *coordinate_params,
 		.create = coordinate_create,

@@ -26,16 +26,16 @@ static int identity_next(void *state, const struct px_sweep_state *s,
 /* What `proxima plugins --describe identity` prints (ABI 1.4). */
 static const char identity_doc[] =
 	"Every sweep visits all contacts, whole (normal and friction rows\n"
-	"together), in the problem's own order: plain Gauss-Seidel (001 Algorithm\n"
-	"2) or, with scheduler jacobi, plain Jacobi. The permutation never\n"
-	"changes, so schedulers that prepare per-permutation lists (colored)\n"
-	"reuse them.\n"
+	"together), in the problem's own order: plain Gauss-Seidel (Erleben 2017,\n"
+	"Algorithm 2) or, with scheduler jacobi, plain Jacobi. The permutation\n"
+	"never changes, so schedulers that prepare per-permutation lists\n"
+	"(colored) reuse them.\n"
 	"\n"
 	"Choose it as the baseline and the default: its result depends only on\n"
 	"the problem file, and for scenes it is the order in which the world\n"
 	"builds the contacts. The other orderings are measured against it\n"
-	"(bench/orderings.sh; 000 reports its heuristics as speedups over it). No\n"
-	"parameters.\n";
+	"(bench/orderings.sh; Poulsen et al. (2010) report its heuristics as\n"
+	"speedups over it). No parameters.\n";
 
 static const struct px_ordering_ops identity_ops = {
 	.h = {

@@ -1,11 +1,11 @@
-/* Ordering `ipp`, impulse propagation permutation (000 sec. 5): visit the
- * contacts sorted by their relative normal velocity, the normal row of
- * v = A lambda + b (b alone when lambda starts at zero), ascending (the
- * fastest approaching contact first, 000's choice) or descending. 000 sorts
- * once per solve because re-sorting every sweep cost too much; resort_every
- * = N re-sorts by the current velocity every N sweeps, at the price of one
- * product with A and one O(n log n) sort each time. Ties keep the problem's
- * order. */
+/* Ordering `ipp`, impulse propagation permutation (Poulsen et al. 2010, sec.
+ * 5): visit the contacts sorted by their relative normal velocity, the normal
+ * row of v = A lambda + b (b alone when lambda starts at zero), ascending (the
+ * fastest approaching contact first, Poulsen et al.'s (2010) choice) or
+ * descending. Poulsen et al. (2010) sort once per solve because re-sorting
+ * every sweep cost too much; resort_every = N re-sorts by the current velocity
+ * every N sweeps, at the price of one product with A and one O(n log n) sort
+ * each time. Ties keep the problem's order. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -126,22 +126,23 @@ static int ipp_next(void *state, const struct px_sweep_state *ss,
 
 /* What `proxima plugins --describe ipp` prints (ABI 1.4). */
 static const char ipp_doc[] =
-	"Impulse propagation permutation (IPP, 000 sec. 5): the contacts are\n"
-	"visited sorted by their relative normal velocity, the normal row of v =\n"
-	"A lambda + b (b alone from lambda = 0): ascending, the fastest\n"
-	"approaching contact first (000's choice, mimicking how impulses\n"
-	"propagate through a stack), or descending. Ties keep the problem's order\n"
-	"(a stable merge sort).\n"
+	"Impulse propagation permutation (IPP, Poulsen et al. 2010, sec. 5): the\n"
+	"contacts are visited sorted by their relative normal velocity, the\n"
+	"normal row of v = A lambda + b (b alone from lambda = 0): ascending, the\n"
+	"fastest approaching contact first (Poulsen et al.'s (2010) choice,\n"
+	"mimicking how impulses propagate through a stack), or descending. Ties\n"
+	"keep the problem's order (a stable merge sort).\n"
 	"\n"
-	"000 sorts once per solve, because re-sorting every sweep cost too much;\n"
-	"resort_every = N re-sorts by the current velocity every N sweeps, at the\n"
-	"price of one product with A and one O(n log n) sort each time, and a\n"
-	"colored scheduler then rebuilds its per-color lists.\n"
+	"Poulsen et al. (2010) sort once per solve, because re-sorting every\n"
+	"sweep cost too much; resort_every = N re-sorts by the current velocity\n"
+	"every N sweeps, at the price of one product with A and one O(n log n)\n"
+	"sort each time, and a colored scheduler then rebuilds its per-color\n"
+	"lists.\n"
 	"\n"
 	"Choose it when the problem has a clear propagation direction not\n"
-	"reflected in its order. 000 found it no better than plain PGS (\"no\n"
-	"benefit\"), and bench/orderings.sh found it changing little; it is here\n"
-	"to reproduce that result.\n";
+	"reflected in its order. Poulsen et al. (2010) found it no better than\n"
+	"plain PGS (\"no benefit\"), and bench/orderings.sh found it changing\n"
+	"little; it is here to reproduce that result.\n";
 
 static const struct px_ordering_ops ipp_ops = {
 	.h = {
@@ -150,7 +151,7 @@ static const struct px_ordering_ops ipp_ops = {
 		.kind = PX_KIND_ORDERING,
 		.ops_size = sizeof(struct px_ordering_ops),
 		.name = "ipp",
-		.summary = "impulse propagation: contacts sorted by relative normal velocity (000)",
+		.summary = "impulse propagation: contacts sorted by relative normal velocity (Poulsen et al. 2010)",
 		.params = ipp_params,
 		.n_params = sizeof ipp_params / sizeof *ipp_params,
 		.create = ipp_create,

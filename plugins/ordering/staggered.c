@@ -1,13 +1,13 @@
-/* Ordering `staggered` (000 sec. 5, eq. 19-21): the normal and the friction
- * rows of all contacts become two sub-problems, swept separately, each with
- * the other's impulses held fixed. A sweep over one part computes and
+/* Ordering `staggered` (Poulsen et al. 2010, sec. 5, eq. 19-21): the normal and
+ * the friction rows of all contacts become two sub-problems, swept separately,
+ * each with the other's impulses held fixed. A sweep over one part computes and
  * changes only that part's rows, so it costs less than a full sweep.
  *   mode = extreme  (ESP) alternate: normal, friction, normal, ...
  *          greedy   (GSP) sweep the part whose latest sweep changed its
  *                   impulses more (the max-norm change the driver reports
  *                   per part), the normal part first, and never more than
- *                   max_run sweeps of one part in a row (000: greedy alone
- *                   may sweep one part to convergence first).
+ *                   max_run sweeps of one part in a row (Poulsen et al. 2010:
+ *                   greedy alone may sweep one part to convergence first).
  * Contacts are visited in the problem's order. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,11 +106,11 @@ static int staggered_next(void *state, const struct px_sweep_state *ss,
 
 /* What `proxima plugins --describe staggered` prints (ABI 1.4). */
 static const char staggered_doc[] =
-	"Staggered permutations (000 sec. 5, eq. 19-21, after Kaufman et al.):\n"
-	"the normal rows and the friction rows of all contacts become two\n"
-	"sub-problems swept separately, each with the other's impulses held\n"
-	"fixed. A sweep over one part computes and changes only that part's rows,\n"
-	"so it costs less than a full sweep.\n"
+	"Staggered permutations (Poulsen et al. 2010, sec. 5, eq. 19-21, after\n"
+	"Kaufman et al.): the normal rows and the friction rows of all contacts\n"
+	"become two sub-problems swept separately, each with the other's impulses\n"
+	"held fixed. A sweep over one part computes and changes only that part's\n"
+	"rows, so it costs less than a full sweep.\n"
 	"\n"
 	"    mode = extreme  (ESP) alternate: normal, friction, normal, ...\n"
 	"           greedy   (GSP) sweep the part whose latest sweep changed its\n"
@@ -118,15 +118,16 @@ static const char staggered_doc[] =
 	"                    normal part first, at most max_run sweeps of one\n"
 	"                    part in a row\n"
 	"\n"
-	"000 reports ESP 1.4-2.2x and GSP 1.7-2.7x cheaper per iteration than PGS\n"
-	"(Tables 2-3) and GSP converging at least as well. bench/orderings.sh\n"
-	"measured a part sweep 1.5-2.0x cheaper; greedy reached 1e-6 about twice\n"
-	"as fast as identity on box columns and BoxesStack1, but needed 2.7-5.6x\n"
-	"more sweeps on Capsules and KaplasTower. Choose it for stacks and\n"
-	"box-friction problems; check loose structures. max_run bounds greedy's\n"
-	"runs: 000 notes that greedy alone may sweep one part to convergence\n"
-	"before touching the other. A normal-only sweep never ends a solve (the\n"
-	"driver waits for a sweep that projects the friction).\n";
+	"Poulsen et al. (2010) report ESP 1.4-2.2x and GSP 1.7-2.7x cheaper per\n"
+	"iteration than PGS (Tables 2-3) and GSP converging at least as well.\n"
+	"bench/orderings.sh measured a part sweep 1.5-2.0x cheaper; greedy\n"
+	"reached 1e-6 about twice as fast as identity on box columns and\n"
+	"BoxesStack1, but needed 2.7-5.6x more sweeps on Capsules and\n"
+	"KaplasTower. Choose it for stacks and box-friction problems; check loose\n"
+	"structures. max_run bounds greedy's runs: Poulsen et al. (2010) note\n"
+	"that greedy alone may sweep one part to convergence before touching the\n"
+	"other. A normal-only sweep never ends a solve (the driver waits for a\n"
+	"sweep that projects the friction).\n";
 
 static const struct px_ordering_ops staggered_ops = {
 	.h = {
@@ -135,7 +136,7 @@ static const struct px_ordering_ops staggered_ops = {
 		.kind = PX_KIND_ORDERING,
 		.ops_size = sizeof(struct px_ordering_ops),
 		.name = "staggered",
-		.summary = "normal and friction parts swept separately: alternating (extreme) or greedy (000)",
+		.summary = "normal and friction parts swept separately: alternating (extreme) or greedy (Poulsen et al. 2010)",
 		.params = staggered_params,
 		.n_params = sizeof staggered_params / sizeof *staggered_params,
 		.create = staggered_create,

@@ -1,10 +1,10 @@
-/* R-factor strategy `blocked` (001 sec. 4.2, eq. 40): per contact
+/* R-factor strategy `blocked` (Erleben 2017, sec. 4.2, eq. 40): per contact
  *
  *     R_k = [ 1/A_nn     0           ]
  *           [ 0          A_ff^-1     ]   (f = s, t[, tau])
  *
  * from the contact's diagonal block of A (its friction block symmetrized).
- * 001 found this strategy to fail in practice. The reason: with a
+ * Erleben (2017) found this strategy to fail in practice. The reason: with a
  * non-scalar R_ff, the Euclidean projection of lambda_f - R_ff v_f onto the
  * friction set does not have the Coulomb law as its fixed point (its fixed
  * points satisfy -R_ff v_f in N_F, not -v_f in N_F), so the iteration
@@ -13,7 +13,8 @@
  * plugin ABI 1.1), whose fixed point is the Coulomb law: with R as above
  * that is the exact solve of the contact's friction rows for its new normal
  * impulse. The host refuses a friction plugin without project_metric.
- * A sweep whose residual grew is rejected and R <- nu R (001: nu = 0.5). */
+ * A sweep whose residual grew is rejected and R <- nu R (Erleben 2017: nu =
+ * 0.5). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ static const struct px_param_decl blocked_params[] = {
 		  "back-tracking: R <- nu R when a sweep's residual grew (1: never reject)",
 		  1e-6, 1.0, NULL},
 	[P_GROWTH] = {"growth", PX_PARAM_REAL, "1.1",
-		      "back-tracking rejects a sweep only when its delta exceeds growth times the last accepted one (1: any growth, as 001)",
+		      "back-tracking rejects a sweep only when its delta exceeds growth times the last accepted one (1: any growth, as Erleben 2017)",
 		      1.0, 1e6, NULL},
 };
 
@@ -102,14 +103,14 @@ static int blocked_adapt(void *state, double residual_prev,
 
 /* What `proxima plugins --describe blocked` prints (ABI 1.4). */
 static const char blocked_doc[] =
-	"The Blocked r-factor strategy (001 sec. 4.2, eq. 40): per contact a\n"
-	"block\n"
+	"The Blocked r-factor strategy (Erleben 2017, sec. 4.2, eq. 40): per\n"
+	"contact a block\n"
 	"\n"
 	"    R_k = [ 1/A_nn   0        ]\n"
 	"          [ 0        A_ff^-1  ]     (f = s, t[, tau])\n"
 	"\n"
-	"from the contact's diagonal block of A (friction block symmetrized). 001\n"
-	"found it the worst strategy, failing in practice. The reason: with a\n"
+	"from the contact's diagonal block of A (friction block symmetrized).\n"
+	"Erleben (2017) found it the worst strategy, failing in practice. The reason: with a\n"
 	"non-scalar R_ff the Euclidean projection of lambda_f - R_ff v_f does not\n"
 	"have Coulomb's law as its fixed point, so the iteration heads for a\n"
 	"wrong answer and back-tracking fires over and over. proxima projects in\n"
@@ -120,7 +121,7 @@ static const char blocked_doc[] =
 	"\n"
 	"Choose it for strongly coupled friction rows (long thin contacts,\n"
 	"anisotropic inertia) where one r per row converges slowly. A sweep whose\n"
-	"residual grew is rejected and R multiplied by nu (001: 0.5).\n";
+	"residual grew is rejected and R multiplied by nu (Erleben 2017: 0.5).\n";
 
 static const struct px_rfactor_ops blocked_ops = {
 	.h = {

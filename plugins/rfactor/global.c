@@ -1,9 +1,10 @@
-/* R-factor strategy `global` (001 sec. 4.2): one r for every row. Either a
- * given value (001 hard-wires 5) or `auto`: r = 2 / (alpha_min + alpha_max)
- * with the extreme eigenvalues of A estimated by a short Lanczos run on the
- * operator (only products A x, never a dense matrix). Foerg et al. give
- * this choice as the one that contracts fastest. A sweep whose residual
- * grew is rejected and r <- nu r (001: nu = 0.5 for Global).
+/* R-factor strategy `global` (Erleben 2017, sec. 4.2): one r for every row.
+ * Either a given value (Erleben 2017 hard-wires 5) or `auto`: r = 2 /
+ * (alpha_min + alpha_max) with the extreme eigenvalues of A estimated by a
+ * short Lanczos run on the operator (only products A x, never a dense matrix).
+ * Foerg et al. give this choice as the one that contracts fastest. A sweep
+ * whose residual grew is rejected and r <- nu r (Erleben 2017: nu = 0.5 for
+ * Global).
  *
  * Lanczos assumes a symmetric operator; the W of real files is symmetric to
  * ~1e-3 at worst, which moves the estimates by as little. */
@@ -28,7 +29,7 @@ static const struct px_param_decl global_params[] = {
 		     "auto: Lanczos steps for the eigenvalue estimates", 2, 1000,
 		     NULL},
 	[P_GROWTH] = {"growth", PX_PARAM_REAL, "1.1",
-		      "back-tracking rejects a sweep only when its delta exceeds growth times the last accepted one (1: any growth, as 001)",
+		      "back-tracking rejects a sweep only when its delta exceeds growth times the last accepted one (1: any growth, as Erleben 2017)",
 		      1.0, 1e6, NULL},
 };
 
@@ -210,25 +211,26 @@ static int global_adapt(void *state, double residual_prev, double residual_new,
 
 /* What `proxima plugins --describe global` prints (ABI 1.4). */
 static const char global_doc[] =
-	"The Global r-factor strategy (001 sec. 4.2): one r for every row. r is a\n"
-	"given positive number (001 hard-wires 5), or auto:\n"
+	"The Global r-factor strategy (Erleben 2017, sec. 4.2): one r for every\n"
+	"row. r is a given positive number (Erleben 2017 hard-wires 5), or\n"
+	"auto:\n"
 	"\n"
-	"    r = 2 / (alpha_min + alpha_max)          (004 eq. 3.24)\n"
+	"    r = 2 / (alpha_min + alpha_max)          (Poulsen 2010, eq. 3.24)\n"
 	"\n"
 	"with the extreme eigenvalues of A estimated by lanczos_steps steps of\n"
 	"Lanczos on the operator (products A x only, never a dense A), the choice\n"
-	"that minimizes the spectral radius of the iteration (Foerg et al.; 004\n"
-	"sec. 3.5). A sweep whose residual grew is rejected and r multiplied by\n"
-	"nu (001: nu = 0.5).\n"
+	"that minimizes the spectral radius of the iteration (Foerg et al.; Poulsen\n"
+	"2010, sec. 3.5). A sweep whose residual grew is rejected and r multiplied by\n"
+	"nu (Erleben 2017: nu = 0.5).\n"
 	"\n"
-	"Choose it for structured stacks: 001 found Global more accurate and more\n"
-	"often absolutely convergent there than Local, at the price of more\n"
-	"iterations. A fixed r ignores mass ratios: on heavy-on-light problems\n"
-	"the rows of the light body need a smaller r than the heavy one's, and\n"
-	"back-tracking then shrinks r for everyone. More Lanczos steps sharpen\n"
-	"the estimate of alpha_min, which matters little since A is only\n"
-	"semi-definite (alpha_min is clamped at 0). The set may be separable or\n"
-	"not: one r suits both.\n";
+	"Choose it for structured stacks: Erleben (2017) found Global more\n"
+	"accurate and more often absolutely convergent there than Local, at the\n"
+	"price of more iterations. A fixed r ignores mass ratios: on\n"
+	"heavy-on-light problems the rows of the light body need a smaller r than\n"
+	"the heavy one's, and back-tracking then shrinks r for everyone. More\n"
+	"Lanczos steps sharpen the estimate of alpha_min, which matters little\n"
+	"since A is only semi-definite (alpha_min is clamped at 0). The set may\n"
+	"be separable or not: one r suits both.\n";
 
 static const struct px_rfactor_ops global_ops = {
 	.h = {

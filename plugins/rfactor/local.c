@@ -1,12 +1,12 @@
-/* R-factor strategy `local` (001 sec. 4.2, eq. 39): r_i = gamma / A_ii per
- * row. gamma = 1 is projected Gauss-Seidel's step, gamma > 1 over-relaxes
- * (PSOR); with the box set and nu = 1 the scheme is textbook PGS/PSOR. On a
- * non-separable friction set (disc, ellipsoid) the friction rows of a
- * contact share one r, gamma / max_i A_ii over them: a Euclidean projection
- * with different r per row does not have the Coulomb solution as its fixed
- * point. A sweep whose residual grew is rejected and every r shrunk by nu
- * (back-tracking, 001 uses nu = 0.9 for Local), when it grew by more than
- * the factor growth (issue 20; 1 is 001's rule). */
+/* R-factor strategy `local` (Erleben 2017, sec. 4.2, eq. 39): r_i = gamma /
+ * A_ii per row. gamma = 1 is projected Gauss-Seidel's step, gamma > 1
+ * over-relaxes (PSOR); with the box set and nu = 1 the scheme is textbook
+ * PGS/PSOR. On a non-separable friction set (disc, ellipsoid) the friction rows
+ * of a contact share one r, gamma / max_i A_ii over them: a Euclidean
+ * projection with different r per row does not have the Coulomb solution as its
+ * fixed point. A sweep whose residual grew is rejected and every r shrunk by nu
+ * (back-tracking, Erleben (2017) uses nu = 0.9 for Local), when it grew by more
+ * than the factor growth (issue 20; 1 is Erleben's (2017) rule). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -22,7 +22,7 @@ static const struct px_param_decl local_params[] = {
 		     "relaxation: r_i = gamma / A_ii (1: PGS, > 1: PSOR over-relaxation)",
 		     0.01, 1.99, NULL},
 	[P_GROWTH] = {"growth", PX_PARAM_REAL, "1.1",
-		      "back-tracking rejects a sweep only when its delta exceeds growth times the last accepted one (1: any growth, as 001)",
+		      "back-tracking rejects a sweep only when its delta exceeds growth times the last accepted one (1: any growth, as Erleben 2017)",
 		      1.0, 1e6, NULL},
 };
 
@@ -92,30 +92,31 @@ static int local_adapt(void *state, double residual_prev, double residual_new,
 
 /* What `proxima plugins --describe local` prints (ABI 1.4). */
 static const char local_doc[] =
-	"The Local r-factor strategy (001 sec. 4.2, eq. 39): r_i = gamma / A_ii\n"
-	"for every row i, from the diagonal of the contact's block of A. gamma =\n"
-	"1 is projected Gauss-Seidel's step; gamma > 1 over-relaxes (PSOR), gamma\n"
-	"< 1 under-relaxes. With friction box and nu = 1 the scheme is textbook\n"
-	"PGS/PSOR. On a non-separable friction set (disc, ellipsoid) the friction\n"
-	"rows of a contact share one r, gamma / max_i A_ii over them: a Euclidean\n"
-	"projection with a different r per row would not have the Coulomb\n"
-	"solution as its fixed point.\n"
+	"The Local r-factor strategy (Erleben 2017, sec. 4.2, eq. 39): r_i =\n"
+	"gamma / A_ii for every row i, from the diagonal of the contact's block\n"
+	"of A. gamma = 1 is projected Gauss-Seidel's step; gamma > 1 over-relaxes\n"
+	"(PSOR), gamma < 1 under-relaxes. With friction box and nu = 1 the scheme\n"
+	"is textbook PGS/PSOR. On a non-separable friction set (disc, ellipsoid)\n"
+	"the friction rows of a contact share one r, gamma / max_i A_ii over\n"
+	"them: a Euclidean projection with a different r per row would not have\n"
+	"the Coulomb solution as its fixed point.\n"
 	"\n"
 	"Back-tracking: a sweep whose residual (delta) grew is rejected, lambda\n"
-	"rolled back and every r multiplied by nu (001 uses nu = 0.9 for Local;\n"
-	"004 sec. 3.5 discusses the choice); nu = 1 never rejects. At most\n"
-	"max_backtracks rejections per solve ([solver]). Only a growth by more\n"
-	"than the factor growth rejects (default 1.1; 1 is 001's rule): with\n"
-	"growth = 1 a slow linear convergence, whose delta wobbles on a\n"
-	"plateau, rejected sweep after sweep (Capsules-i122: 100 rejections in\n"
-	"10000 sweeps, r shrunk to 0.9^100, fc3d stuck at 3.5e-7).\n"
+	"rolled back and every r multiplied by nu (Erleben 2017 uses nu = 0.9\n"
+	"for Local; Poulsen 2010, sec. 3.5 discusses the choice); nu = 1 never\n"
+	"rejects. At most max_backtracks rejections per solve ([solver]). Only a\n"
+	"growth by more than the factor growth rejects (default 1.1; 1 is\n"
+	"Erleben's (2017) rule): with growth = 1 a slow linear convergence, whose\n"
+	"delta wobbles on a plateau, rejected sweep after sweep (Capsules-i122:\n"
+	"100 rejections in 10000 sweeps, r shrunk to 0.9^100, fc3d stuck at\n"
+	"3.5e-7).\n"
 	"\n"
 	"Choose it as the default: it adapts to mass ratios per contact and needs\n"
-	"no eigenvalue estimate. 001 found it using fewer iterations than Global,\n"
-	"with more divergence detections. nu defaults to 1 (no back-tracking):\n"
-	"with nu = 0.9, transient growths of delta shrink r and stall solves on\n"
-	"Capsules and OneObject (README, \"Choosing the default\"); set nu < 1\n"
-	"to back-track.\n";
+	"no eigenvalue estimate. Erleben (2017) found it using fewer iterations\n"
+	"than Global, with more divergence detections. nu defaults to 1 (no\n"
+	"back-tracking): with nu = 0.9, transient growths of delta shrink r and\n"
+	"stall solves on Capsules and OneObject (README, \"Choosing the default\");\n"
+	"set nu < 1 to back-track.\n";
 
 static const struct px_rfactor_ops local_ops = {
 	.h = {

@@ -1,12 +1,12 @@
 /* Scheduler `colored`: Gauss-Seidel in parallel over a coloring of the
- * contact conflict graph (004 ch. 4 and 7.3). Contacts of one color share
- * no dynamic body (no non-zero block of A), so a color's contacts are
+ * contact conflict graph (Poulsen 2010, ch. 4 and 7.3). Contacts of one color
+ * share no dynamic body (no non-zero block of A), so a color's contacts are
  * relaxed concurrently with OpenMP, and the barrier at the end of each
  * color is the sweep's only synchronization. Colors are swept in color
  * order; inside a color the contacts keep the ordering's relative order.
  *
- * Relaxed colors (004 sec. 4.3.1, 7.2.2-7.3): with merge_below = N, every
- * color of fewer than N contacts joins one unsafe color, relaxed last and
+ * Relaxed colors (Poulsen 2010, sec. 4.3.1, 7.2.2-7.3): with merge_below = N,
+ * every color of fewer than N contacts joins one unsafe color, relaxed last and
  * Jacobi style without a race: first every contact's new impulse is
  * computed in parallel from the state the safe colors left (kern->compute,
  * reads only), then the impulses are committed on one thread in the
@@ -57,7 +57,7 @@ enum { P_COLORING = TEAM_N_PARAMS, P_MERGE_BELOW, P_PATCHES, P_LANES };
 static const struct px_param_decl colored_params[] = {
 	TEAM_PARAMS,
 	[P_COLORING] = {"coloring", PX_PARAM_CHOICE, "greedy",
-			"greedy: the lowest free color; balanced: the least-used free color (004 sec. 4.3)",
+			"greedy: the lowest free color; balanced: the least-used free color (Poulsen 2010, sec. 4.3)",
 			0, -1, "greedy|balanced"},
 	[P_MERGE_BELOW] = {"merge_below", PX_PARAM_INT, "0",
 			   "colors of fewer contacts are merged into one unsafe color relaxed Jacobi style (0: none)",
@@ -343,23 +343,25 @@ static void colored_describe(const void *state, char *buf, size_t len)
 /* What `proxima plugins --describe colored` prints (ABI 1.4). */
 static const char colored_doc[] =
 	"Gauss-Seidel in parallel over a coloring of the contact conflict graph\n"
-	"(004 ch. 4, 7.3): contacts of one color share no dynamic body, so a\n"
-	"color's contacts are relaxed concurrently with OpenMP, and the barrier\n"
-	"at the end of each color is the sweep's only synchronization. Colors are\n"
-	"swept in order; inside a color the ordering's relative order is kept.\n"
+	"(Poulsen 2010, ch. 4, 7.3): contacts of one color share no dynamic body,\n"
+	"so a color's contacts are relaxed concurrently with OpenMP, and the\n"
+	"barrier at the end of each color is the sweep's only synchronization.\n"
+	"Colors are swept in order; inside a color the ordering's relative order\n"
+	"is kept.\n"
 	"\n"
 	"    coloring = greedy    each contact takes the lowest color free\n"
 	"                         among its neighbours: few colors, the first\n"
-	"                         ones large (004 sec. 4.3)\n"
+	"                         ones large (Poulsen 2010, sec. 4.3)\n"
 	"               balanced  the least-used free color: colors of similar\n"
 	"                         size, often many more of them\n"
 	"\n"
 	"With merge_below = N, every color of fewer than N contacts joins one\n"
-	"unsafe color, relaxed last and Jacobi style (004 sec. 4.3.1, 7.2.2: the\n"
-	"relaxed scheme): computed in parallel from the state the safe colors\n"
-	"left, committed in a fixed order. N is an absolute count, not per thread\n"
-	"as in 004, so the colors, and the result, do not depend on the thread\n"
-	"count: lambda is bit for bit the same for any number of threads.\n"
+	"unsafe color, relaxed last and Jacobi style (Poulsen 2010, sec. 4.3.1,\n"
+	"7.2.2: the relaxed scheme): computed in parallel from the state the safe\n"
+	"colors left, committed in a fixed order. N is an absolute count, not per\n"
+	"thread as in Poulsen 2010, so the colors, and the result, do not depend\n"
+	"on the thread count: lambda is bit for bit the same for any number of\n"
+	"threads.\n"
 	"\n"
 	"With patches = K, the contacts are cut into K ranges of consecutive\n"
 	"indices. The contacts whose conflicts all lie in their own range are\n"
@@ -380,8 +382,8 @@ static const char colored_doc[] =
 	"contacts (patches = 0) costs locality and convergence on lattices:\n"
 	"on the ball grids it needs 2.6x the sweeps of sequential's bottom-up\n"
 	"order; patches = 2 needs 1.0-1.1x (bench/schedulers.sh). Balanced\n"
-	"colorings converge in fewer sweeps but synchronize more (004 sec.\n"
-	"7.4). The coloring is made at prepare and reused while the conflict\n"
+	"colorings converge in fewer sweeps but synchronize more (Poulsen 2010,\n"
+	"sec. 7.4). The coloring is made at prepare and reused while the conflict\n"
 	"graph is unchanged; the describe line gives the colors and their\n"
 	"cost. threads and serial_below as for jacobi.\n";
 

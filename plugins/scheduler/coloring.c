@@ -1,6 +1,6 @@
 /* Greedy and balanced coloring of the contact graph, small colors merged
  * into one unsafe color, per-color lists in the ordering's relative order
- * (coloring.h; 004 sec. 4.3 and 7.2.2). */
+ * (coloring.h; Poulsen 2010, sec. 4.3 and 7.2.2). */
 #include <stdlib.h>
 #include <string.h>
 

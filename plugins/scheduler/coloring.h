@@ -1,6 +1,6 @@
 /* Graph coloring of the contact conflict graph for the `colored` scheduler
- * (004 sec. 4.3), the merging of small colors into one unsafe color
- * (004 sec. 4.3.1, 7.2.2) and the per-color contact lists of a sweep.
+ * (Poulsen 2010, sec. 4.3), the merging of small colors into one unsafe color
+ * (Poulsen 2010, sec. 4.3.1, 7.2.2) and the per-color contact lists of a sweep.
  *
  * Patches: with K > 0 patches, contacts are cut into K ranges of
  * consecutive indices (of P = ceil(n / K) contacts; the last may be

@@ -1,6 +1,6 @@
 /* Scheduler `jacobi`: every contact of a sweep is computed from the previous
- * iterate (001 Algorithm 1), in parallel with OpenMP over contacts. Three
- * phases, each a parallel loop with the barrier at its end:
+ * iterate (Erleben 2017, Algorithm 1), in parallel with OpenMP over contacts.
+ * Three phases, each a parallel loop with the barrier at its end:
  *   1. out_k = the new impulse of contact k (reads lambda and w only),
  *   2. lambda_k = out_k,
  *   3. every body's w gathered again from its contacts' lambda.
@@ -82,23 +82,23 @@ static void jacobi_describe(const void *state, char *buf, size_t len)
 
 /* What `proxima plugins --describe jacobi` prints (ABI 1.4). */
 static const char jacobi_doc[] =
-	"Jacobi (001 Algorithm 1): every contact of a sweep is computed from the\n"
-	"previous iterate, in parallel with OpenMP over contacts, in three phases\n"
-	"(compute every new impulse; store them; gather every body's velocity\n"
-	"again from its contacts). No phase writes what another reads, so there\n"
-	"are no atomics, and every value is the same sum in the same order\n"
-	"whatever the thread count: the result is bit for bit deterministic. The\n"
-	"permutation is irrelevant; the part (normal, friction, both) chosen by\n"
-	"the ordering is honoured.\n"
+	"Jacobi (Erleben 2017, Algorithm 1): every contact of a sweep is computed\n"
+	"from the previous iterate, in parallel with OpenMP over contacts, in\n"
+	"three phases (compute every new impulse; store them; gather every body's\n"
+	"velocity again from its contacts). No phase writes what another reads,\n"
+	"so there are no atomics, and every value is the same sum in the same\n"
+	"order whatever the thread count: the result is bit for bit\n"
+	"deterministic. The permutation is irrelevant; the part (normal,\n"
+	"friction, both) chosen by the ordering is honoured.\n"
 	"\n"
-	"Jacobi needs more sweeps than Gauss-Seidel for the same quality (004\n"
-	"Tables 3.3, 3.5: 63-66 against 50) and may diverge where Gauss-Seidel\n"
+	"Jacobi needs more sweeps than Gauss-Seidel for the same quality (Poulsen\n"
+	"2010, Tables 3.3, 3.5: 63-66 against 50) and may diverge where Gauss-Seidel\n"
 	"does not, since each contact ignores its neighbours' changes: use a\n"
 	"smaller r (rfactor local with gamma < 1, or back-tracking with nu < 1).\n"
 	"Choose it for many cores on large loose problems, where it scales best\n"
-	"(004 Table 6.3). threads = 0 takes OpenMP's default (OMP_NUM_THREADS);\n"
-	"problems with fewer rows than serial_below run on one thread, since\n"
-	"waking the team costs more than it saves.\n";
+	"(Poulsen 2010, Table 6.3). threads = 0 takes OpenMP's default\n"
+	"(OMP_NUM_THREADS); problems with fewer rows than serial_below run on one\n"
+	"thread, since waking the team costs more than it saves.\n";
 
 static const struct px_scheduler_ops jacobi_ops = {
 	.h = {

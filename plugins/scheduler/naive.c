@@ -1,4 +1,4 @@
-/* Scheduler `naive`: naive parallel Gauss-Seidel (004 sec. 7.1). The
+/* Scheduler `naive`: naive parallel Gauss-Seidel (Poulsen 2010, sec. 7.1). The
  * ordering's sequence is cut into T contiguous ranges of (nearly) equal
  * length, range r = perm[r n / T .. (r + 1) n / T), without regard to the
  * dependencies between them; each range is relaxed Gauss-Seidel style on
@@ -107,21 +107,22 @@ static void naive_describe(const void *state, char *buf, size_t len)
 
 /* What `proxima plugins --describe naive` prints (ABI 1.4). */
 static const char naive_doc[] =
-	"Naive parallel Gauss-Seidel (004 sec. 7.1): the ordering's sequence is\n"
-	"cut into T contiguous ranges of nearly equal length, without regard to\n"
-	"the dependencies between them; each range is relaxed Gauss-Seidel style\n"
-	"on its own thread against a private copy of the shared state (the\n"
-	"kernel's relax_private, ABI 1.2), so a range sees its own updates at\n"
-	"once and the other ranges' only at the next sweep; then the body\n"
-	"velocities are gathered again. No atomics, no locks.\n"
+	"Naive parallel Gauss-Seidel (Poulsen 2010, sec. 7.1): the ordering's\n"
+	"sequence is cut into T contiguous ranges of nearly equal length, without\n"
+	"regard to the dependencies between them; each range is relaxed\n"
+	"Gauss-Seidel style on its own thread against a private copy of the\n"
+	"shared state (the kernel's relax_private, ABI 1.2), so a range sees its\n"
+	"own updates at once and the other ranges' only at the next sweep; then\n"
+	"the body velocities are gathered again. No atomics, no locks.\n"
 	"\n"
 	"Between ranges it is Jacobi: its convergence lies between Gauss-Seidel's\n"
 	"and Jacobi's and its result depends on T (T = 1 is exactly sequential;\n"
-	"004 found the small ball grid's quality after 50 iterations going from\n"
-	"246 on one core to 306 on eight). Same T and permutation: bit for bit\n"
-	"the same lambda on every run. It exists to be compared with colored, not\n"
-	"to be the default. T is the team size: threads (0: OMP_NUM_THREADS), or\n"
-	"1 when the problem has fewer rows than serial_below.\n";
+	"Poulsen (2010) found the small ball grid's quality after 50 iterations\n"
+	"going from 246 on one core to 306 on eight). Same T and permutation: bit\n"
+	"for bit the same lambda on every run. It exists to be compared with\n"
+	"colored, not to be the default. T is the team size: threads (0:\n"
+	"OMP_NUM_THREADS), or 1 when the problem has fewer rows than\n"
+	"serial_below.\n";
 
 static const struct px_scheduler_ops naive_ops = {
 	.h = {

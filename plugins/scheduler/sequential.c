@@ -1,6 +1,6 @@
-/* Scheduler `sequential`: Gauss-Seidel on one core (001 Algorithm 2): each
- * contact is relaxed in the ordering's sequence and sees the updates of the
- * contacts before it. */
+/* Scheduler `sequential`: Gauss-Seidel on one core (Erleben 2017, Algorithm 2):
+ * each contact is relaxed in the ordering's sequence and sees the updates of
+ * the contacts before it. */
 #include <proxima/plugin.h>
 
 static int sequential_prepare(void *state, const struct px_kernel *kern,
@@ -25,16 +25,16 @@ static void sequential_sweep(void *state, const struct px_kernel *kern,
 
 /* What `proxima plugins --describe sequential` prints (ABI 1.4). */
 static const char sequential_doc[] =
-	"Gauss-Seidel on one core (001 Algorithm 2): each contact is relaxed in\n"
-	"the ordering's sequence and sees the updates of the contacts before it\n"
-	"at once (003 Algorithm 4 in the factorized form: only the velocities of\n"
-	"the contact's two bodies are read and written).\n"
+	"Gauss-Seidel on one core (Erleben 2017, Algorithm 2): each contact is\n"
+	"relaxed in the ordering's sequence and sees the updates of the contacts\n"
+	"before it at once (Catto 2005, Algorithm 4 in the factorized form: only\n"
+	"the velocities of the contact's two bodies are read and written).\n"
 	"\n"
 	"Choose it for small problems, for reference results (it is what the\n"
-	"other schedulers are measured against: 004 sec. 3.8 targets the quality\n"
-	"of 50 of its sweeps) and whenever the ordering matters: it is the only\n"
-	"scheduler that honours the permutation exactly. It is the default. No\n"
-	"parameters.\n";
+	"other schedulers are measured against: Poulsen 2010, sec. 3.8 targets\n"
+	"the quality of 50 of its sweeps) and whenever the ordering matters: it\n"
+	"is the only scheduler that honours the permutation exactly. It is the\n"
+	"default. No parameters.\n";
 
 static const struct px_scheduler_ops sequential_ops = {
 	.h = {
