@@ -1,4 +1,4 @@
-/* bench/bullet_world: SCENES.md's benchmark scenes stepped by Bullet, the
+/* bench/bullet_world: doc/scenes.md's benchmark scenes stepped by Bullet, the
  * peer side of issue 7's world benchmark (bench/ runs proxima's world on
  * the same scenes and prints the ratio).
  *
@@ -6,7 +6,7 @@
  *                [--csv FILE] [--mu MU] [--ratio R] [--friction-dirs 1|2]
  *
  * SCENE is ballgrid-N, ballpile-N, boxstack-K, wall or heavyonlight, built
- * to the last number of SCENES.md: ground box as body 0, Z up, gravity
+ * to the last number of doc/scenes.md: ground box as body 0, Z up, gravity
  * (0, 0, -9.81), restitution 0, no damping, no sleeping, identity
  * orientations, every body's friction sqrt(mu) (Bullet multiplies the two
  * bodies' coefficients). Stock Bullet otherwise: btDbvtBroadphase, the
@@ -351,7 +351,7 @@ static bool build_scene(const char *arg, double mu, double ratio, scene *s)
 	return true;
 }
 
-/* SCENES.md's inertias: solid spheres 2/5 m r^2, boxes m/3 (b^2 + c^2). */
+/* doc/scenes.md's inertias: solid spheres 2/5 m r^2, boxes m/3 (b^2 + c^2). */
 static btVector3 inertia(const body_spec &b)
 {
 	const double m = b.mass, *h = b.half;
@@ -420,7 +420,7 @@ static void usage(FILE *f)
 		"usage: bullet_world SCENE [--steps S] [--iterations I] [--warmup W]\n"
 		"                    [--csv FILE] [--mu MU] [--ratio R] [--friction-dirs 1|2]\n"
 		"SCENE is ballgrid-N, ballpile-N, boxstack-K, wall or heavyonlight,\n"
-		"as ../shared/SCENES.md specifies (default steps: 200 for the ball\n"
+		"as doc/scenes.md specifies (default steps: 200 for the ball\n"
 		"scenes, 600 for the others). I: solver iterations (default 10,\n"
 		"Bullet's). MU (default 0.5) is every pair's; R (default 100) the\n"
 		"heavy cube's mass. --friction-dirs 2 sets Bullet's\n"
@@ -639,8 +639,9 @@ int main(int argc, char **argv)
 		       drift_of(p), drift_max, drift_max <= 0.01 ? "yes" : "no");
 	}
 	if (s.kind == scene::BOXSTACK) {
-		/* SCENES.md: collapsed = some box dropped by more than 0.15 m,
-		 * leaning = top box > 0.35 m from the bottom box horizontally */
+		/* doc/scenes.md: collapsed = some box dropped by more than 0.15
+		 * m, leaning = top box > 0.35 m from the bottom box
+		 * horizontally */
 		const btVector3 &bottom = bodies[1]->getCenterOfMassPosition();
 		const double shift = std::hypot((double)(p.x() - bottom.x()),
 						(double)(p.y() - bottom.y()));

@@ -1,4 +1,4 @@
-/* bench/collide: the cost of collision on SCENES.md's ballgrid-N (N^3 unit
+/* bench/collide: the cost of collision on doc/scenes.md's ballgrid-N (N^3 unit
  * spheres touching in a cubic lattice on a ground box), margin 1e-3:
  *
  *   bench/collide [N [REPEATS]]      (defaults 40 and 5)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The distributed solve (issue 21) on SCENES.md's ball grid and ball pile,
+# The distributed solve (issue 21) on doc/scenes.md's ball grid and ball pile,
 # the first step of each scene, every rank generating its own region:
 #
 #   bench/mpi.sh [SCENE...]   (default ballgrid-24 ballpile-24 ballgrid-40

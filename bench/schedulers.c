@@ -63,7 +63,7 @@ static void usage(FILE *f)
 		"usage: schedulers [--min-time S] [--max-sweeps N] [--threads T]\n"
 		"                  [--quality-sweeps Q] [--factorized] [--only LABEL]\n"
 		"                  [--csv FILE] SCENE...\n"
-		"SCENE is grid-N or pile-N (SCENES.md's ballgrid-N, ballpile-N), e.g.\n"
+		"SCENE is grid-N or pile-N (doc/scenes.md's ballgrid-N, ballpile-N), e.g.\n"
 		"grid-24 pile-24. Every scheduler with 1..T threads (default 2) runs to\n"
 		"the quality of Q (default 50) sequential sweeps. A is in the rigid\n"
 		"form (per body masses, per contact lever arms), or --factorized.\n"

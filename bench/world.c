@@ -224,7 +224,8 @@ int main(int argc, char **argv)
 		       1e3 * build / m, 1e3 * solve / m, 1e3 * total / m,
 		       work > 0 ? 1e9 * solve / work : 0.0, n_bodies - 1,
 		       top->x[0], top->x[1], top->x[2], max_drop);
-		/* SCENES.md's verdicts on a box stack (ground, then bottom up) */
+		/* doc/scenes.md's verdicts on a box stack (ground, then bottom
+		 * up) */
 		if (strncmp(name, "boxstack", 8) == 0 && n_bodies > 2) {
 			const double shift = hypot(top->x[0] - b[1].x[0],
 						   top->x[1] - b[1].x[1]);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# proxima's world against Bullet on SCENES.md's scenes (issue 7):
+# proxima's world against Bullet on doc/scenes.md's scenes (issue 7):
 #
 #   bench/world.sh [ITERATIONS] [SCENE:STEPS...]
 #

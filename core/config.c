@@ -1,4 +1,4 @@
-/* Solver configuration: INI layers read with inih (DESIGN.md section 6).
+/* Solver configuration: INI layers read with inih (doc/design.md, section 6).
  * [solver] holds the driver's settings; [friction], [ordering], [rfactor],
  * [scheduler] and [accelerator] name a plugin and set its declared keys.
  * A config is built from layers (files, INI text, single --set keys) over

@@ -1,7 +1,7 @@
 /* The plugin loader: find <kind>_<name>.so on the search path, dlopen it,
  * check its header against the host's ABI, parse its declared parameters and
- * create it. DESIGN.md section 5; the version rule (major equal, plugin minor
- * not newer than the host's) is the one Varnish VMODs and hwloc use. */
+ * create it. doc/design.md, section 5; the version rule (major equal, plugin
+ * minor not newer than the host's) is the one Varnish VMODs and hwloc use. */
 #include <dirent.h>
 #include <stddef.h>
 #include <dlfcn.h>

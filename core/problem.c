@@ -1,6 +1,7 @@
 /* The contact problem: per-contact data and the Delassus operator A in its
- * assembled (block-sparse) or factorized (J, M^-1 J^T) form. DESIGN.md sec. 2;
- * the factorized form is Catto 2005, Alg. 4 / Poulsen 2010, sec. 3.4.2. */
+ * assembled (block-sparse) or factorized (J, M^-1 J^T) form. doc/design.md,
+ * section 2; the factorized form is Catto 2005, Alg. 4 / Poulsen 2010, sec.
+ * 3.4.2. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  *
  *     W = H^T M^-1 H,   q = H^T M^-1 f + w,
  *
- * the Delassus operator of DESIGN.md sec. 2 with J^T = H.
+ * the Delassus operator of doc/design.md, section 2 with J^T = H.
  *
  * M is cut into its finest block-diagonal partition: contiguous diagonal
  * blocks with no non-zero entry outside them. Explicit zeros do not couple

@@ -11,7 +11,7 @@
 #include <proxima/io.h>
 
 /* HDF5 prints its error stack on stderr unless told not to, and library
- * code never prints (STYLE.md habit 4): every HDF5 or libfclib call runs
+ * code never prints (doc/style.md, rule 4): every HDF5 or libfclib call runs
  * between fc_quiet_begin and fc_quiet_end, which restores the caller's
  * handler. */
 struct fc_quiet {

@@ -1,4 +1,4 @@
-/* VTK XML output for ParaView (DESIGN.md section 7): one PolyData file
+/* VTK XML output for ParaView (doc/design.md, section 7): one PolyData file
  * (.vtp) per frame with the surfaces of its parts (a world's bodies) as
  * triangles in world coordinates, one PolyData file per frame with its
  * contacts as vertices (points, normals, impulses: glyphs in ParaView),

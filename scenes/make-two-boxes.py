@@ -3,7 +3,7 @@
 cubes (1 kg, side 1) stacked on the ground, the top one sliding at 0.5 m/s
 along x. Eight contacts at the corners (4 ground-box, 4 box-box), normal +z,
 tangents +x, +y, mu = 0.4, dt = 0.01, g = 9.81. A = J M^-1 J^T and
-b = J (v + dt M^-1 f), as in DESIGN.md section 2; written in the Siconos
+b = J (v + dt M^-1 f), as in doc/design.md, section 2; written in the Siconos
 sparse-block .dat format (../shared/problems/README.md section 1)."""
 import sys
 

@@ -1,5 +1,5 @@
-/* Rigid bodies and their shapes (DESIGN.md section 3, sim/). A body's frame
- * has its origin at the centre of mass and its axes along the principal
+/* Rigid bodies and their shapes (doc/design.md, section 3, sim/). A body's
+ * frame has its origin at the centre of mass and its axes along the principal
  * axes of inertia; its shape is centred on that origin. */
 #ifndef PX_SIM_BODY_H
 #define PX_SIM_BODY_H

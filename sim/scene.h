@@ -32,16 +32,16 @@
  *          velocity, angular_velocity, mass or density*, surface keys.
  *          Centre (i, j, k) = origin + (i dx, j dy, k dz), k slowest, i
  *          fastest.
- * [pile]   n*, seed (12345), ground = BOOL (false), surface keys: SCENES.md
+ * [pile]   n*, seed (12345), ground = BOOL (false), surface keys: doc/scenes.md
  *          ballpile-N (n^3 unit spheres of 1 kg placed and launched by its
- *          64-bit LCG); with ground, SCENES.md's ground box comes first
+ *          64-bit LCG); with ground, doc/scenes.md's ground box comes first
  *          (with the spheres' surface).
  * [stack]  count*, half* (boxes), mass or density*, base (centre of the
  *          lowest box's bottom face), gap (0: touching), offset = dx, dy
  *          (shift of each level), surface keys. Bottom to top.
  * [wall]   rows*, bricks* (full bricks of an even row), half* (full brick),
  *          mass (per full brick) or density*, origin (bottom face centre
- *          of row 0's first full brick), surface keys: SCENES.md's running
+ *          of row 0's first full brick), surface keys: doc/scenes.md's running
  *          bond, odd rows with a half brick at each end; row by row from
  *          the bottom, left to right.
  * [cardhouse] levels*, half* = hx, hy, hz (a card standing: hx half its

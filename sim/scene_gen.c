@@ -1,4 +1,4 @@
-/* The scene generators: bodies placed by rule (a grid, SCENES.md's ball
+/* The scene generators: bodies placed by rule (a grid, doc/scenes.md's ball
  * pile and wall, a box stack, a card house, a tower), and the mass
  * properties of shapes (solid sphere 2/5 m r^2, box m/3 (b^2 + c^2) with
  * half extents, capsule = cylinder + two hemispheres). */

@@ -119,7 +119,7 @@ int px_scene_grid(struct px_body_list *l, const struct px_body *proto,
 		   const size_t count[3], const double origin[3],
 		   const double spacing[3]);
 
-/* SCENES.md ballpile-n with the given seed: unit spheres of 1 kg, the
+/* doc/scenes.md ballpile-n with the given seed: unit spheres of 1 kg, the
  * surface of `surface`; with ground, the ground box first (its surface
  * too). */
 int px_scene_pile(struct px_body_list *l, size_t n, uint64_t seed, int ground,
@@ -131,7 +131,7 @@ int px_scene_stack(struct px_body_list *l, const struct px_body *proto,
 		    size_t count, const double base[3], double gap,
 		    const double offset[2]);
 
-/* SCENES.md's running bond of full bricks (proto) and half bricks (half
+/* doc/scenes.md's running bond of full bricks (proto) and half bricks (half
  * the length along x, half the mass). */
 int px_scene_wall(struct px_body_list *l, const struct px_body *proto,
 		   size_t rows, size_t bricks, const double origin[3]);

@@ -2,7 +2,7 @@
  * Appendix A and Catto 2005, sec. 4: for contact point p between body a and
  * body b with frame rows d = n, s, t, the rows of J_a are (d, r_a x d) with r_a
  * = p - c_a, those of J_b are -(d, r_b x d); the columns of M^-1 J^T are (d /
- * m, I^-1 (r x d)). Then the SCENES.md scenes built on it. */
+ * m, I^-1 (r x d)). Then the doc/scenes.md scenes built on it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +125,7 @@ out:
 	return rc;
 }
 
-/* ---- the SCENES.md sphere scenes -------------------------------------- */
+/* ---- the doc/scenes.md sphere scenes ------------------------------------- */
 
 #define MU 0.5
 #define DT 0.01
@@ -253,8 +253,7 @@ int scene_ballpile(size_t n, enum px_form form, struct px_problem **out,
 	return build(s, nb, c, k, form, out, err);
 }
 
-/* ---- Silcowitz et al.'s (2010) test cases (Fig. 2 d, e)
- * ------------------------------------ */
+/* ---- Silcowitz et al.'s (2010) test cases (Fig. 2 d, e) ------------------ */
 
 /* A solid box at rest: centre c, half extents h, mass. */
 static struct scene_body box_body(const double c[3], const double h[3],

@@ -1,4 +1,4 @@
-/* Contact problems of simple scenes built in code (SCENES.md), for the
+/* Contact problems of simple scenes built in code (doc/scenes.md), for the
  * tests and benchmarks that need a problem of known structure without a
  * world (the world's own, scene.h, come from its collision): bodies with
  * identity orientation, contacts given by point and normal, turned into a
@@ -37,7 +37,7 @@ int scene_problem_create(const struct scene_body *bodies, size_t n_bodies,
 			 enum px_form form, struct px_problem **out,
 			 struct px_error *err);
 
-/* SCENES.md's scenes at their first step (mu 0.5, g = (0, 0, -9.81)):
+/* doc/scenes.md's scenes at their first step (mu 0.5, g = (0, 0, -9.81)):
  *   ballgrid-N: N^3 unit spheres of 1 kg touching in a cubic lattice and
  *     the ground, dt 0.01; contacts per sphere in creation order: ground
  *     (bottom layer), then its -x, -y and -z neighbours;

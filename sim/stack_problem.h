@@ -7,7 +7,7 @@
 
 #include <proxima/proxima.h>
 
-/* The first time step of SCENES.md's boxstack-K (K boxes of half extents
+/* The first time step of doc/scenes.md's boxstack-K (K boxes of half extents
  * (0.7, 0.7, 0.3) m and 110 kg, exactly touching, centres (0, 0, 0.3 +
  * 0.6 k); ground plane z = 0; gravity 9.81 m/s^2 down; dt = 1/60 s),
  * except that box k starts sliding at (-1)^k slide m/s along x so that

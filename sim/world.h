@@ -1,5 +1,5 @@
-/* The rigid-body world (DESIGN.md section 4, issue 7): bodies, and the step
- * that turns them into a contact problem, solves it with proxima and moves
+/* The rigid-body world (doc/design.md, section 4, issue 7): bodies, and the
+ * step that turns them into a contact problem, solves it with proxima and moves
  * the bodies.
  *
  * One step: collision (broad and narrow phase, contacts with feature ids)

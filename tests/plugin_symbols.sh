@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every built plugin exports exactly one symbol, px_plugin_query, and does
-# not depend on libproxima (DESIGN.md section 5).
+# not depend on libproxima (doc/design.md, section 5).
 set -u
 dir="${top_builddir:-.}/plugins/.libs"
 pass=0 fail=0

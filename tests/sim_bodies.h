@@ -1,7 +1,7 @@
 /* Bodies for the collision tests, built in code: one constructor per
  * shape (dynamic, unit mass, identity orientation), turns about world
  * axes, each shape's signed distance function (the reference the points
- * are checked against), and random bodies from SCENES.md's generator. */
+ * are checked against), and random bodies from doc/scenes.md's generator. */
 #ifndef PX_TEST_SIM_BODIES_H
 #define PX_TEST_SIM_BODIES_H
 
@@ -122,7 +122,7 @@ static inline double sdf(const struct px_body *b, const double p[3])
 	}
 }
 
-/* A 64-bit LCG's next value in [0, 1) (SCENES.md's generator). */
+/* A 64-bit LCG's next value in [0, 1) (doc/scenes.md's generator). */
 static inline double uni(uint64_t *s)
 {
 	*s = *s * 6364136223846793005u + 1442695040888963407u;

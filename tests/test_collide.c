@@ -2,7 +2,7 @@
  * hand-computed normals, depths and points (rotated boxes, edges, flat
  * capsules), the margin, feature ids that are distinct and survive small
  * motions; the broad phase against all pairs tested by brute force; and
- * SCENES.md's 8^3 ball grid. Every pair the tests collide is also checked
+ * doc/scenes.md's 8^3 ball grid. Every pair the tests collide is also checked
  * for properties any answer must have: unit normals, depth > -margin,
  * distinct ids, the same points with flipped normals when the arguments
  * are swapped, and each point within |depth| / 2 of both shapes. */
@@ -771,7 +771,7 @@ Test(collide, collide_all_is_every_pair_narrowed)
 	free(b);
 }
 
-/* SCENES.md's ballgrid-N: the ground box, then N^3 unit spheres touching
+/* doc/scenes.md's ballgrid-N: the ground box, then N^3 unit spheres touching
  * in a cubic lattice on it. */
 static struct px_body *ballgrid(size_t nn, size_t *n)
 {

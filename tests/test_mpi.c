@@ -801,7 +801,7 @@ Test(dist, one_rank_run_is_the_serial_run_bit_for_bit)
 	}
 }
 
-/* SCENES.md's 10-box column, cut across 2 and 3 ranks, stands 2 s as it
+/* doc/scenes.md's 10-box column, cut across 2 and 3 ranks, stands 2 s as it
  * does serially: the boxes end where the serial run leaves them (to
  * 1e-6 m; the column itself sinks less than 10 um), the energy is the
  * serial run's to 1e-6, every step converged, the momentum is accounted

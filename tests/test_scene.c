@@ -1,5 +1,5 @@
 /* Scene files (sim/scene.h): every shipped scene against the numbers of
- * SCENES.md and the seeds (body counts, positions recomputed here from the
+ * doc/scenes.md and the seeds (body counts, positions recomputed here from the
  * specifications, masses and inertia, geometric claims of the generators),
  * and one exact error line for everything a scene can get wrong. */
 #include <criterion/criterion.h>
@@ -37,7 +37,7 @@ static void assert_at(const struct px_body *b, double x, double y, double z,
 		  b->x[0], b->x[1], b->x[2], x, y, z);
 }
 
-/* SCENES.md's ground: a static axis-aligned box, top face z = 0. */
+/* doc/scenes.md's ground: a static axis-aligned box, top face z = 0. */
 static void assert_ground(const struct px_body *g, double cx, double cy,
 			  double hx, double hy)
 {
@@ -272,7 +272,8 @@ Test(scene, ballpile_as_scenes_md_says)
 }
 
 /* Erleben's (2017) Spheres as doc/experiments/001-rfactors.sh runs it:
- * SCENES.md's pile at N = 12 with Erleben 2017, section 5's world and surface. */
+ * doc/scenes.md's pile at N = 12 with Erleben 2017, section 5's world and
+ * surface. */
 Test(scene, ballpile_with_001s_settings)
 {
 	struct px_world_settings s;

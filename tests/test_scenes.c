@@ -1,5 +1,5 @@
 /* The scenes built in code (sim/scene_problems.[ch]) and the rigid form of A:
- * SCENES.md's contact counts, the rigid form equal to the factorized one
+ * doc/scenes.md's contact counts, the rigid form equal to the factorized one
  * of the same scene, its refusals, and a solve on it meeting the contact
  * laws. */
 #include <criterion/criterion.h>

@@ -373,7 +373,7 @@ Test(substep, soft_solve_is_a_plus_gamma_on_the_normal_diagonal)
 	(void)omega;
 }
 
-/* Substeps do not collide again: a box stack keeps SCENES.md's 4 points
+/* Substeps do not collide again: a box stack keeps doc/scenes.md's 4 points
  * per touching pair at every step with 4 and 10 substeps of 10 sweeps,
  * and stands (one solve of 40 sweeps, the work of 4 x 10, tilts a box
  * enough to lose a point at step 35). */

@@ -231,11 +231,11 @@ for s in $scenes; do
 	page "| $(echo "$1" | sed 's/|/ | /g') | scenes/$s.ini | $(bodies "$s") | $c |"
 	shift
 done
-page "" "The geometry of Poulsen et al.'s (2010) setups is not given. The ball pile is SCENES.md's" \
+page "" "The geometry of Poulsen et al.'s (2010) setups is not given. The ball pile is doc/scenes.md's" \
 	"(ballpile-10 has diku's 1001 bodies but many more contacts: Poulsen et al. (2010) say of" \
 	"its non-structured class only that few contacts are present); the card" \
 	"house is scenes/cardhouse.ini (5 levels of A-frames); the box stack is" \
-	"SCENES.md's boxstack-10 (10 boxes on the ground, 4 corner contacts per face)." ""
+	"doc/scenes.md's boxstack-10 (10 boxes on the ground, 4 corner contacts per face)." ""
 page "**How it is run.** Every config is Poulsen et al.'s (2010) PGS: \`box\` friction (Poulsen et al.'s (2010) model," \
 	"each friction row clamped to [-mu lambda_n, mu lambda_n]), \`local\` r with" \
 	"gamma = 1 and nu = 1 (r_i = 1/A_ii, no back-tracking: textbook PGS)," \

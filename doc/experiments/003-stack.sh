@@ -1,5 +1,5 @@
 #!/bin/sh
-# Catto 2005 (Catto 2005), sec. 9: box stacking with and without contact caching
+# Catto 2005, sec. 9: box stacking with and without contact caching
 # (Figs. 5-6) and the mass-ratio limit of a heavy box on a light one
 # (sec. 9.2, Fig. 7), rerun with `proxima run`; writes
 # doc/experiments/003-stack.md:
@@ -59,10 +59,10 @@ track() { # track DIR DT TOP BOTTOM
 # final height, its largest drop below REST after the first second (the
 # boxes land and settle first), its final and largest sideways shift from
 # the bottom box, the contacts and cache hits per step, the deepest
-# penetration, and the verdict after SCENES.md's box stacks: "fell" if the
+# penetration, and the verdict after doc/scenes.md's box stacks: "fell" if the
 # top box ends, or after the first second sinks, more than HZ/2 below REST
-# (SCENES.md: collapsed); "shifted" if it ends more than HX/2 off the
-# bottom box (SCENES.md: leaning; for two boxes: sliding off); else
+# (doc/scenes.md: collapsed); "shifted" if it ends more than HX/2 off the
+# bottom box (doc/scenes.md: leaning; for two boxes: sliding off); else
 # "stands".
 run_scene() { # run_scene SCENE CONFIG CACHE NAME TOP BOTTOM REST HX HZ SUMMARY LABEL...
 	_scene=$1 _conf=$2 _cache=$3 _name=$4 _top=$5 _bottom=$6 _rest=$7 _hx=$8 _hz=$9
@@ -99,7 +99,7 @@ run_scene() { # run_scene SCENE CONFIG CACHE NAME TOP BOTTOM REST HX HZ SUMMARY 
 }
 
 page_header "Catto 2005: box stacking, contact caching and mass ratios"
-page "Catto 2005 (sec. 9) stacks boxes of about 110 kg (0.7 x 0.7 x 0.3 m half" \
+page "Catto (2005, sec. 9) stacks boxes of about 110 kg (0.7 x 0.7 x 0.3 m half" \
 	"extents after its Table 1, 60 Hz, 10 PGS iterations, mu 0.2, Baumgarte" \
 	"feedback) and reports that without contact caching a stack of three boxes" \
 	"slides and falls (Fig. 5), with it a stack of ten stands (Fig. 6); and" \
@@ -111,11 +111,11 @@ page "Catto 2005 (sec. 9) stacks boxes of about 110 kg (0.7 x 0.7 x 0.3 m half" 
 	"exactly (config: [solver] max_sweeps = S, abs_tol = 0; [rfactor] local," \
 	"nu = 1; disc friction, where Catto (2005) uses a box with a constant bound)," \
 	"$steps steps of 1/60 s, the contact cache on or off (--cache)." \
-	"A run's verdict follows SCENES.md: the top box *fell* if it ends, or" \
+	"A run's verdict follows doc/scenes.md: the top box *fell* if it ends, or" \
 	"after the first second (landing) sinks, more than half its half height" \
-	"below its resting height (SCENES.md: collapsed); it *shifted* if it ends" \
+	"below its resting height (doc/scenes.md: collapsed); it *shifted* if it ends" \
 	"more than half its half length sideways off the box under it" \
-	"(SCENES.md: leaning; for two boxes, sliding off); else it *stands*." ""
+	"(doc/scenes.md: leaning; for two boxes, sliding off); else it *stands*." ""
 
 # ---- 1. the stacks of Figs. 5 and 6 ------------------------------------
 conf10=$(config 10)
@@ -170,7 +170,7 @@ for s in $sweeps_list; do
 		done
 	done
 done
-# SCENES.md's heavyonlight scenes (cubes, mu 0.5, exactly touching)
+# doc/scenes.md's heavyonlight scenes (cubes, mu 0.5, exactly touching)
 for s in $sweeps_list; do
 	conf=$(config "$s")
 	for cache in on off; do
@@ -185,7 +185,7 @@ done
 page "## 2. A heavy box on a light one (Catto 2005, sec. 9.2)" "" \
 	"Two of Catto's (2005) boxes, the top one 110 kg, the bottom one 110 r kg (r the" \
 	"mass ratio, light / heavy), dropped 0.06 m apart like the stack; then" \
-	"SCENES.md's heavyonlight (a 100 kg cube on a 1 kg cube, mu 0.5) and" \
+	"doc/scenes.md's heavyonlight (a 100 kg cube on a 1 kg cube, mu 0.5) and" \
 	"heavyonlight-4 (a 100 kg plate on four 1 kg cubes, Silcowitz et al. 2010, Fig. 2d)." ""
 md_table "$summary" "run,cache,top_z:top z (end),rest_z:resting z,max_drop:largest drop after 1 s,shift:shift (end),max_shift:largest shift,contacts,max_depth,verdict"
 page ""

@@ -8,7 +8,7 @@
 #   doc/experiments/004-scaling.sh [--quick|--full]
 #
 # Full mode: Poulsen's (2010) ball grids 8, 24, 40 (Table 3.2) and ball piles 40, 80
-# (Table 3.4), with SCENES.md's piles 8 and 24 between, on 1..T threads
+# (Table 3.4), with doc/scenes.md's piles 8 and 24 between, on 1..T threads
 # (T = the cores, nproc); PROXIMA_SCENES and PROXIMA_THREADS override them.
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -25,11 +25,11 @@ else
 fi
 
 page_header "Poulsen 2010: scheduler scaling on ball grids and ball piles"
-page "Poulsen 2010 (sec. 3.8) measures parallel schemes by the time they take to reach" \
+page "Poulsen (2010, sec. 3.8) measures parallel schemes by the time they take to reach" \
 	"the quality gamma (Poulsen 2010, eq. 3.32, the natural merit with r = 100) of 50" \
 	"sequential Gauss-Seidel sweeps, on ball grids (N^3 touching unit spheres," \
 	"Table 3.2) and ball piles (Table 3.4), with OpenMP on 8 cores (ch. 6-7)." \
-	"bench/schedulers builds SCENES.md's ballgrid-N and ballpile-N at their" \
+	"bench/schedulers builds doc/scenes.md's ballgrid-N and ballpile-N at their" \
 	"first time step (rigid A: per body masses, per contact lever arms), takes" \
 	"the target from 50 sequential sweeps, runs every scheduler on 1 to" \
 	"$threads threads until it reaches it (at most 5000 sweeps), then times" \
@@ -149,7 +149,7 @@ page "" \
 	"4.6-16x (Table 6.3). Speedups on $tmax threads are bounded by $tmax and" \
 	"compare only in direction: whether a scheduler beats sequential at all," \
 	"and on which scenes. What differs from Poulsen 2010 whatever the numbers: our" \
-	"piles are SCENES.md's (generated at their first step, about a quarter" \
+	"piles are doc/scenes.md's (generated at their first step, about a quarter" \
 	"of the lattice neighbours touching: far more contacts than Poulsen's (2010)" \
 	"Table 3.4 counts), our colored schedulers relax the unsafe color last" \
 	"and Jacobi style as Poulsen (2010) suggests, merge_below is an absolute count" \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Issue 23: substeps and soft contact (Box2D v3's soft step) against plain
-# steps at equal work on SCENES.md's stacks, wall, tower, card house and
+# steps at equal work on doc/scenes.md's stacks, wall, tower, card house and
 # heavy-on-light, with Bullet where it has the scene; writes
 # doc/experiments/005-substepping.md:
 #
@@ -36,7 +36,7 @@ page "Each scene (scenes/SCENE.ini, its own settings but dt 1/60 s, 600" \
 	"W iterations, one step per 1/60 s) where it has the scene." \
 	"" \
 	"*stands*: the highest body (the top box; for the wall the first brick" \
-	"of the top row in proxima, SCENES.md's tracked brick in Bullet) stays" \
+	"of the top row in proxima, doc/scenes.md's tracked brick in Bullet) stays" \
 	"within 1 cm of its start at every step of the run; *top_drift* its" \
 	"distance from its start at the end (m), *top_drift_max* the largest" \
 	"over the run; *max_drop*" \

@@ -1,4 +1,5 @@
-/* Solver configuration from an INI file (DESIGN.md section 6), read with inih.
+/* Solver configuration from an INI file (doc/design.md, section 6), read with
+ * inih.
  *
  *   [solver]     max_sweeps, abs_tol, rel_tol, merit, natural_r,
  *                max_backtracks, check_tol, kernel, check, local_solve,

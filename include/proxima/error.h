@@ -1,4 +1,4 @@
-/* Status codes and the caller-owned error record (STYLE.md habit 4).
+/* Status codes and the caller-owned error record (doc/style.md, rule 4).
  * Library code never prints or exits: a failing function returns one of the
  * codes below and writes one line into the record naming the file, section,
  * key or plugin, with the expected and the found value. */

@@ -1,4 +1,4 @@
-/* Plugin loader (DESIGN.md section 5).
+/* Plugin loader (doc/design.md, section 5).
  *
  * A plugin of kind K and name N lives in the file K_N.so, searched in the
  * colon-separated directories of PROXIMA_PLUGIN_PATH, then in the installed

@@ -6,7 +6,7 @@
  * libproxima: everything they need is in this header or reaches them through
  * the host structs below (function pointers into the core).
  *
- * The fixed point every plugin serves (Erleben 2017, eq. 20-24, DESIGN.md
+ * The fixed point every plugin serves (Erleben 2017, eq. 20-24, doc/design.md
  * section 2):
  *
  *     lambda_n = max(0, lambda_n - r_n v_n)

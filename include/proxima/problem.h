@@ -1,4 +1,4 @@
-/* The contact problem (DESIGN.md section 2).
+/* The contact problem (doc/design.md, section 2).
  *
  * Contact k has an impulse block lambda_k of bs = 3 (n, s, t) or 4
  * (n, s, t, tau) rows, friction parameters, a restitution coefficient and,
