@@ -1,10 +1,54 @@
 /* The solve driver: sweeps of the proximal fixed point until a tolerance or
  * a sweep limit, with the rfactor plugin's back-tracking (Erleben 2017,
  * Algorithm 2, sec. 4.2: a sweep whose residual grew is rolled back and R
- * shrunk), and an optional accelerator called between sweeps (Silcowitz et al.
- * 2010, sec. 4.3: PGS sweeps, then subspace steps that may replace the
+ * shrunk), and an optional accelerator called between sweeps (Silcowitz et
+ * al. 2010, sec. 4.3: PGS sweeps, then subspace steps that may replace the
  * iterate); between sweeps too, the other stops of solver.h: a stall, the
- * caller's monitor, a time limit. */
+ * caller's monitor, a time limit. doc/design.md, section 4.2 walks through
+ * the same stages.
+ *
+ * The stages, one function each. p is the problem (A, b, mu), lambda the
+ * caller's iterate, w the bodies' velocities M^-1 J^T lambda (factorized
+ * and rigid forms), r the r-factors and r0 where each solve starts them.
+ *
+ * Once per solver (px_solver_create; px_solve makes one for its solve):
+ *   stage         reads               writes                     function
+ *   start         p                   work arrays (p validated,  solve_start
+ *                                     its diagonal checked)
+ *   kernel        p, friction plugin  diagonal blocks, the       solve_kernel
+ *                                     kernel (relax, ...)
+ *   view          p, diagonal blocks  the plugins' view          solve_view
+ *                                     (px_problem_info)
+ *   rfactor       view                r0 (rfactor.init; checked  solve_rfactor
+ *                                     finite, > 0)
+ *   schedule      kernel              scheduler state            solve_schedule
+ *                                     (scheduler.prepare)
+ * Every solve (px_solver_solve, px_solver_resume, px_solve):
+ *   warm          lambda, r0          w from lambda, r = r0      solve_warm
+ *   prepare       view                perm (ordering.prepare;    solve_prepare
+ *                                     checked a permutation);
+ *                                     the scheduler again if
+ *                                     another solver prepared it
+ *   accel_prepare view, lambda        the accelerator's host and accel_prepare
+ *                                     state (if any)
+ *   loop until converged, diverged, stalled, max_sweeps, the monitor or
+ *   the time limit:
+ *     sweep       perm, r, lambda, w  part (ordering.next),      solve_sweep
+ *                                     lambda, w, prev (the old
+ *                                     lambda), delta
+ *     verdict     delta, r            accept, or roll back       solve_verdict
+ *                                     (rfactor.adapt: lambda =
+ *                                     prev, r shrunk); merit,
+ *                                     stop test, certificate
+ *     accel       lambda              lambda replaced or kept    solve_accel
+ *                                     (accelerator.step)
+ *     go_on       report, clock       stop by the monitor or the solve_go_on
+ *                                     time limit
+ *   end           lambda              accelerator.finish, memory solve_end
+ *                                     figures
+ * solver_run strings the per-solve stages together, solver_new the
+ * per-solver ones; every stage reports a plugin's failure as one error
+ * naming the plugin, the op and its message. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -351,29 +395,7 @@ static void refresh_range(void *ctx, size_t begin, size_t end)
 	kern->refresh(kern->ctx, begin, end);
 }
 
-/* A solve runs in these stages, one function each. Once per solver
- * (px_solver_create):
- *
- *   solve_start      validate the problem, allocate
- *   solve_kernel     the diagonal blocks, the kernel (local solves)
- *   solve_rfactor    rfactor.init (checked: finite r > 0), the r every
- *                    solve starts from
- *   solve_schedule   scheduler.prepare (e.g. a coloring)
- *
- * then in every solve (px_solver_solve; px_solve is one of each):
- *
- *   solve_warm       check the warm start, w from it, r from r0
- *   solve_prepare    ordering.prepare (checked: a permutation);
- *                    scheduler.prepare again if another solver prepared
- *                    it since
- *   accel_prepare    the accelerator's host and prepare (if any)
- *   loop:
- *     solve_sweep    ordering.next (its part checked), one sweep, its
- *                    change; under check = on the projections' faults
- *     solve_verdict  rfactor.adapt: roll back, or accept and stop test
- *     solve_accel    the accelerator between sweeps
- *   solve_end        the accelerator's finish, the memory figures
- */
+/* The state of the stages (the table at the top of the file). */
 struct solve {
 	const struct px_problem *p;
 	const struct px_solver_settings *set;

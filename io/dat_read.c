@@ -1,5 +1,5 @@
 /* Reader for Siconos FrictionContactProblem text files (.dat), the format of
- * ../shared/problems/README.md section 1: d, nc, W (dense column-major or
+ * doc/design.md, section 8: d, nc, W (dense column-major or
  * sparse block), q, mu, and an optional legacy integer trailer.
  *
  * The whole file is read into memory and taken as a stream of whitespace-

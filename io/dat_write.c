@@ -1,5 +1,5 @@
 /* Writer of Siconos FrictionContactProblem text files (.dat), the format of
- * ../shared/problems/README.md section 1, in sparse block storage: the
+ * doc/design.md, section 8, in sparse block storage: the
  * stored 3 x 3 blocks of an assembled A, each column by column, then q and
  * mu. Every real is printed with %.17g, which strtod (px_dat_read) turns
  * back into the same double, so a problem survives a write and a read bit

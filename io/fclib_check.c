@@ -1,6 +1,6 @@
-/* The HDF5 side of reading an FCLib file (../shared/problems/README.md sec.
- * 2) that libfclib 3.1.0 does not do safely, so we do it by hand with the
- * HDF5 C API, errors silenced:
+/* The HDF5 side of reading an FCLib file (doc/design.md, section 8) that
+ * libfclib 3.1.0 does not do safely, so we do it by hand with the HDF5 C
+ * API, errors silenced:
  *
  * - Structure checks before fclib_read_local / fclib_read_global. Those
  *   wrap every HDF5 call in an assertion that prints and calls exit(1) (a

@@ -1,4 +1,4 @@
-/* Reader of FCLib HDF5 problem files (../shared/problems/README.md sec. 2)
+/* Reader of FCLib HDF5 problem files (doc/design.md, section 8)
  * into an assembled problem: a local problem's W, q, mu as A, b, mu; a
  * global problem condensed first (fclib_global.c).
  *

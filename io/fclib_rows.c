@@ -2,7 +2,7 @@
  * nz = -1 for CSC, -2 for CSR, >= 0 for nz triplets), checked and regrouped
  * by row, then cut into the 3 x 3 blocks of A.
  *
- * Index conventions (../shared/problems/README.md sec. 2): CSR: p row
+ * Index conventions (doc/design.md, section 8): CSR: p row
  * pointers, i column indices; CSC: p column pointers, i row indices;
  * triplet: i row index, p column index of each entry (CSparse's meaning;
  * fclib.h's comment says the opposite, the files do not).

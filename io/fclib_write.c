@@ -1,4 +1,4 @@
-/* Writer of FCLib local problems (../shared/problems/README.md sec. 2)
+/* Writer of FCLib local problems (doc/design.md, section 8)
  * through libfclib: W in CSR storage (what Siconos writes) holding every
  * value of A's stored 3 x 3 blocks, column indices sorted in each row; q;
  * mu; and, given impulses r, the solution r and u = W r + q.

@@ -4,7 +4,7 @@ cubes (1 kg, side 1) stacked on the ground, the top one sliding at 0.5 m/s
 along x. Eight contacts at the corners (4 ground-box, 4 box-box), normal +z,
 tangents +x, +y, mu = 0.4, dt = 0.01, g = 9.81. A = J M^-1 J^T and
 b = J (v + dt M^-1 f), as in doc/design.md, section 2; written in the Siconos
-sparse-block .dat format (../shared/problems/README.md section 1)."""
+sparse-block .dat format (doc/design.md, section 8)."""
 import sys
 
 dt, g, mu, m, side = 0.01, 9.81, 0.4, 1.0, 1.0

@@ -12,7 +12,7 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /* Read a Siconos FrictionContactProblem text file (.dat; dense or sparse
- * block storage of W, then q and mu; ../shared/problems/README.md sec. 1)
+ * block storage of W, then q and mu; doc/design.md, section 8)
  * into an assembled problem with A = W, b = q. On error *out stays NULL and
  * err names the file and what is wrong. */
 int px_dat_read(const char *path, struct px_problem **out,
@@ -24,7 +24,7 @@ int px_dat_read(const char *path, struct px_problem **out,
 int px_dat_write(const char *path, const struct px_problem *p,
 		 struct px_error *err);
 
-/* FCLib HDF5 files (../shared/problems/README.md sec. 2), through libfclib.
+/* FCLib HDF5 files (doc/design.md, section 8), through libfclib.
  * Without FCLib in the build every px_fclib_* call fails with
  * PX_ERR_UNSUPPORTED and a message saying so. */
 
