@@ -262,12 +262,12 @@ Test(cli, describe_prints_header_doc_and_parameters)
 			"ABI         1.7\n"
 			"summary     r_i = gamma/A_ii per row (PGS, PSOR; friction rows share one r on non-separable sets), back-tracking by nu\n"
 			"\n"
-			"The Local r-factor strategy (Erleben 2017, sec. 4.2, eq. 39): r_i = gamma / A_ii\n"
-			"for every row i, from the diagonal of the contact's block of A. gamma =\n";
+			"The Local r-factor strategy (Erleben 2017, sec. 4.2, eq. 39): r_i =\n"
+			"gamma / A_ii for every row i, from the diagonal of the contact's block\n";
 
 		cr_assert(strncmp(out, head, strlen(head)) == 0, "%s", out);
 	}
-	doc = strstr(out, "\n\nThe Local r-factor strategy (Erleben 2017, sec. 4.2, eq. 39): r_i = gamma / A_ii\nfor every row i,");
+	doc = strstr(out, "\n\nThe Local r-factor strategy (Erleben 2017, sec. 4.2, eq. 39): r_i =\ngamma / A_ii for every row i,");
 	cr_assert_not_null(doc, "%s", out);
 	table = strstr(out, "\n\nparameters\n");
 	cr_assert_not_null(table, "%s", out);
