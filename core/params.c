@@ -1,7 +1,7 @@
 /* Declared, typed parameters: parse an INI value by its declaration
  * (int, real, bool, choice, string), check its range, and name the file,
- * line, section and key of anything wrong. doc/style.md: named parameters, not
- * positional iparam/dparam slots. */
+ * line, section and key of anything wrong. doc/style.md, rule 11: named
+ * parameters, not positional iparam/dparam slots. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* The rigid-body world (doc/design.md, section 4, issue 7): bodies, and the
+/* The rigid-body world (doc/design.md, section 4.1, issue 7): bodies, and the
  * step that turns them into a contact problem, solves it with proxima and moves
  * the bodies.
  *

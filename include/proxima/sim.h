@@ -1,4 +1,4 @@
-/* The rigid-body world (doc/design.md, section 4) as a library: a scene read
+/* The rigid-body world (doc/design.md, section 4.1) as a library: a scene read
  * from its INI file (proxima.conf(5)'s scene keys, as `proxima run` reads
  * it) or bodies added one by one, stepped with a solver config, its
  * bodies, the last step's contacts and impulses, its statistics and

@@ -1,4 +1,4 @@
-/* The solve driver (doc/design.md, section 4).
+/* The solve driver (doc/design.md, section 4.2).
  *
  *   ordering.prepare, rfactor.init, scheduler.prepare
  *   loop: part = ordering.next; scheduler.sweep (relax -> friction.project);
