@@ -116,7 +116,7 @@ page "" \
 	"(the natural-map residual with unit r) than the one it was given, Silcowitz et al. 2010, sec." \
 	"4.3's fallback made the rule, so a wrong guess costs work rather than a" \
 	"spike; the plotted merits (fc3d, |H|) are not that merit and may still" \
-	"rise a little after a call. What differs from Silcowitz et al. 2010 whatever the numbers: our" \
+	"rise a little after a call. What differs from Silcowitz et al. 2010, whatever the numbers: our" \
 	"merits are fc3d and |H| (Poulsen et al. 2010, eq. 22), not the Fischer function; the first" \
 	"table uses the disc, not Silcowitz et al.'s (2010) box; CG is preconditioned per contact and" \
 	"limited to 100 iterations (Silcowitz et al. 2010: plain, as many as free rows; --set" \

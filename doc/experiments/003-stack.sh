@@ -252,7 +252,7 @@ if [ -n "$r1on" ]; then
 	page "- At r = 0.01, 10 sweeps: with the cache $r1on (Catto 2005: slides off), without $r1off (Catto 2005: sinks into the bottom box, which here would be \"fell\" with a large max_depth). $(agree "$r1on" shifted) with the cache, $(agree "$r1off" fell) without."
 fi
 page "" \
-	"What differs from Catto 2005 whatever the numbers: disc friction instead of Catto's (2005)" \
+	"What differs from Catto 2005, whatever the numbers: disc friction instead of Catto's (2005)" \
 	"box with a constant bound (Catto 2005, eq. 24-25); the boxes are dropped from" \
 	"0.06 m apart as Catto's (2005) Table 1 says but they fall onto each other in the" \
 	"first steps, which Catto's (2005) figures do not show; proxima's contact cache" \

@@ -148,7 +148,7 @@ page "" \
 	"scheme) on the large ball pile (sec. 7.3, 7.5), its parallel Jacobi" \
 	"4.6-16x (Table 6.3). Speedups on $tmax threads are bounded by $tmax and" \
 	"compare only in direction: whether a scheduler beats sequential at all," \
-	"and on which scenes. What differs from Poulsen 2010 whatever the numbers: our" \
+	"and on which scenes. What differs from Poulsen 2010, whatever the numbers: our" \
 	"piles are doc/scenes.md's (generated at their first step, about a quarter" \
 	"of the lattice neighbours touching: far more contacts than Poulsen's (2010)" \
 	"Table 3.4 counts), our colored schedulers relax the unsafe color last" \
