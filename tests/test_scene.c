@@ -1,5 +1,5 @@
 /* Scene files (sim/scene.h): every shipped scene against the numbers of
- * doc/scenes.md and the seeds (body counts, positions recomputed here from the
+ * doc/scenes.md and the papers (body counts, positions recomputed here from the
  * specifications, masses and inertia, geometric claims of the generators),
  * and one exact error line for everything a scene can get wrong. */
 #include <criterion/criterion.h>

@@ -1,8 +1,8 @@
 #!/bin/sh
-# Poulsen, Niebe and Erleben 2010 (heuristics for the Projected Gauss-Seidel method),
-# sec. 5-6: contact orderings for PGS (impulse propagation IPP, coordinate
-# CP, extreme and greedy staggered ESP and GSP) against plain PGS on a
-# non-structured, a loose-structured and a dense-structured setup (Table 1),
+# Poulsen, Niebe and Erleben 2010 (heuristics for the Projected Gauss-Seidel
+# method), sec. 5-6: contact orderings for PGS (impulse propagation IPP,
+# coordinate CP, extreme and greedy staggered ESP and GSP) against plain PGS on
+# a non-structured, a loose-structured and a dense-structured setup (Table 1),
 # their convergence in the merit Theta = 1/2 H^T H of the min-map residual
 # (eq. 22-23, Fig. 2), their time per iteration (Tables 2-3) and the box
 # stack simulated with each (Fig. 3); rerun with `proxima compare` and
@@ -10,14 +10,16 @@
 #
 #   doc/experiments/000-orderings.sh [--quick|--full]
 #
-# Every config is Poulsen et al.'s (2010) PGS: box friction (Poulsen et al.'s (2010) NCP model), local r with
-# gamma = 1 and nu = 1 (r_i = 1/A_ii, no back-tracking), sequential
-# Gauss-Seidel, merit minmap; only [ordering] changes.
+# Every config is Poulsen et al.'s (2010) PGS: box friction (Poulsen et al.'s
+# (2010) NCP model), local r with gamma = 1 and nu = 1 (r_i = 1/A_ii, no
+# back-tracking), sequential Gauss-Seidel, merit minmap; only [ordering]
+# changes.
 set -eu
 . "$(dirname "$0")/common.sh"
 exp_init 000-orderings "$@"
 
-# Scenes for Poulsen et al.'s (2010) Table 1 setups, steps compared, sweep budgets.
+# Scenes for Poulsen et al.'s (2010) Table 1 setups, steps compared, sweep
+# budgets.
 if [ "$quick" = 1 ]; then
 	pile=ballpile-8
 	at=1,30
@@ -73,8 +75,8 @@ for l in $labels; do
 done
 write_config "$data/conf/drive.ini" "" 100 1e-10 minmap
 
-# The single problems are solved from zero, as Poulsen et al.'s (2010) data sets presumably
-# were: the scenes' variants without the contact cache's warm start.
+# The single problems are solved from zero, as Poulsen et al.'s (2010) data sets
+# presumably were: the scenes' variants without the contact cache's warm start.
 for s in $scenes; do
 	cp "$top/scenes/$s.ini" "$data/scenes/$s.ini"
 	sed '/^\[world\]$/a\
@@ -162,10 +164,10 @@ tstar() { # tstar SCENE STEP
 	awk -F, 'NR > 1 && $2 != "-" { t = $1 } END { print (t == "" ? "-" : t) }' "$data/reach-$1-step$2.csv"
 }
 
-# Per-sweep cost and speedups (Poulsen et al. 2010, Tables 2-3): speedup.csv, one row per
-# ordering, per problem the us per sweep of the timing run, the speedup per
-# sweep over PGS, the sweeps to T* and the estimated time to it (sweeps x
-# us per sweep) as a speedup over PGS.
+# Per-sweep cost and speedups (Poulsen et al. 2010, Tables 2-3): speedup.csv,
+# one row per ordering, per problem the us per sweep of the timing run, the
+# speedup per sweep over PGS, the sweeps to T* and the estimated time to it
+# (sweeps x us per sweep) as a speedup over PGS.
 f="$data/speedup.csv"
 printf 'ordering' > "$f"
 for s in $scenes; do
@@ -211,7 +213,7 @@ energies() { # energies SCENE: CSV of the start and end energies per ordering
 
 # ---- the page ---------------------------------------------------------------
 page_header "Poulsen et al. 2010: contact orderings for Projected Gauss-Seidel"
-page "Poulsen et al. (2010) solve their NCP box-friction model (eq. 7) by PGS and permutes the" \
+page "Poulsen et al. (2010) solve their NCP box-friction model (eq. 7) by PGS and permute the" \
 	"contacts (sec. 5): impulse propagation (IPP: sorted by relative normal" \
 	"velocity, ascending), coordinate (CP: sorted by position, shown" \
 	"descending by y), extreme staggered (ESP: alternate sweeps of the normal" \
@@ -377,8 +379,8 @@ col() { # col LABEL COLUMN_NAME: a cell of speedup.csv
 	awk -F, -v l="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
 		$1 == l { print $k }' "$data/speedup.csv"
 }
-# What Poulsen et al. (2010) expect of a ratio of sweeps (heuristic / baseline), and
-# whether ours meets it: same = within 0.8-1.25, le = at most 1.25 (at
+# What Poulsen et al. (2010) expect of a ratio of sweeps (heuristic / baseline),
+# and whether ours meets it: same = within 0.8-1.25, le = at most 1.25 (at
 # least as good), lt = below 0.8 (better), gt = above 1.25 (worse).
 meets() { # meets EXPECTATION RATIO: yes, no or - (not comparable)
 	awk -v e="$1" -v r="$2" 'BEGIN {

@@ -6,8 +6,8 @@
 #
 #   doc/experiments/001-rfactors.sh [--quick|--full]
 #
-# Erleben's (2017) settings (sec. 5): merit ||lambda_k+1 - lambda_k||_inf (eq. 27),
-# absolute and relative tolerance 1e-3, at most 1000 iterations, the first
+# Erleben's (2017) settings (sec. 5): merit ||lambda_k+1 - lambda_k||_inf (eq.
+# 27), absolute and relative tolerance 1e-3, at most 1000 iterations, the first
 # 450 steps, nu = 0.5 (Global, Blocked) and 0.9 (Local), Global's r = 5,
 # Coulomb-Contensou friction (mu 0.75, mu_tau 0.01), Moreau stepping, no
 # stabilization, dt 0.01 s.
@@ -83,9 +83,9 @@ for s in $scenes; do
 	compare_all "$s-at" "scenes/$s.ini" --at "$at" --drive conf/local.ini
 done
 
-# Whole runs: per config the categories of Erleben 2017, Fig. 4 from LABEL-steps.csv
-# (absolute convergence: the final delta at most 1e-3; relative: converged
-# by delta <= 1e-3 ||lambda||_inf only; hit limit; diverged as compare
+# Whole runs: per config the categories of Erleben 2017, Fig. 4 from
+# LABEL-steps.csv (absolute convergence: the final delta at most 1e-3; relative:
+# converged by delta <= 1e-3 ||lambda||_inf only; hit limit; diverged as compare
 # counts it), the median sweeps and fc3d error, the solve time.
 outcomes() { # outcomes SCENE
 	echo "config,solves,absolute,relative,hit_limit,diverged,median_sweeps,iqr_sweeps,median_fc3d,solve_s"

@@ -1,15 +1,16 @@
 #!/bin/sh
 # Silcowitz, Niebe and Erleben 2010, sec. 5 and Fig. 3: PGS against PGS
-# with subspace minimization (PGS-SM, the accelerator pgssm) on Silcowitz et al.'s (2010) small
-# test cases, work counted in PGS iterations (a sweep or a product with A is
-# one "sweep equivalent"), merit against work. Reuses bench/pgssm (--csv,
-# --trace) and writes doc/experiments/002-pgssm.md:
+# with subspace minimization (PGS-SM, the accelerator pgssm) on Silcowitz et
+# al.'s (2010) small test cases, work counted in PGS iterations (a sweep or a
+# product with A is one "sweep equivalent"), merit against work. Reuses
+# bench/pgssm (--csv, --trace) and writes doc/experiments/002-pgssm.md:
 #
 #   doc/experiments/002-pgssm.sh [--quick|--full]
 #
 # Both friction models: disc with Siconos's fc3d error (proxima's default
-# model), and box with |H| of Poulsen et al. 2010, eq. 22 (Silcowitz et al.'s (2010) own NCP model; Silcowitz et al. (2010) plot
-# the Fischer function, which we do not have).
+# model), and box with |H| of Poulsen et al. 2010, eq. 22 (Silcowitz et al.'s
+# (2010) own NCP model; Silcowitz et al. (2010) plot the Fischer function, which
+# we do not have).
 set -eu
 . "$(dirname "$0")/common.sh"
 exp_init 002-pgssm "$@"
@@ -50,7 +51,8 @@ for w in $works; do
 done
 cols="$cols,sweeps,products,work:work to tol,time_ms:ms to tol,time_ratio:PGS time / PGS-SM time"
 
-# gnuplot: one panel per case, merit against work, log scale (Silcowitz et al. 2010, Fig. 3)
+# gnuplot: one panel per case, merit against work, log scale (Silcowitz et al.
+# 2010, Fig. 3)
 panels() { # panels MODEL YLABEL
 	cases=$(tail -n +2 "$data/$1.csv" | cut -d, -f1 | uniq)
 	echo "set multiplot layout 2,3 title '$1 friction: $2 against work (sweeps + products with A)'"
@@ -74,9 +76,10 @@ md_table "$data/box.csv" "$cols"
 page ""
 panels box "|H|" | plot convergence-box
 
-# The verdict per case: who reached tol with less work, against what Silcowitz et al. 2010
-# leads one to expect (PGS-SM better on small configurations, mass ratios
-# and static friction; like PGS on larger ones, where "like" is within 2x).
+# The verdict per case: who reached tol with less work, against what Silcowitz
+# et al. 2010 leads one to expect (PGS-SM better on small configurations, mass
+# ratios and static friction; like PGS on larger ones, where "like" is within
+# 2x).
 verdict() { # verdict MODEL
 	awk -F, -v model="$1" '
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }

@@ -145,7 +145,8 @@ page ""
 	echo "unset multiplot"
 } | plot stacks
 
-# ---- 2. heavy on light: the mass-ratio limit (Catto 2005, sec. 9.2) -------------
+# ---- 2. heavy on light: the mass-ratio limit (Catto 2005, sec. 9.2)
+# -------------
 summary="$data/ratios.csv"
 echo "run,cache,top_z,rest_z,max_drop,shift,max_shift,contacts,cache_hits,max_depth,verdict" > "$summary"
 world=$(sed -n '/^\[world\]/,/^$/p' "$scene003" | grep -v '^steps')

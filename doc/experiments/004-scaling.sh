@@ -7,9 +7,10 @@
 #
 #   doc/experiments/004-scaling.sh [--quick|--full]
 #
-# Full mode: Poulsen's (2010) ball grids 8, 24, 40 (Table 3.2) and ball piles 40, 80
-# (Table 3.4), with doc/scenes.md's piles 8 and 24 between, on 1..T threads
-# (T = the cores, nproc); PROXIMA_SCENES and PROXIMA_THREADS override them.
+# Full mode: Poulsen's (2010) ball grids 8, 24, 40 (Table 3.2) and ball piles
+# 40, 80 (Table 3.4), with doc/scenes.md's piles 8 and 24 between, on 1..T
+# threads (T = the cores, nproc); PROXIMA_SCENES and PROXIMA_THREADS override
+# them.
 set -eu
 . "$(dirname "$0")/common.sh"
 exp_init 004-scaling "$@"

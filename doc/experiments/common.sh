@@ -33,7 +33,7 @@
 
 exp_usage() {
 	echo "usage: $cmd_name [--quick|--full]"
-	echo "  --full   the seed's sizes (default; minutes on an idle machine)"
+	echo "  --full   the paper's sizes (default; minutes on an idle machine)"
 	echo "  --quick  small sizes, under about two minutes: checks the script"
 }
 
