@@ -31,9 +31,9 @@
  * fallback of Silcowitz et al. 2010, sec. 4.3): it never leaves lambda worse
  * by that merit than it found it. At the end of a solve that did not
  * converge, finish puts back the best iterate of the whole solve. After a
- * call that could not improve the iterate, the next 1, 2, 4, ... 64 calls are skipped (backoff = yes):
- * on problems where subspace steps do not help it bounds the work they
- * waste (not in Silcowitz et al. 2010).
+ * call that could not improve the iterate, the next 1, 2, 4, ... 64 calls
+ * are skipped (backoff = yes): on problems where subspace steps do not help
+ * it bounds the work they waste (not in Silcowitz et al. 2010).
  *
  * Index sets, per contact with normal impulse lambda_n:
  *   - normal row: held (at 0) when lambda_n <= 0, else free;
