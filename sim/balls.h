@@ -3,11 +3,11 @@
  * positions and velocities, bit for bit, and the ground box). Used by the
  * scene files' [pile] (scene_gen.c), the problems built in code
  * (scene_problems.c), the tests, and bench/bullet_world.cpp, the Bullet
- * peer, which compiles this file in: plain C, no libproxima, callable from C++. Spheres are indexed
- * (k n + j) n + i, k (the layer) slowest, i fastest; sphere m's centre is
- * x[3 m .. 3 m + 2], its velocity v[3 m .. 3 m + 2]. The ground box (body 0
- * of the scenes) is static, centre gc, half extents gh: its top face is
- * z = 0. */
+ * peer, which compiles this file in: plain C, no libproxima, callable from
+ * C++. Spheres are indexed (k n + j) n + i, k (the layer) slowest, i
+ * fastest; sphere m's centre is x[3 m .. 3 m + 2], its velocity
+ * v[3 m .. 3 m + 2]. The ground box (body 0 of the scenes) is static,
+ * centre gc, half extents gh: its top face is z = 0. */
 #ifndef PX_SIM_BALLS_H
 #define PX_SIM_BALLS_H
 
