@@ -19,9 +19,10 @@
 #include "reference.h"
 
 #define ME "proxima plugins"
-#define N_KINDS 5u
+#define N_KINDS 5u /* enum px_kind's, as core/loader.c counts them */
 
-/* What each plugin kind's section sets: the one place that says it. */
+/* What each section sets ([solver], then the kinds'): the one place that
+ * says it. */
 static const char *const kind_what[N_KINDS + 1] = {
 	"the driver: sweep limit and stop test",
 	"the friction set: each contact's prox operator",
@@ -177,6 +178,7 @@ static int by_kind_name(const void *a, const void *b)
 static int print(const struct scan *s)
 {
 	struct px_ref_section sec[N_KINDS + 1];
+	char titles[N_KINDS + 1][32];
 	static const char *const none[1] = {NULL};
 	const char **names = malloc((s->n ? s->n : 1) * sizeof *names);
 	struct px_ref_item solver = {0};
@@ -187,8 +189,6 @@ static int print(const struct scan *s)
 	for (size_t i = 0; i < s->n; i++)
 		names[i] = s->e[i].name;
 	for (unsigned k = 0; k <= N_KINDS; k++) {
-		static char titles[N_KINDS + 1][32];
-
 		snprintf(titles[k], sizeof titles[k], "[%s]",
 			 k ? px_kind_name(k) : "solver");
 		sec[k] = (struct px_ref_section){k, titles[k], kind_what[k],

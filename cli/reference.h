@@ -29,7 +29,6 @@ struct px_ref_item {
 };
 
 struct px_ref_format {
-	const char *name;
 	/* The opening: what the reference holds, the sections, their
 	 * defaults and plugins (s[0] is [solver]). */
 	void (*intro)(FILE *f, const struct px_ref_section *s, size_t n);

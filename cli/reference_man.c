@@ -172,4 +172,4 @@ static void item(FILE *f, const struct px_ref_item *it)
 	}
 }
 
-const struct px_ref_format px_ref_man = {"man", intro, section, item};
+const struct px_ref_format px_ref_man = {intro, section, item};

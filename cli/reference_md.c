@@ -194,5 +194,4 @@ static void item(FILE *f, const struct px_ref_item *it)
 	}
 }
 
-const struct px_ref_format px_ref_markdown = {"markdown", intro, section,
-					      item};
+const struct px_ref_format px_ref_markdown = {intro, section, item};
