@@ -12,6 +12,16 @@ int px_cli_convert(int argc, char **argv);
 int px_cli_plugins(int argc, char **argv);
 /* `proxima plugins --describe NAME`: NAME, KIND/NAME, KIND_NAME or solver. */
 int px_cli_describe(const char *name);
+/* `proxima plugins --reference [--format=markdown|man] [--path-only]`:
+ * argv[0] is "--reference". */
+int px_cli_reference(int argc, char **argv);
+/* What `proxima plugins`, --describe and --reference say alike: the
+ * [solver] section's summary, and a parameter's range ("[min, max]"), its
+ * choices ("a|b|c") or "-" (neither) written into buf or returned. */
+#define PX_CLI_SOLVER_SUMMARY "the [solver] section: sweep limit and stop test"
+struct px_param_decl;
+const char *px_cli_range_text(const struct px_param_decl *d, char *buf,
+			      size_t len);
 int px_cli_run(int argc, char **argv);
 int px_cli_compare(int argc, char **argv);
 /* `proxima config`: print the config in effect as INI. */

@@ -27,7 +27,8 @@ struct scan {
 	int nomem;
 };
 
-static const char *range_text(const struct px_param_decl *d, char *buf,
+/* A parameter's range ("[min, max]"), its choices ("a|b") or "-". */
+const char *px_cli_range_text(const struct px_param_decl *d, char *buf,
 			      size_t len)
 {
 	if (d->type == PX_PARAM_CHOICE)
@@ -53,7 +54,7 @@ static void print_table(FILE *f, const struct px_param_decl *d, size_t n)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const size_t r = strlen(range_text(&d[i], buf, sizeof buf));
+		const size_t r = strlen(px_cli_range_text(&d[i], buf, sizeof buf));
 
 		wk = strlen(d[i].key) > wk ? strlen(d[i].key) : wk;
 		wt = strlen(px_param_type_name(d[i].type)) > wt
@@ -68,7 +69,7 @@ static void print_table(FILE *f, const struct px_param_decl *d, size_t n)
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "  %-*s  %-*s  %-*s  %-*s  %s\n", (int)wk, d[i].key,
 			(int)wt, px_param_type_name(d[i].type), (int)wd,
-			d[i].def, (int)wr, range_text(&d[i], buf, sizeof buf),
+			d[i].def, (int)wr, px_cli_range_text(&d[i], buf, sizeof buf),
 			d[i].help ? d[i].help : "");
 }
 
@@ -111,7 +112,7 @@ static void describe_solver(FILE *f)
 	fprintf(f, "file        (built into libproxima)\n");
 	fprintf(f, "ABI         %u.%u (the host's)\n", PX_ABI_MAJOR,
 		PX_ABI_MINOR);
-	fprintf(f, "summary     the [solver] section: sweep limit and stop test\n");
+	fprintf(f, "summary     %s\n", PX_CLI_SOLVER_SUMMARY);
 	print_doc(f, px_config_solver_doc());
 	print_table(f, d, n);
 }

@@ -1,6 +1,7 @@
 /* `proxima plugins`: every plugin on the search path with its kind, name,
  * summary and declared parameters; refused files are reported on stderr.
- * `proxima plugins --describe NAME` is describe.c. */
+ * `proxima plugins --describe NAME` is describe.c, `proxima plugins
+ * --reference` reference.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +12,17 @@
 
 static void print_params(const struct px_param_decl *d, size_t n)
 {
+	char buf[96];
+
 	for (size_t i = 0; i < n; i++) {
+		const char *range = px_cli_range_text(&d[i], buf, sizeof buf);
+
 		printf("    %-12s %-6s default %-10s %s", d[i].key,
 		       px_param_type_name(d[i].type), d[i].def, d[i].help);
 		if (d[i].type == PX_PARAM_CHOICE)
-			printf(" [%s]", d[i].choices);
-		else if ((d[i].type == PX_PARAM_INT ||
-			  d[i].type == PX_PARAM_REAL) &&
-			 d[i].min <= d[i].max)
-			printf(" [%g, %g]", d[i].min, d[i].max);
+			printf(" [%s]", range);
+		else if (strcmp(range, "-") != 0)
+			printf(" %s", range);
 		printf("\n");
 	}
 }
@@ -58,6 +61,8 @@ int px_cli_plugins(int argc, char **argv)
 		}
 		return px_cli_describe(argv[2]);
 	}
+	if (argc > 1 && strcmp(argv[1], "--reference") == 0)
+		return px_cli_reference(argc - 1, argv + 1);
 	if (argc > 1) {
 		fprintf(stderr, "proxima plugins: unexpected argument '%s'\n",
 			argv[1]);
@@ -68,8 +73,7 @@ int px_cli_plugins(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	sd = px_config_solver_params(&n);
-	printf("%-10s %-12s %s\n", "solver", "(core)",
-	       "the [solver] section: sweep limit and stop test");
+	printf("%-10s %-12s %s\n", "solver", "(core)", PX_CLI_SOLVER_SUMMARY);
 	print_params(sd, n);
 	if (count == 0) {
 		fprintf(stderr, "proxima: no plugins found in %s%s%s\n",

@@ -355,6 +355,91 @@ Test(cli, describe_old_abi_plugins_and_ambiguous_names)
 	cr_assert_str_eq(err, "proxima: refused plugin: " PX_TEST_PLUGIN_DIR "/friction_badmajor.so: ABI major version 2, expected 1\n");
 }
 
+/* --reference: bad usage is one line, exit status 2, nothing on stdout. */
+Test(cli, reference_bad_usage)
+{
+	cr_assert_eq(run("plugins --reference --format=pdf"), 2);
+	cr_assert_str_eq(out, "");
+	cr_assert_str_eq(err, "proxima plugins: unknown --format 'pdf' (expected markdown or man)\n");
+	cr_assert_eq(run("plugins --reference --format"), 2);
+	cr_assert_str_eq(err, "proxima plugins: --format takes markdown or man\n");
+	cr_assert_eq(run("plugins --reference --format=man solver"), 2);
+	cr_assert_str_eq(out, "");
+	cr_assert_str_eq(err, "proxima plugins: --reference: unexpected argument 'solver' (try 'proxima --help')\n");
+	cr_assert_eq(run("plugins --reference --describe disc"), 2);
+	cr_assert_str_eq(err, "proxima plugins: --reference: unexpected argument '--describe' (try 'proxima --help')\n");
+	cr_assert_eq(run_cli(scratch(), "PROXIMA_PLUGIN_PATH=", "plugins --reference --path-only", out, err), 2);
+	cr_assert_str_eq(out, "");
+	cr_assert_str_eq(err, "proxima plugins: --path-only: PROXIMA_PLUGIN_PATH is not set\n");
+	cr_assert_eq(run_cli(scratch(), "PROXIMA_PLUGIN_PATH=/nonexistent", "plugins --reference --path-only", out, err), 2);
+	cr_assert_str_eq(err, "proxima: no plugins found in /nonexistent\n");
+}
+
+/* A string of out found after *at; *at moves past it. */
+static void expect_after(const char **at, const char *what)
+{
+	const char *p = strstr(*at, what);
+
+	cr_assert_not_null(p, "'%s' not found after %.60s...", what, *at);
+	*at = p + strlen(what);
+}
+
+/* The Markdown reference: [solver] first, then the kinds in the config's
+ * order, plugins by name within a kind, each with its summary, doc and
+ * key table; no file name; escaped so that formulas show as written. */
+Test(cli, reference_markdown_order_and_text)
+{
+	const char *at;
+
+	cr_assert_eq(run("plugins --reference --path-only"), 0, "%s", err);
+	cr_assert_str_eq(err, "");
+	cr_assert(strncmp(out, "# Configuration reference\n", 26) == 0, "%.200s", out);
+	cr_assert_null(strstr(out, ".so"));
+	cr_assert_null(strstr(out, PX_PLUGIN_BUILD_DIR));
+	at = out;
+	expect_after(&at, "\n| [`[friction]`](#friction) | `plugin = disc` | the friction set: each contact's prox operator | [`box`](#friction-plugin--box), [`disc`](#friction-plugin--disc), [`ellipsoid`](#friction-plugin--ellipsoid) |\n");
+	expect_after(&at, "\n## `[solver]`\n\nThe [solver] section sets the driver");
+	expect_after(&at, "\n| `max_sweeps` | int | `1000000` | [1, 1e+15] | sweep limit, rejected sweeps included |\n");
+	expect_after(&at, "\n| `merit` | choice | `fc3d` | delta\\|fc3d\\|natural\\|minmap | ");
+	expect_after(&at, "\n## `[friction]`\n\nThe friction set: each contact's prox operator. Default: `plugin = disc`.\n");
+	expect_after(&at, "\n### `[friction] plugin = box`\n\n*NCP box friction: ");
+	expect_after(&at, "\n### `[friction] plugin = disc`\n");
+	expect_after(&at, "\n\n    prox(z) = z                       if |z| <= mu lambda_n\n");
+	expect_after(&at, "\n\nNo keys.\n");
+	expect_after(&at, "\n### `[friction] plugin = ellipsoid`\n");
+	expect_after(&at, "\n## `[ordering]`\n");
+	expect_after(&at, "\n### `[ordering] plugin = coordinate`\n");
+	expect_after(&at, "\n## `[rfactor]`\n");
+	expect_after(&at, "\n### `[rfactor] plugin = local`\n");
+	expect_after(&at, "\n| `nu` | real | `1` | [1e-06, 1] | back-tracking: r <- nu r when a sweep's residual grew (1: never reject) |\n");
+	expect_after(&at, "\n## `[scheduler]`\n");
+	expect_after(&at, "\n## `[accelerator]`\n\nOptional: a step between sweeps that may replace the iterate. Default: `plugin = none`, no accelerator.\n");
+	expect_after(&at, "\n### `[accelerator] plugin = pgssm`\n");
+}
+
+/* The man text: a tag per key as proxima.conf(5) has them; a plugin
+ * without documentation or keys says so; a name two kinds share comes
+ * once per kind, in the kinds' order; refused files go to stderr. */
+Test(cli, reference_man_and_plugins_of_the_path)
+{
+	const char *at;
+
+	cr_assert_eq(run("plugins --reference --path-only --format=man"), 0, "%s", err);
+	at = out;
+	expect_after(&at, "\n.SS \"[solver]\"\n.PP\nThe [solver] section");
+	expect_after(&at, "\n.TP\n.BI \"merit = \" delta\\fR|\\fPfc3d\\fR|\\fPnatural\\fR|\\fPminmap\nchoice, default fc3d.\n.br\n");
+	expect_after(&at, "\n.SS \"[rfactor] plugin = local\"\n");
+	expect_after(&at, "\n.TP\n.BI \"nu = \" X\nreal in [1e\\-06, 1], default 1.\n.br\nback\\-tracking: r <\\- nu r when");
+	cr_assert_eq(setenv("PROXIMA_PLUGIN_PATH", PX_TEST_PLUGIN_DIR, 1), 0);
+	cr_assert_eq(run("plugins --reference --path-only --format=man"), 0, "%s", err);
+	cr_assert(strstr(err, "proxima: refused plugin: " PX_TEST_PLUGIN_DIR "/friction_badmajor.so: ABI major version 2, expected 1\n"), "%s", err);
+	at = out;
+	expect_after(&at, "\n.SS \"[friction] plugin = abi10\"\ntest\\-only plugin\n.PP\nNo documentation.\n.PP\nNo keys.\n");
+	expect_after(&at, "\n.SS \"[friction] plugin = good\"\n");
+	expect_after(&at, "\n.SS \"[ordering] plugin = good\"\n");
+	cr_assert_null(strstr(out, "plugin = disc\"\n"), "the installed or built plugins: %s", out);
+}
+
 /* With an accelerator the config line names it and its line follows the
  * time line; without one neither appears. */
 Test(cli, solve_prints_the_accelerators_line)

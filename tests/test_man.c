@@ -3,7 +3,9 @@
  * documented in doc/proxima.conf.5, in its own subsection (.SS "[KIND]
  * plugin = NAME", .SS "[solver]", .SS "[world]", .SS "[body NAME]", ...)
  * as a tag .BI "KEY = " VALUE, and no subsection documents a key that does
- * not exist. */
+ * not exist. The plugins' and [solver]'s subsections are generated from
+ * the declarations (tools/reference.sh; tests/reference.sh keeps the page
+ * current), the scene files' are written by hand in doc/proxima.conf.5.in. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
