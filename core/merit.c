@@ -1,5 +1,5 @@
 /* Merit functions.
- *   fc3d     Siconos's fc3d_compute_error (problems README sec. 3.2): the
+ *   fc3d     Siconos's fc3d_compute_error (doc/references.md, Siconos): the
  *            natural-map residual of De Saxce's formulation of Coulomb
  *            friction with unit step, F_i = r_i - P_K(r_i - u_i - mu
  *            ||u_iT|| e_N), relative to max(||q||, ||r||, ||W r + q||).

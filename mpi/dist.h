@@ -195,7 +195,7 @@ struct px_dist_result {
 
 /* The collective solve of d (every rank calls it). lambda (d->n_own * bs)
  * holds the warm start and gets the result. cfg's max_sweeps is the total
- * budget; its tolerances are the global stop test's (see README). Returns
+ * budget; its tolerances are the global stop test's (doc/mpi.md). Returns
  * the agreed status: an error on any rank is every rank's error, with the
  * message of the lowest failing rank in err on every rank. */
 int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,

@@ -241,7 +241,7 @@ int px_scheduler_describe(const struct px_config *cfg, char *buf, size_t len);
  * accelerator or it has nothing to say. */
 int px_accelerator_describe(const struct px_config *cfg, char *buf, size_t len);
 
-/* Siconos's fc3d_compute_error (problems README sec. 3.2) on the (n, s, t)
+/* Siconos's fc3d_compute_error (doc/references.md, Siconos) on the (n, s, t)
  * rows: ||F(r)||_2 / max(||q||_2, ||r||_2, ||W r + q||_2), with ||F(r)||_2
  * in *abs_out when not NULL. */
 double px_merit_fc3d(const struct px_problem *p, const double *lambda,

@@ -115,8 +115,8 @@ static const char local_doc[] =
 	"no eigenvalue estimate. Erleben (2017) found it using fewer iterations\n"
 	"than Global, with more divergence detections. nu defaults to 1 (no\n"
 	"back-tracking): with nu = 0.9, transient growths of delta shrink r and\n"
-	"stall solves on Capsules and OneObject (README, \"Choosing the default\");\n"
-	"set nu < 1 to back-track.\n";
+	"stall solves on Capsules and OneObject (doc/config.md, \"Choosing the\n"
+	"default\"); set nu < 1 to back-track.\n";
 
 static const struct px_rfactor_ops local_ops = {
 	.h = {
