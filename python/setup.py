@@ -4,7 +4,7 @@ The same C sources as the autotools build (_core/*.c) make proxima._core;
 the compile and link flags of libproxima come from `pkg-config proxima`
 (set PKG_CONFIG_PATH for a prefix pkg-config does not search), numpy's
 headers from the numpy of the Python that builds. See pyproject.toml and
-the README's Python section.
+doc/python.md, the manual's Python chapter.
 """
 
 import glob

@@ -1,14 +1,15 @@
 #!/bin/sh
-# Every example in the manual pages and the README runs as written (issue
-# 30, item 6). tests/readme_example.sh checks the README's figures; this
-# checks that its examples, and the man pages', run at all.
+# Every example in the manual pages, the README and the manual's chapters
+# (doc/*.md) runs as written. tests/readme_example.sh checks the figures
+# they state; this checks that their examples run at all.
 #
 # What is an example:
 # - doc/proxima.1, doc/proxima.conf.5, doc/proxima-plugin.7: the text lines
 #   (not roff requests) between .nf and .fi in the SYNOPSIS and EXAMPLES
 #   (EXAMPLE) sections, unescaped from roff; the C source between
 #   `.\" example begin' and `.\" example end' is readme_example.sh's.
-# - README.md: the code blocks (indented or fenced sh/console/ini). In a
+# - README.md and doc/*.md: the code blocks (indented or fenced
+#   sh/console/ini; not python, C or other fenced blocks). In a
 #   transcript (lines starting with `$ '), the `$ ' lines are the commands
 #   and the lines after one its output; another block is an example when
 #   one of its lines runs proxima (`proxima ...', `VAR=VALUE proxima ...'
@@ -30,7 +31,7 @@
 # plugin built by `cc'). The directory holds scenes/, conf/ and examples/
 # of the source tree, file by file (links: an example can write beside
 # them, never into the tree); a file an example names by its bare name is
-# linked from examples/ or, for the README only, from the shared problems
+# linked from examples/ or, for the Markdown documents, from the shared problems
 # ($PX_SHARED_PROBLEMS, else ../shared/problems beside the source tree,
 # as for readme_example.sh). `proxima' on the PATH is the build's, with
 # the build's plugins searched after PROXIMA_PLUGIN_PATH as the installed
@@ -41,16 +42,16 @@
 #
 # An example runs when it exits with 0, or 1 for one that runs proxima (a
 # solve that did not converge), within 120 s (`timeout'), and prints no
-# line starting with `proxima:' on stderr (an error). In a README
+# line starting with `proxima:' on stderr (an error). In a Markdown
 # transcript whose output shows `proxima:' lines, the command is an error
 # example: it must exit non-zero and print each of those lines.
 #
 # One line per example (PASS or FAIL, where, the command), then
 # "N passed, N failed, N skipped". An example skips only for what the
 # build lacks (MPI for `mpirun', FCLib for .hdf5 files, UMFPACK for `-c
-# robust'), or without the shared problems a README example on one of
+# robust'), or without the shared problems a Markdown example on one of
 # them; each skip prints `[SKIP] examples.sh: reason'. About 20 s on two
-# shared cores (2026-11), most of it the two mpirun runs of the README.
+# shared cores (2026-11), most of it the two mpirun runs of doc/mpi.md.
 set -u
 src=$(cd "${srcdir:-.}" && pwd)
 build=$(cd "${top_builddir:-.}" && pwd)
@@ -108,13 +109,15 @@ no_mpi='' no_fclib='' no_ssn=''
 
 # ---- extraction: blocks, as "B<tab>FILE:LINE", "L<tab>LINE<tab>text", "E"
 
-readme_blocks() {
-	awk '
+# md_blocks FILE: the code blocks of a Markdown document (doc/ names it
+# by its path from the source tree)
+md_blocks() {
+	awk -v doc="$1" '
 	function flush(  i) {
 		while (n && blk[n] == "")
 			n--
 		if (n) {
-			print "B\tREADME.md"
+			print "B\t" doc
 			for (i = 1; i <= n; i++)
 				print "L\t" at[i] "\t" blk[i]
 			print "E"
@@ -138,7 +141,7 @@ readme_blocks() {
 	/^[ \t]*$/ { if (n) { at[++n] = NR; blk[n] = "" } blank = 1; next }
 	/^    / && (n || blank) { at[++n] = NR; blk[n] = substr($0, 5); next }
 	{ flush(); blank = 0 }
-	END { flush() }' "$src/README.md"
+	END { flush() }' "$src/$1"
 }
 
 man_blocks() {
@@ -302,9 +305,9 @@ needs() {
 		[ -e "$dir/$w" ] && continue
 		if [ -f "$src/examples/$w" ]; then
 			ln -s "$src/examples/$w" "$dir/$w"
-		elif [ "$doc" = README.md ] && [ -f "$problems/$w" ]; then
+		elif [ "$markdown" ] && [ -f "$problems/$w" ]; then
 			ln -s "$(cd "$problems" && pwd)/$w" "$dir/$w"
-		elif [ "$doc" = README.md ] && [ ! -d "$problems" ] &&
+		elif [ "$markdown" ] && [ ! -d "$problems" ] &&
 			printf '%s\n' "$w" | grep -q '\.\(dat\|hdf5\|h5\)$'; then
 			skip "$where: $cmd: $w is none of the source tree's, and there is no $problems"
 			return 1
@@ -384,8 +387,13 @@ ini() {
 	fi
 }
 
-for doc in proxima.1 proxima.conf.5 proxima-plugin.7 README.md; do
-	dir=$work/$doc
+for doc in proxima.1 proxima.conf.5 proxima-plugin.7 README.md \
+	$(cd "$src" && ls doc/*.md); do
+	markdown=
+	case $doc in
+	*.md) markdown=1 ;;
+	esac
+	dir=$work/$(printf '%s' "$doc" | tr / _)
 	mkdir "$dir"
 	for d in scenes conf examples; do
 		mkdir "$dir/$d"
@@ -393,10 +401,11 @@ for doc in proxima.1 proxima.conf.5 proxima-plugin.7 README.md; do
 			ln -s "$f" "$dir/$d/"
 		done
 	done
-	case $doc in
-	README.md) readme_blocks ;;
-	*) man_blocks "$doc" ;;
-	esac | plan > "$work/plan.sh"
+	if [ "$markdown" ]; then
+		md_blocks "$doc"
+	else
+		man_blocks "$doc"
+	fi | plan > "$work/plan.sh"
 	# shellcheck disable=SC1091 # written just above
 	. "$work/plan.sh"
 done

@@ -1,20 +1,21 @@
 #!/bin/sh
-# The plugin example in README.md and in proxima-plugin(7) is
-# examples/friction_capped.c from its first #include on (the file adds only
-# its top comment), so what `make installcheck` builds is what both show.
-# The man page's copy is escaped for roff: \e for a backslash, \- for a
-# minus, \& before a line that starts with a period.
+# The plugin example in the manual's plugin chapter (doc/plugins.md) and
+# in proxima-plugin(7) is examples/friction_capped.c from its first
+# #include on (the file adds only its top comment), so what `make
+# installcheck` builds is what both show. The man page's copy is escaped
+# for roff: \e for a backslash, \- for a minus, \& before a line that
+# starts with a period.
 set -u
 src=${srcdir:-.}
 example=$(sed -n '/^#include/,$p' "$src/examples/friction_capped.c")
-readme=$(sed -n '/^```c$/,/^```$/p' "$src/README.md" | sed '1d;$d')
+chapter=$(sed -n '/^```c$/,/^```$/p' "$src/doc/plugins.md" | sed '1d;$d')
 man=$(sed -n '/^\.\\" example begin$/,/^\.\\" example end$/p' \
 	"$src/doc/proxima-plugin.7" | sed '1d;$d' |
 	sed 's/^\\&//; s/\\-/-/g; s/\\e/\\/g')
 pass=0 fail=0
-for copy in README.md doc/proxima-plugin.7; do
+for copy in doc/plugins.md doc/proxima-plugin.7; do
 	case $copy in
-	README.md) text=$readme ;;
+	doc/plugins.md) text=$chapter ;;
 	*) text=$man ;;
 	esac
 	if [ "$text" = "$example" ]; then
@@ -27,9 +28,10 @@ for copy in README.md doc/proxima-plugin.7; do
 	fi
 done
 
-# The figures README.md states about short runs are what proxima prints
-# today: each check names a piece of the README's text (it must still be
-# there: change both together) and what the command must print. Checks on
+# The figures the manual (doc/*.md) states about short runs are what
+# proxima prints today: each check names a piece of a chapter's text ($doc
+# before the check; it must still be there: change both together) and what
+# the command must print. Checks on
 # the shared problems ($PX_SHARED_PROBLEMS, else ../shared/problems beside
 # the source tree) skip without them, the MPI ones without a proxima-mpi
 # and mpirun. About 12 s on two shared cores.
@@ -38,14 +40,14 @@ problems=${PX_SHARED_PROBLEMS:-$src/../shared/problems}
 work=$(mktemp -d /tmp/px_readme_XXXXXX)
 trap 'rm -rf "$work"' EXIT
 skipped=0
-# figure README-TEXT EXPECTED COMMAND...: the README holds README-TEXT and
-# the command's output holds EXPECTED (fixed strings; README-TEXT is one
-# line of the README).
+# figure TEXT EXPECTED COMMAND...: the chapter $doc holds TEXT and the
+# command's output holds EXPECTED (fixed strings; TEXT is one line of the
+# chapter).
 figure() {
 	text=$1 want=$2
 	shift 2
-	if ! grep -qF -- "$text" "$src/README.md"; then
-		echo "FAIL README.md no longer says: $text"
+	if ! grep -qF -- "$text" "$src/$doc"; then
+		echo "FAIL $doc no longer says: $text"
 		fail=$((fail + 1))
 		return
 	fi
@@ -56,7 +58,7 @@ figure() {
 	if printf '%s\n' "$got" | grep -qF -- "$want"; then
 		pass=$((pass + 1))
 	else
-		echo "FAIL README.md says '$text', but $* did not print '$want':"
+		echo "FAIL $doc says '$text', but $* did not print '$want':"
 		printf '%s\n' "$got"
 		fail=$((fail + 1))
 	fi
@@ -65,14 +67,17 @@ ini() { printf "$2" > "$work/$1.ini"; }
 if [ -x "$cli" ] && [ -d "$problems" ]; then
 	nes=$problems/NESpheres_10_1.dat caps=$problems/Capsules-i122-1617.dat
 	kap=$problems/KaplasTower-i1061-4.hdf5.dat
-	# "Solving a problem": the transcripts
+	# doc/guide.md, "Solving a problem": the transcripts
+	doc=doc/guide.md
 	figure 'result      converged after 20 sweeps (0 rejected), last delta 1.52e-07' \
 		'result      converged after 20 sweeps (0 rejected), last delta 1.52e-07' \
 		"$cli" solve "$nes"
 	figure 'fc3d error  3.086e-09 (||F|| = 1.111e-08;' \
 		'fc3d error  3.086e-09 (||F|| = 1.111e-08;' "$cli" solve "$nes"
+	doc=doc/config.md
 	figure 'now converges after 42207)' 'converged after 42207 sweeps' \
 		"$cli" solve "$caps"
+	doc=doc/guide.md
 	ini colored '[scheduler]\nplugin = colored\n'
 	figure '3 safe colors (sizes 7 1 1), no unsafe color, 1 thread (27 rows < serial_below 1024); conflict graph (4 edges)' \
 		'3 safe colors (sizes 7 1 1), no unsafe color, 1 thread (27 rows < serial_below 1024); conflict graph (4 edges)' \
@@ -86,7 +91,7 @@ if [ -x "$cli" ] && [ -d "$problems" ]; then
 	figure '10 subspace steps, 647 CG iterations; calls that met an indefinite reduced system 0, a singular one 0, hit the CG limit 1, fell back to an earlier iterate 1; last 101 of 156 rows free' \
 		'10 subspace steps, 647 CG iterations; calls that met an indefinite reduced system 0, a singular one 0, hit the CG limit 1, fell back to an earlier iterate 1; last 101 of 156 rows free' \
 		"$cli" solve -c "$src/conf/pgssm.ini" "$problems/BoxesStack1-i100000-32.hdf5.dat"
-	# "Comparing configurations": the table's sweeps and errors
+	# doc/guide.md, "Comparing configurations": the table's sweeps and errors
 	ini global '[solver]\nmerit = fc3d\nabs_tol = 1e-10\nmax_sweeps = 2000\n[rfactor]\nplugin = global\nr = 0.5\n'
 	"$cli" compare -c "$src/conf/default.ini" -c "$work/global.ini" \
 		"$src/scenes/two-boxes.dat" --out "$work/cmp" --no-plot \
@@ -97,7 +102,8 @@ if [ -x "$cli" ] && [ -d "$problems" ]; then
 	done
 	figure '33  4.81e-05            44  6.04e-05   3.347e-09' '3.347e-09' cat "$work/cmp.txt"
 	figure '67  7.76e-05            91  0.000103   9.742e-11' '9.742e-11' cat "$work/cmp.txt"
-	# "FCLib files": a warm start from the file's guess, from its solution
+	# doc/fclib.md: a warm start from the file's guess, from its solution
+	doc=doc/fclib.md
 	figure 'result      converged after 632 sweeps (0 rejected), last delta 4.2e-09' \
 		'result      converged after 632 sweeps (0 rejected), last delta 4.2e-09' \
 		"$cli" solve -c "$src/conf/default.ini" --warm-start guess \
@@ -109,8 +115,9 @@ if [ -x "$cli" ] && [ -d "$problems" ]; then
 	fi
 	figure '(from zero the same solve takes 2549 sweeps.)' 'converged after 2549 sweeps' \
 		"$cli" solve -c "$src/conf/default.ini" "$problems/Capsules-i125-1213.hdf5"
-	# back-tracking on Capsules-i122: Erleben's (2017) rule (growth 1)
-	# against growth 1.1
+	# doc/config.md: back-tracking on Capsules-i122, Erleben 2017's rule
+	# (growth 1) against growth 1.1
+	doc=doc/config.md
 	ini rule001 '[rfactor]\nplugin = local\nnu = 0.9\ngrowth = 1\n[solver]\nmax_backtracks = 1000\nmerit = delta\nabs_tol = 1e-10\nmax_sweeps = 10000\n'
 	figure 'it falls to 1e-13 with an fc3d error of 3.5e-7' '(149 rejected), last delta 1.05e-13' \
 		"$cli" solve -c "$work/rule001.ini" "$caps"
@@ -166,9 +173,10 @@ if [ -x "$cli" ] && [ -d "$problems" ]; then
 		"$cli" solve -c "$work/merged.ini" "$kap"
 	figure 'no longer finite at sweep 697' 'diverged    at sweep 697: the iterate turned non-finite' \
 		"$cli" solve -c "$work/merged.ini" "$kap"
-	# "Substeps and soft contact": boxstack-20 at a work of 20 (today's one
+	# doc/world.md, "Substeps": boxstack-20 at a work of 20 (today's one
 	# solve of 20 sweeps against 20 substeps of 1 sweep, random ordering) and
 	# ipp with 1, 2 and 3 sweeps per substep (the built-in defaults otherwise)
+	doc=doc/world.md
 	awk '{ print } /^\[world\]/ { print "substeps = 20" }' \
 		"$src/scenes/boxstack-20.ini" > "$work/bs20s.ini"
 	ini today20 '[solver]\nmax_sweeps = 20\nabs_tol = 0\nrel_tol = 0\n[rfactor]\nplugin = local\nnu = 1\n'
@@ -197,13 +205,15 @@ if [ -x "$cli" ] && [ -d "$problems" ]; then
 	figure '(79.7 on average, 1.6 mm deep)' \
 		'contacts    79.7 per step on average, at most 80; deepest penetration 0.00164 m' \
 		"$cli" run -c "$work/ipp2descending.ini" "$work/bs20s.ini" --quiet
-	# PGS-SM on KaplasTower, to 1e-10
+	# doc/config.md: PGS-SM on KaplasTower, to 1e-10
+	doc=doc/config.md
 	ini pgssm '[solver]\nmerit = fc3d\nabs_tol = 1e-10\nmax_sweeps = 20000\n[rfactor]\nplugin = local\nnu = 1\n[accelerator]\nplugin = pgssm\n'
 	figure '(KaplasTower 1077 sweep equivalents' 'converged after 65 sweeps' \
 		"$cli" solve -c "$work/pgssm.ini" "$kap"
 	figure 'error of 1e-10, 100 takes 1012' '1012 products with A' \
 		"$cli" solve -c "$work/pgssm.ini" "$kap"
-	# the distributed solve and run
+	# doc/mpi.md: the distributed solve and run
+	doc=doc/mpi.md
 	mpi=${top_builddir:-.}/mpi/proxima-mpi
 	if [ -x "$mpi" ] && command -v mpirun >/dev/null 2>&1; then
 		export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -229,7 +239,7 @@ if [ -x "$cli" ] && [ -d "$problems" ]; then
 		skipped=$((skipped + 1))
 	fi
 else
-	echo "[SKIP] readme_example.sh: the README's figures: no $cli or no $problems"
+	echo "[SKIP] readme_example.sh: the manual's figures: no $cli or no $problems"
 	skipped=$((skipped + 1))
 fi
 echo "$pass passed, $fail failed, $skipped groups skipped"
