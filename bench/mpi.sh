@@ -12,7 +12,7 @@
 #            every sweep, and their ratio to 50;
 #   time     200 sweeps: one rank sequential, one rank `colored' on 2
 #            OpenMP threads with patches = 2 (the in-rank peer, its
-#            fastest on 2 cores: README Benchmarks), 2 ranks exchanging after
+#            fastest on 2 cores: doc/benchmarks.md), 2 ranks exchanging after
 #            every sweep (E1) and after every 5 (E5), tests every 10
 #            exchanges; speed-ups against the sequential rank, from each
 #            run's own solve time (scene generation and collision left out);

@@ -33,7 +33,7 @@ def identity(perm, info):
 
 
 def by_impulse(perm, info):
-    """examples/ordering_impulse.c in Python (the README's example)."""
+    """examples/ordering_impulse.c in Python (doc/python.md's example)."""
     perm[:] = np.argsort(-info.lam[:, 0], kind="stable")
 
 

@@ -407,7 +407,7 @@ Test(substep, stack_contact_count_unchanged_by_substeps)
 	px_config_free(cfg);
 }
 
-/* What the README and the shipped files promise a user (issue 23): with
+/* What doc/world.md and the shipped files promise a user (issue 23): with
  * conf/substeps.ini (5 sweeps, random ordering) the 20 substeps of
  * scenes/boxstack-40-substeps.ini hold the 40-box column for its 10 s, the
  * top box within 1 cm of its start at every step, all 160 contacts kept,

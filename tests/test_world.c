@@ -352,7 +352,7 @@ Test(world, sphere_rebounds_to_e2_h)
 		cr_assert_float_eq(apex, e * e * h, 0.02 * e * e * h,
 				   "e %g: apex %g, expected %g", e, apex,
 				   e * e * h);
-		/* README: "measured 0.2506 for e = 0.5" */
+		/* doc/world.md: "measured 0.2506 for e = 0.5" */
 		if (e == 0.5)
 			cr_assert_float_eq(apex, 0.2506, 5e-5, "apex %.6f", apex);
 	}

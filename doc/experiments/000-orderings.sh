@@ -467,8 +467,8 @@ speedups gsp 1 1.7 2.0 2.7
 page "  A staggered sweep of proxima visits one row (normal) or two rows" \
 	"  (friction) of each contact instead of three, but a contact's rows share" \
 	"  the loads of the two bodies' velocities and of the contact's frame, so" \
-	"  a normal-only sweep saves less than two thirds of a full one (README," \
-	"  Benchmarks: normal-only sweeps 1.9-2.5x cheaper, friction-only" \
+	"  a normal-only sweep saves less than two thirds of a full one (doc/benchmarks.md:" \
+	"  normal-only sweeps 1.9-2.5x cheaper, friction-only" \
 	"  1.1-1.3x, on other problems): lower speedups than Poulsen et al.'s (2010) dense blocks" \
 	"  give are expected. GSP's mix of the two parts depends on the problem."
 claim ipp 1 pgs "**IPP** \"performs similar to the pure PGS method\" (Fig. 2, sec. 6): about as many sweeps as PGS." same same same

@@ -375,7 +375,7 @@ page "  Blocked is the worst of the three Gauss-Seidel strategies (the most" \
 	"  solves at the limit, or the largest median fc3d error) on $worst of $n" \
 	"  scenes: $([ "$worst" = 0 ] && echo "**does not agree**" || { [ "$worst" = "$n" ] && echo "**agrees**" || echo "**agrees on $worst of $n**"; })." \
 	"  The likely reason: proxima's \`blocked\` projects the friction impulse" \
-	"  in the metric A_ff (README, \"Why blocked needs a metric projection\")." \
+	"  in the metric A_ff (doc/config.md, \"Why blocked needs a metric projection\")." \
 	"  Erleben (2017) projects lambda_f - R_ff v_f on the friction set Euclidean-wise (its" \
 	"  eq. 21b, the closest point); with a non-scalar R_ff the fixed points of" \
 	"  that are not Coulomb's law, the iteration heads for a wrong answer and" \
@@ -435,7 +435,7 @@ for s in $scenes; do
 	page "  $s: $(o "$s" local solve_s), $(o "$s" global-auto solve_s), $(o "$s" blocked solve_s);"
 done
 page "  (timings on a shared machine are indicative; a blocked sweep costs" \
-	"  3-5 local ones, README, because the metric projection is a bisection)."
+	"  3-5 local ones, doc/config.md, because the metric projection is a bisection)."
 page "- **Jacobi has \"a much larger variation in convergence behaviour\" and" \
 	"  \"needs approximately 100 iterations more than Gauss-Seidel to reach" \
 	"  the same error level when considering the median\"** (Fig. 8). Ours, on" \
