@@ -31,7 +31,7 @@ done
 # The figures the manual (doc/*.md) states about short runs are what
 # proxima prints today: each check names a piece of a chapter's text ($doc
 # before the check; it must still be there: change both together) and what
-# the command must print. Checks on
+# the command must print; the README's tour is checked the same way. Checks on
 # the shared problems ($PX_SHARED_PROBLEMS, else ../shared/problems beside
 # the source tree) skip without them, the MPI ones without a proxima-mpi
 # and mpirun. About 12 s on two shared cores.
@@ -64,6 +64,15 @@ figure() {
 	fi
 }
 ini() { printf "$2" > "$work/$1.ini"; }
+# README.md, the tour's first solve (no shared problem needed)
+if [ -x "$cli" ]; then
+	doc=README.md
+	figure 'result      converged after 46 sweeps (0 rejected), last delta 7.44e-10' \
+		'result      converged after 46 sweeps (0 rejected), last delta 7.44e-10' \
+		"$cli" solve "$src/scenes/two-boxes.dat"
+	figure 'fc3d error  3.347e-09 (||F|| = 3.411e-09;' \
+		'fc3d error  3.347e-09 (||F|| = 3.411e-09;' "$cli" solve "$src/scenes/two-boxes.dat"
+fi
 if [ -x "$cli" ] && [ -d "$problems" ]; then
 	nes=$problems/NESpheres_10_1.dat caps=$problems/Capsules-i122-1617.dat
 	kap=$problems/KaplasTower-i1061-4.hdf5.dat
