@@ -1,6 +1,6 @@
-/* An ordering plugin, the C half of the README's example of one heuristic
- * written both ways (its Python half is a function of two lines, in the
- * README's Python section and python/tests/test_heuristics.py): every
+/* An ordering plugin, the C half of one heuristic written both ways (its
+ * Python half is a function of two lines, in doc/python.md, "Heuristics in
+ * Python", and python/tests/test_heuristics.py): every
  * sweep visits the contacts by decreasing normal impulse of the iterate
  * the last sweep left (contacts of equal impulse by index), so the
  * contacts that carry the load are relaxed first.
