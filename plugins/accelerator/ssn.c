@@ -494,7 +494,7 @@ static void ssn_describe(const void *state, char *buf, size_t len)
 
 /* What `proxima plugins --describe ssn` prints (ABI 1.4). */
 static const char ssn_doc[] =
-	"Semismooth Newton on the whole problem (issue 20), switched on when\n"
+	"Semismooth Newton on the whole problem, switched on when\n"
 	"Gauss-Seidel stagnates. The reformulation is Alart and Curnier's:\n"
 	"phi(x) = x - P(x - diag(rho) (A x + b)), P the projection onto R+ x\n"
 	"disc(mu max(0, y_n)) per contact, rho_n = 1/A_nn, rho_t = 2/(A_ss +\n"
