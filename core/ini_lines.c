@@ -12,21 +12,22 @@
 static const char syntax_error[] =
 	"syntax error (expected [section], key = value or a comment)";
 
-static void fail(struct px_ini *ini, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fail(struct px_ini *ini, int code, const char *fmt, ...)
+void px_ini_fail(struct px_error *err, const char *path, unsigned line,
+		 int code, const char *fmt, ...)
 {
 	char msg[PX_ERROR_MSG_MAX];
 	va_list ap;
 
-	if (ini->err->code != PX_OK)
+	if (err->code != PX_OK)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	px_error_set(ini->err, code, "%s:%u: %s", ini->path, ini->line, msg);
+	px_error_set(err, code, "%s:%u: %s", path, line, msg);
 }
+
+#define fail(ini, code, ...) \
+	px_ini_fail((ini)->err, (ini)->path, (ini)->line, code, __VA_ARGS__)
 
 /* inih's blanks (isspace), which its indentation and trimming skip */
 static const char *skip_blanks(const char *s)

@@ -42,6 +42,12 @@ struct px_ini {
 	int key_seen; /* since the last header (inih's continuation rule) */
 };
 
+/* The first error of a file, as "PATH:LINE: msg" in err; nothing when err
+ * holds one already. */
+void px_ini_fail(struct px_error *err, const char *path, unsigned line,
+		 int code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* Parse f (left open) as ini->path: PX_OK, or the code of the first error,
  * whose one line is in ini->err ("PATH:LINE: ..."). */
 int px_ini_parse(struct px_ini *ini, FILE *f);

@@ -5,7 +5,6 @@
  * each parsed by scene_sections.c. Errors: FILE:LINE: message, the first
  * one wins. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,21 +42,9 @@ struct reader {
 	struct px_error *err; /* first error wins */
 };
 
-static void fail(struct reader *r, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fail(struct reader *r, int code, const char *fmt, ...)
-{
-	char msg[PX_ERROR_MSG_MAX];
-	va_list ap;
-
-	if (r->err->code != PX_OK)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	px_error_set(r->err, code, "%s:%u: %s", r->path, r->line, msg);
-}
+/* The first error, at the line being read (ini_lines.h) */
+#define fail(r, code, ...) \
+	px_ini_fail((r)->err, (r)->path, (r)->line, code, __VA_ARGS__)
 
 static int add_section(struct reader *r, enum px_section_kind k,
 		       const char *title, size_t name_at)
