@@ -3,17 +3,19 @@
  * value of A's stored 3 x 3 blocks, column indices sorted in each row; q;
  * mu; and, given impulses r, the solution r and u = W r + q.
  *
- * libfclib's writers refuse a file that already holds a problem or a
- * solution, and print when they do, so the file is first created empty
- * (truncated) here. They still exit(1) if HDF5 fails half-way (a full
- * disk); we cannot prevent that without writing HDF5 by hand. */
-#include <errno.h>
+ * The file is written under a temporary name beside path and renamed
+ * into place when complete (core/outfile.h): libfclib and HDF5 write the
+ * temporary file by its name, created empty here (libfclib's writers
+ * refuse a file that already holds a problem or a solution, and print
+ * when they do). libfclib still exit(1)s if HDF5 fails half-way (a full
+ * disk); path is then untouched, but the temporary file stays behind. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fclib_io.h"
+#include "outfile.h"
 
 /* W's CSR arrays in libfclib's int form. */
 struct csr {
@@ -48,21 +50,16 @@ static int to_csr(const struct px_problem *p, struct csr *w)
 	return PX_OK;
 }
 
-/* Create path as an empty HDF5 file, replacing what was there. */
-static int create_empty(const char *path, struct px_error *err)
+/* Create the temporary file of o as an empty HDF5 file. */
+static int create_empty(const struct px_outfile *o, struct px_error *err)
 {
-	FILE *f = fopen(path, "wb"); /* for the system's reason if it fails */
-	hid_t file;
+	hid_t file = H5Fcreate(o->tmp ? o->tmp : o->path, H5F_ACC_TRUNC,
+			       H5P_DEFAULT, H5P_DEFAULT);
 
-	if (!f)
-		return px_error_set(err, PX_ERR_IO, "%s: cannot create: %s",
-				    path, strerror(errno));
-	fclose(f);
-	file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	if (file < 0)
+	if (file < 0 || H5Fclose(file) < 0)
 		return px_error_set(err, PX_ERR_IO,
-				    "%s: cannot create an HDF5 file", path);
-	H5Fclose(file);
+				    "%s: cannot write: HDF5 could not create it",
+				    o->path);
 	return PX_OK;
 }
 
@@ -84,19 +81,27 @@ static int write_all(const char *path, const struct px_problem *p,
 		.spacedim = 3, .info = &info,
 	};
 	struct fclib_solution sol = {.u = u, .r = (double *)r};
+	struct px_outfile o;
+	const char *name;
 	int rc;
 
-	if ((rc = create_empty(path, err)))
+	if ((rc = px_outfile_open(&o, path, err)))
 		return rc;
-	if (!fclib_write_local(&local, path))
-		return px_error_set(err, PX_ERR_IO,
-				    "%s: libfclib could not write the problem",
-				    path);
-	if (r && !fclib_write_solution(&sol, path))
-		return px_error_set(err, PX_ERR_IO,
-				    "%s: libfclib could not write the solution",
-				    path);
-	return PX_OK;
+	name = o.tmp ? o.tmp : o.path;
+	rc = create_empty(&o, err);
+	if (!rc && !fclib_write_local(&local, name))
+		rc = px_error_set(err, PX_ERR_IO,
+				  "%s: libfclib could not write the problem",
+				  path);
+	if (!rc && r && !fclib_write_solution(&sol, name))
+		rc = px_error_set(err, PX_ERR_IO,
+				  "%s: libfclib could not write the solution",
+				  path);
+	if (rc) {
+		px_outfile_abort(&o);
+		return rc;
+	}
+	return px_outfile_commit(&o, err);
 }
 
 int px_fclib_write(const char *path, const struct px_problem *p,
