@@ -4,15 +4,19 @@
  * mu; and, given impulses r, the solution r and u = W r + q.
  *
  * The file is written under a temporary name beside path and renamed
- * into place when complete (core/outfile.h): libfclib and HDF5 write the
- * temporary file by its name, created empty here (libfclib's writers
- * refuse a file that already holds a problem or a solution, and print
- * when they do). libfclib still exit(1)s if HDF5 fails half-way (a full
- * disk); path is then untouched, but the temporary file stays behind. */
+ * into place when complete (core/outfile.h). libfclib exit(1)s when an
+ * HDF5 call fails half-way (a full disk) and prints as it does, so it
+ * writes in a child process whose exit status tells the parent what
+ * failed; the parent then removes the temporary file and path is left
+ * as it was. */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fclib_io.h"
 #include "outfile.h"
@@ -50,15 +54,62 @@ static int to_csr(const struct px_problem *p, struct csr *w)
 	return PX_OK;
 }
 
-/* Create the temporary file of o as an empty HDF5 file. */
-static int create_empty(const struct px_outfile *o, struct px_error *err)
+/* The child's exit status for errno e: 100 + e, the reason of the write
+ * that failed, or 1 when errno says nothing. */
+static int errno_status(int e)
 {
-	hid_t file = H5Fcreate(o->tmp ? o->tmp : o->path, H5F_ACC_TRUNC,
-			       H5P_DEFAULT, H5P_DEFAULT);
+	return e > 0 && e < 100 ? 100 + e : 1;
+}
 
-	if (file < 0 || H5Fclose(file) < 0)
+/* libfclib's exit(1) after a failed HDF5 call ends here. */
+static void exit_with_errno(void)
+{
+	_exit(errno_status(errno));
+}
+
+/* The child: libfclib writes the problem (and the solution) to the file
+ * name, created empty first (libfclib's writers refuse a file that
+ * already holds a problem or a solution); exits 0, or errno_status.
+ * libfclib prints on failure: its stderr goes nowhere. */
+static void child(const char *name, struct fclib_local *local,
+		  struct fclib_solution *sol)
+{
+	const int null = open("/dev/null", O_WRONLY);
+	hid_t file;
+
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+	atexit(exit_with_errno);
+	errno = 0;
+	file = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	if (file < 0 || H5Fclose(file) < 0 || !fclib_write_local(local, name) ||
+	    (sol && !fclib_write_solution(sol, name)))
+		_exit(errno_status(errno));
+	_exit(0);
+}
+
+/* What became of the child writing o's temporary file: PX_OK, or why it
+ * failed, naming the target. */
+static int reaped(const struct px_outfile *o, pid_t pid, struct px_error *err)
+{
+	int status, code;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return px_error_set(err, PX_ERR_IO,
+					    "%s: cannot write: lost the HDF5 writer process: %s",
+					    o->path, strerror(errno));
+	if (WIFSIGNALED(status))
 		return px_error_set(err, PX_ERR_IO,
-				    "%s: cannot write: HDF5 could not create it",
+				    "%s: cannot write: the HDF5 writer process died (%s)",
+				    o->path, strsignal(WTERMSIG(status)));
+	code = WEXITSTATUS(status);
+	if (code > 100)
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write: %s",
+				    o->path, strerror(code - 100));
+	if (code)
+		return px_error_set(err, PX_ERR_IO,
+				    "%s: cannot write: libfclib could not write it",
 				    o->path);
 	return PX_OK;
 }
@@ -82,21 +133,24 @@ static int write_all(const char *path, const struct px_problem *p,
 	};
 	struct fclib_solution sol = {.u = u, .r = (double *)r};
 	struct px_outfile o;
-	const char *name;
+	pid_t pid;
 	int rc;
 
 	if ((rc = px_outfile_open(&o, path, err)))
 		return rc;
-	name = o.tmp ? o.tmp : o.path;
-	rc = create_empty(&o, err);
-	if (!rc && !fclib_write_local(&local, name))
-		rc = px_error_set(err, PX_ERR_IO,
-				  "%s: libfclib could not write the problem",
-				  path);
-	if (!rc && r && !fclib_write_solution(&sol, name))
-		rc = px_error_set(err, PX_ERR_IO,
-				  "%s: libfclib could not write the solution",
-				  path);
+	if (o.direct) { /* HDF5 seeks and reads back: a file it must be */
+		px_outfile_abort(&o);
+		return px_error_set(err, PX_ERR_IO,
+				    "%s: cannot write: not a regular file (HDF5 writes only to one)",
+				    path);
+	}
+	pid = fork();
+	if (pid == 0)
+		child(o.tmp, &local, r ? &sol : NULL);
+	rc = pid < 0 ? px_error_set(err, PX_ERR_IO,
+				    "%s: cannot write: cannot start the HDF5 writer process: %s",
+				    path, strerror(errno))
+		     : reaped(&o, pid, err);
 	if (rc) {
 		px_outfile_abort(&o);
 		return rc;
