@@ -2,7 +2,12 @@
  * (outfile.h). rename(2) within one folder replaces the target atomically
  * (POSIX), so a reader or a crash sees the old file or the new one; the
  * fsync before it makes the new one's data reach the disk before its
- * name, and the folder's fsync after it the new name itself. */
+ * name, and the folder's fsync after it the new name itself. The fsyncs
+ * cost little beside the writing: on ballgrid-24's 35 MB VTK frames,
+ * 0.09 s per frame (its file, its contacts' file and their folder)
+ * against 0.35 s of CPU to format it and 8 s for the step's solve (2026-11,
+ * two shared cores under load 9; `strace -f -T -e trace=fsync proxima
+ * run scenes/ballgrid-24.ini --steps 3 --vtk DIR --quiet`). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
