@@ -76,7 +76,8 @@ static int create_tmp(struct px_outfile *o)
 
 		snprintf(o->tmp, len + 16, "%.*s.%s.%06x", (int)d, o->path,
 			 o->path + d, (unsigned)(x & 0xffffff));
-		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		fd =
+		    open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}

@@ -19,13 +19,13 @@
 #include <proxima/error.h>
 
 struct px_outfile {
-	FILE *f;          /* write here */
+	FILE *f;	  /* write here */
 	const char *path; /* the target, as given (the caller keeps it) */
-	char *tmp;        /* the temporary name until renamed, else NULL */
-	int fd;           /* f's file, kept past fclose to truncate it */
-	int direct;       /* not a regular file: written in place */
-	int published;    /* renamed into place: rows go to the target */
-	off_t good;       /* published: the end of the last whole row */
+	char *tmp;	  /* the temporary name until renamed, else NULL */
+	int fd;		  /* f's file, kept past fclose to truncate it */
+	int direct;	  /* not a regular file: written in place */
+	int published;	  /* renamed into place: rows go to the target */
+	off_t good;	  /* published: the end of the last whole row */
 };
 
 /* Open a temporary file beside path for writing (o->f, fully buffered).

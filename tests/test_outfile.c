@@ -94,10 +94,12 @@ Test(outfile, missing_folder_and_a_folder_as_target)
 	fresh(dir, sizeof dir);
 	snprintf(path, sizeof path, "%s/no/out.csv", dir);
 	cr_assert_eq(px_outfile_open(&o, path, &err), PX_ERR_IO);
-	cr_assert_str_eq(strstr(err.msg, "/no/out.csv"),
-			 "/no/out.csv: cannot write: No such file or directory");
+	cr_assert_str_eq(
+	    strstr(err.msg, "/no/out.csv"),
+	    "/no/out.csv: cannot write: No such file or directory");
 	cr_assert_eq(px_outfile_open(&o, dir, &err), PX_ERR_IO);
-	cr_assert_str_eq(strchr(err.msg, ':'), ": cannot write: Is a directory");
+	cr_assert_str_eq(strchr(err.msg, ':'),
+			 ": cannot write: Is a directory");
 }
 
 Test(outfile, full_device_fails_at_commit)
@@ -111,7 +113,8 @@ Test(outfile, full_device_fails_at_commit)
 	cr_assert(o.direct);
 	fputs("x\n", o.f);
 	cr_assert_eq(px_outfile_commit(&o, &err), PX_ERR_IO);
-	cr_assert_str_eq(err.msg, "/dev/full: cannot write: No space left on device");
+	cr_assert_str_eq(err.msg,
+			 "/dev/full: cannot write: No space left on device");
 }
 
 Test(outfile, published_rows_are_visible_and_whole)
@@ -164,7 +167,8 @@ Test(outfile, failed_row_is_cut_back_to_the_last_whole_one)
 		rows++;
 	cr_assert_eq(rc, PX_ERR_IO);
 	cr_assert_eq(rows, 9); /* 5 + 9 x 100 <= 1000 < 5 + 10 x 100 */
-	cr_assert_str_eq(strchr(err.msg, ':'), ": cannot write: File too large");
+	cr_assert_str_eq(strchr(err.msg, ':'),
+			 ": cannot write: File too large");
 	cr_assert_null(o.f);
 	read_text(path, buf, sizeof buf);
 	cr_assert_eq(strlen(buf), 5 + 9 * 100);
@@ -189,7 +193,8 @@ Test(outfile, failed_commit_keeps_the_old_file)
 	for (int i = 0; i < 2000; i++)
 		fputc('y', o.f);
 	cr_assert_eq(px_outfile_commit(&o, &err), PX_ERR_IO);
-	cr_assert_str_eq(strchr(err.msg, ':'), ": cannot write: File too large");
+	cr_assert_str_eq(strchr(err.msg, ':'),
+			 ": cannot write: File too large");
 	read_text(path, buf, sizeof buf);
 	cr_assert_str_eq(buf, "old\n");
 	names(dir, buf, sizeof buf);
