@@ -140,8 +140,10 @@ int child_run(child_fn fn, void *ctx, void *out, size_t len,
 	}
 	close(fds[1]);
 	done = read_until(fds[0], buf, 1 + len, &got, t0 + caps->wall);
-	if (!done)
+	if (!done) {
+		rep->killed_at = wall() - t0;
 		kill(pid, SIGKILL);
+	}
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
 	close(fds[0]);

@@ -36,6 +36,9 @@ struct child_report {
 	int why;         /* enum child_why */
 	int signal;      /* the signal that ended the child, 0: none */
 	double seconds;  /* the child's wall time, fork to reaping */
+	double killed_at; /* CHILD_TIME: when SIGKILL was sent, from the
+			     fork (the rest of seconds is the kernel's
+			     tear-down of the child); else 0 */
 	double peak_mib; /* its peak resident memory (wait4's ru_maxrss) */
 };
 

@@ -80,7 +80,7 @@ struct result {
 	int why;       /* enum child_why of its child */
 	uint64_t iterations, rejected;
 	double seconds, error;
-	double wall, peak_mib; /* the child's (child_report) */
+	double wall, peak_mib, killed_at; /* the child's (child_report) */
 };
 
 struct options {
@@ -269,6 +269,7 @@ static int measure_in_child(const struct job *j, struct result *res)
 	res->why = cr.why;
 	res->wall = cr.seconds;
 	res->peak_mib = cr.peak_mib;
+	res->killed_at = cr.killed_at;
 	if (cr.why != CHILD_OK) {
 		res->seconds = cr.seconds;
 		res->error = NAN;
@@ -326,6 +327,7 @@ static void print_tol(double tol, const struct problem *pr, size_t np,
 	double rho[MAX_SOLVERS][N_TAUS];
 	const double cap = fmax(op->time_limit, op->min_time) + op->margin;
 	size_t longest = 0, killed = 0;
+	double last_kill = 0.0;
 
 	printf("\n## fc3d error %g, time limit %g s per solve\n\n", tol,
 	       op->time_limit);
@@ -350,11 +352,15 @@ static void print_tol(double tol, const struct problem *pr, size_t np,
 			if (x->wall > res[longest].wall)
 				longest = p * ns + s;
 			killed += x->why == CHILD_TIME;
+			last_kill = fmax(last_kill, x->killed_at);
 		}
-	printf("\nlongest child: %.3f s (%s, %s); cap %.3f s (time limit %g s + margin %g s): %zu of %zu children killed at it\n",
+	printf("\nlongest child: %.3f s (%s, %s); cap %.3f s (time limit %g s + margin %g s): %zu of %zu children killed at it",
 	       res[longest].wall, bench_base_name(pr[longest / ns].path),
 	       sv[longest % ns].name, cap, op->time_limit, op->margin,
 	       killed, np * ns);
+	if (killed)
+		printf(", the latest SIGKILL sent at %.3f s", last_kill);
+	printf("\n");
 	profile(res, np, ns, rho);
 	printf("\nperformance profile (fraction of %zu problems solved within tau x the best time)\n\n| tau |",
 	       np);
