@@ -31,6 +31,8 @@
  *                                     another solver prepared it
  *   accel_prepare view, lambda        the accelerator's host and accel_prepare
  *                                     state (if any)
+ *   best_prepare  settings            whether to keep the best   best_prepare
+ *                                     iterate, its array
  *   loop until converged, diverged, stalled, max_sweeps, the monitor or
  *   the time limit:
  *     sweep       perm, r, lambda, w  part (ordering.next),      solve_sweep
@@ -40,15 +42,20 @@
  *                                     (rfactor.adapt: lambda =
  *                                     prev, r shrunk); merit,
  *                                     stop test, certificate
+ *     best        lambda, merit       a copy of the lowest-merit keep_best
+ *                                     iterate (time_limit > 0)
  *     accel       lambda              lambda replaced or kept    solve_accel
- *                                     (accelerator.step)
+ *                                     (accelerator.step; then
+ *                                     best again); its stop
+ *                                     between Newton steps
+ *                                     (time_left)
  *     go_on       report, clock       stop by the monitor or the solve_go_on
- *                                     time limit
- *     best        lambda, merit       the lowest-merit iterate   keep_best
- *                                     so far (time_limit > 0)
+ *                                     time limit (the clock's or
+ *                                     the accelerator's)
  *   end           lambda              accelerator.finish, memory solve_end
- *                                     figures; on a time limit
- *                                     the best iterate put back
+ *                                     figures
+ *   best back     best, lambda        on a time limit, lambda =  restore_best
+ *                                     the lowest-merit iterate
  * solver_run strings the per-solve stages together, solver_new the
  * per-solver ones; every stage reports a plugin's failure as one error
  * naming the plugin, the op and its message. */
