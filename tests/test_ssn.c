@@ -166,11 +166,11 @@ Test(ssn, robust_config_solves_every_shared_problem)
 	px_config_free(cfg);
 }
 
-/* ssn asks for the time left before each Newton step (plugin ABI 1.9).
- * Under a fake clock (fake_clock.h) that runs out after the first
- * question, its first Newton run on BoxesStack1 stops after one step,
- * where it takes more without a limit, and the solve ends there as a time
- * limit with the lowest-merit iterate it saw. */
+/* ssn asks for the time left before a Newton run and before each of its
+ * steps (plugin ABI 1.9). Under a fake clock (fake_clock.h) that runs out
+ * after two questions, its first Newton run on BoxesStack1 stops after one
+ * step, where it takes more without a limit, and the solve ends there as
+ * a time limit with the lowest-merit iterate it saw. */
 Test(ssn, time_limit_stops_between_newton_steps)
 {
 	char path[4096], text[512];
@@ -199,12 +199,12 @@ Test(ssn, time_limit_stops_between_newton_steps)
 	cr_assert_lt(run, ref.n_accel, "no Newton run");
 	cr_assert_geq(ref.accel[run].substeps, 2);
 	memset(x, 0, px_problem_n_contacts(p) * 3 * sizeof *x);
-	c.allow = 1;
+	c.allow = 2;
 	c.asked = 0;
 	cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s", err.msg);
 	cr_assert_eq(rep.stop, PX_STOP_TIME_LIMIT, "%s",
 		     px_stop_name(rep.stop));
-	cr_assert_eq(c.asked, 2, "no question after the answer 'none left'");
+	cr_assert_eq(c.asked, 3, "no question after the answer 'none left'");
 	cr_assert_eq(rep.accel_steps, run + 1);
 	cr_assert(rep.accel[run].flags & PX_ACCEL_TIME_LIMIT);
 	cr_assert_eq(rep.accel[run].substeps, 1);
