@@ -18,7 +18,7 @@
  * at their own iteration caps; proxima's with [solver] time_limit = the
  * time limit too, which stops them between sweeps or Newton steps. Each
  * measurement runs in a forked child with RLIMIT_AS = --mem-limit GiB
- * (default 4), killed when it runs past the time limit (or --min-time)
+ * (default 4; 0: none), killed when it runs past the time limit (or --min-time)
  * by --margin seconds (default 1): a peer solver that never returns or
  * blows up loses that problem only. A solve counts as solved when the
  * solver says so, the fc3d error of its answer (px_merit_fc3d, the same
