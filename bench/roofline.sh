@@ -93,7 +93,10 @@ for scene in $scenes; do
 	awk -v scene="$scene" -v n="$n" -v perf="$perf_ok" '
 		FNR == NR { a[$1] = $2; next }
 		{ b[$1] = $2 }
-		function per(k) { return (b[k] - a[k]) / (10 * n) }
+		function per(k,  v) {
+			v = (b[k] - a[k]) / (10 * n)
+			return v > -0.005 && v < 0.005 ? 0 : v
+		}
 		END {
 			if (perf == "yes")
 				printf "%-12s %8d %10.1f %10.1f %10.2f %10.2f\n", scene, n,
