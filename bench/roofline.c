@@ -1,5 +1,5 @@
 /* bench/roofline: how far the relax sweeps are from what the machine allows
- * (issue 34, item 1; Williams, Waterman and Patterson 2009, "Roofline").
+ * (issue 34, item 1; Williams et al. 2009).
  * It measures the machine (roofline_machine.h: the last-level cache, a
  * STREAM triad out of it and inside it, the FMA peak, on one thread and on
  * T), counts the bytes and flops of one contact-sweep of each form of A
