@@ -44,16 +44,20 @@ struct options {
 };
 
 /* A form of A and a kernel: rigid3 (kernel = auto on a rigid problem), or
- * the general kernel on the rigid, factorized or assembled form. */
+ * the general kernel on the rigid, factorized or assembled form; on one
+ * thread (sequential), or on T (colored: patches of 2 colors, each color's
+ * contacts split among the threads), whose limit takes the T-thread
+ * bandwidth and peak. */
 static const struct variant {
 	const char *name, *form, *kernel;
 	enum px_form px_form;
-	int assembled;
+	int assembled, threaded;
 } variants[] = {
-	{"rigid3", "rigid", "rigid3", PX_FORM_RIGID, 0},
-	{"rigid", "rigid", "general", PX_FORM_RIGID, 0},
-	{"factorized", "factorized", "general", PX_FORM_FACTORIZED, 0},
-	{"assembled", "assembled", "general", PX_FORM_RIGID, 1},
+	{"rigid3", "rigid", "rigid3", PX_FORM_RIGID, 0, 0},
+	{"rigid", "rigid", "general", PX_FORM_RIGID, 0, 0},
+	{"factorized", "factorized", "general", PX_FORM_FACTORIZED, 0, 0},
+	{"assembled", "assembled", "general", PX_FORM_RIGID, 1, 0},
+	{"rigid3-colored", "rigid", "rigid3", PX_FORM_RIGID, 0, 1},
 };
 enum { N_VARIANTS = sizeof variants / sizeof *variants };
 
@@ -67,7 +71,8 @@ static void usage(FILE *f)
 		"threads (default: every processor), then solves each scene with N\n"
 		"sequential sweeps (default 50), the best of the solves run in S\n"
 		"seconds (default 0.5), for each variant (rigid3, rigid, factorized,\n"
-		"assembled: the form of A and its kernel) and prints the measured\n"
+		"assembled: the form of A and its kernel, sequential; rigid3-colored:\n"
+		"the colored scheduler on T threads) and prints the measured\n"
 		"ns per contact-sweep, the limit max(bytes/bandwidth, flops/peak)\n"
 		"and their ratio. --solve-only: no machine measurement, one solve\n"
 		"per variant (for perf stat or cachegrind). --llc: the last-level\n"
@@ -150,8 +155,14 @@ static double measure_solve(const struct options *o, const struct variant *v,
 	snprintf(text, sizeof text,
 		 "[solver]\nmerit = delta\nabs_tol = 0\nrel_tol = 0\nmax_sweeps = %lu\nkernel = %s\n"
 		 "[friction]\nplugin = disc\n[rfactor]\nplugin = local\ngamma = 1\nnu = 1\n"
-		 "[scheduler]\nplugin = sequential\n",
+		 "[scheduler]\n",
 		 o->sweeps, strcmp(v->kernel, "rigid3") ? "generic" : "auto");
+	if (v->threaded)
+		snprintf(text + strlen(text), sizeof text - strlen(text),
+			 "plugin = colored\ncoloring = greedy\nmerge_below = 0\npatches = 2\nthreads = %d\n",
+			 o->threads);
+	else
+		strcat(text, "plugin = sequential\n");
 	if (bench_config(text, &cfg, &err)) {
 		fprintf(stderr, "roofline: %s\n", err.msg);
 		return -1.0;
@@ -181,8 +192,8 @@ static double measure_solve(const struct options *o, const struct variant *v,
 
 static void print_header(int solve_only)
 {
-	printf("\n%-12s %-10s %-7s %8s %7s %6s %6s %7s %5s %8s %-6s %6s %8s %-6s %8s %6s\n",
-	       "scene", "form", "kernel", "contacts", "B/c-sw", "bodies",
+	printf("\n%-12s %-10s %-7s %3s %8s %7s %6s %6s %7s %5s %8s %-6s %6s %8s %-6s %8s %6s\n",
+	       "scene", "form", "kernel", "thr", "contacts", "B/c-sw", "bodies",
 	       "gather", "flop/c", "moved", "set-MiB", "where", "GB/s",
 	       "limit-ns", "bound", "meas-ns", "ratio");
 	if (solve_only)
@@ -218,13 +229,16 @@ static int run_scene(const struct options *o, const struct machine *m,
 		roofline_cost(p, !strcmp(v->kernel, "rigid3"), lambda, &cost);
 		in_cache = m && cost.footprint <= (double)m->llc;
 		if (m) {
-			bw = in_cache ? m->cache[0] : m->dram[0];
+			const int at = v->threaded;
+
+			bw = in_cache ? m->cache[at] : m->dram[at];
 			t_mem = cost.bytes / bw;
-			t_flop = cost.flops / m->peak[0];
+			t_flop = cost.flops / m->peak[at];
 			limit = t_mem > t_flop ? t_mem : t_flop;
 		}
-		printf("%-12s %-10s %-7s %8zu %7.0f %6.0f %6.0f %7.0f %5.2f %8.1f %-6s",
-		       name, v->form, v->kernel, n, cost.bytes,
+		printf("%-12s %-10s %-7s %3d %8zu %7.0f %6.0f %6.0f %7.0f %5.2f %8.1f %-6s",
+		       name, v->form, v->kernel, v->threaded ? o->threads : 1,
+		       n, cost.bytes,
 		       cost.body_bytes, cost.gathered, cost.flops,
 		       cost.changed, cost.footprint / 1048576.0,
 		       !m ? "-" : in_cache ? "cache" : "memory");
@@ -281,7 +295,7 @@ int main(int argc, char **argv)
 	}
 	if (o.threads < 1 || !o.sweeps || !(o.min_time >= 0) ||
 	    !(o.llc_mib >= 0)) {
-		usage(stderr);
+		fprintf(stderr, "roofline: --threads and --sweeps take a number >= 1, --min-time and --llc one >= 0\n");
 		return 2;
 	}
 	if (o.variant) {
@@ -290,7 +304,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < N_VARIANTS; i++)
 			known |= !strcmp(o.variant, variants[i].name);
 		if (!known) {
-			fprintf(stderr, "roofline: unknown variant '%s' (rigid3, rigid, factorized, assembled)\n",
+			fprintf(stderr, "roofline: unknown variant '%s' (rigid3, rigid, factorized, assembled, rigid3-colored)\n",
 				o.variant);
 			return 2;
 		}
@@ -300,8 +314,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n_scenes; i++) {
 		unsigned long n = 0;
 		char kind[16];
+		int end = 0;
 
-		if (sscanf(scenes[i], "%15[a-z]-%lu", kind, &n) != 2 || n < 2 ||
+		if (sscanf(scenes[i], "%15[a-z]-%lu%n", kind, &n, &end) != 2 ||
+		    scenes[i][end] || n < 2 ||
 		    (strcmp(kind, "grid") && strcmp(kind, "ballgrid"))) {
 			fprintf(stderr, "roofline: bad scene '%s' (expected ballgrid-N or grid-N, N >= 2)\n",
 				scenes[i]);
