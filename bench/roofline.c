@@ -110,9 +110,13 @@ static int measure_machine(const struct options *o, struct machine *m)
 			return 1;
 		}
 	}
-	printf("machine: last-level cache L%d %.1f MiB (%s); threads 1 and %d (OpenMP)\n",
-	       m->level, (double)m->llc / 1048576.0,
-	       o->llc_mib > 0 ? "--llc" : "sysfs", o->threads);
+	if (o->llc_mib > 0)
+		printf("machine: last-level cache %.1f MiB (--llc)",
+		       (double)m->llc / 1048576.0);
+	else
+		printf("machine: last-level cache L%d %.1f MiB (sysfs)",
+		       m->level, (double)m->llc / 1048576.0);
+	printf("; threads 1 and %d (OpenMP)\n", o->threads);
 	printf("triad in memory (3 arrays of %.0f MiB): %.2f GB/s, %.2f GB/s on %d threads\n",
 	       (double)(big * sizeof(double)) / 1048576.0, gb(m->dram[0]),
 	       gb(m->dram[1]), o->threads);
