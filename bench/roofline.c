@@ -212,7 +212,7 @@ static int run_scene(const struct options *o, const struct machine *m,
 		struct px_problem *p = NULL;
 		struct px_error err = {0};
 		struct roofline_cost cost;
-		double *lambda, sec, bw = 0.0, limit = 0.0, t_mem = 0.0,
+		double *lambda, sec = 0.0, bw = 0.0, limit = 0.0, t_mem = 0.0,
 		       t_flop = 0.0;
 		size_t n;
 		int in_cache;
@@ -225,12 +225,15 @@ static int run_scene(const struct options *o, const struct machine *m,
 		}
 		n = px_problem_n_contacts(p);
 		lambda = malloc(n * 3 * sizeof *lambda);
-		if (!lambda || (sec = measure_solve(o, v, p, lambda)) < 0) {
+		if (!lambda || (sec = measure_solve(o, v, p, lambda)) < 0 ||
+		    roofline_cost(p, !strcmp(v->kernel, "rigid3"), lambda,
+				  &cost)) {
+			if (sec >= 0)
+				fprintf(stderr, "roofline: out of memory\n");
 			free(lambda);
 			px_problem_destroy(p);
 			return 1;
 		}
-		roofline_cost(p, !strcmp(v->kernel, "rigid3"), lambda, &cost);
 		in_cache = m && cost.footprint <= (double)m->llc;
 		if (m) {
 			const int at = v->threaded;

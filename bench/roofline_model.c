@@ -72,7 +72,7 @@ static double flops_general(const struct px_problem *p, size_t k, int sides,
 	return f;
 }
 
-void roofline_cost(const struct px_problem *p, int rigid3,
+int roofline_cost(const struct px_problem *p, int rigid3,
 		   const double *lambda, struct roofline_cost *out)
 {
 	const size_t n = p->n;
@@ -99,13 +99,15 @@ void roofline_cost(const struct px_problem *p, int rigid3,
 		/* the bodies some contact moves */
 		char *seen = calloc(p->n_bodies + 1, 1);
 
-		for (size_t k = 0; seen && k < n; k++) {
+		if (!seen)
+			return PX_ERR_NOMEM;
+		for (size_t k = 0; k < n; k++) {
 			if (p->body_a[k] != PX_STATIC)
 				seen[p->body_a[k]] = 1;
 			if (p->body_b[k] != PX_STATIC)
 				seen[p->body_b[k]] = 1;
 		}
-		for (size_t i = 0; seen && i < p->n_bodies; i++)
+		for (size_t i = 0; i < p->n_bodies; i++)
 			dynamic += seen[i];
 		free(seen);
 	}
@@ -135,4 +137,5 @@ void roofline_cost(const struct px_problem *p, int rigid3,
 			 (per_body > 0.0 ? per_body - 48.0 : 0.0) *
 				 (double)dynamic;
 	out->changed = changed / (double)n;
+	return PX_OK;
 }

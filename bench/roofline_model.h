@@ -24,8 +24,9 @@ struct roofline_cost {
 
 /* The cost of p's sweeps with the rigid 3-row kernel (rigid3) or the
  * general one, lambda the solve's answer (a contact whose impulse is zero
- * there is counted as one whose update leaves the bodies alone). */
-void roofline_cost(const struct px_problem *p, int rigid3,
+ * there is counted as one whose update leaves the bodies alone). 0, or
+ * PX_ERR_NOMEM. */
+int roofline_cost(const struct px_problem *p, int rigid3,
 		   const double *lambda, struct roofline_cost *out);
 
 #endif
