@@ -11,15 +11,16 @@
  *   the order list 4 (uint32), b 24, r 24, lambda 24 read + 24 written,
  *   prev 24 written (the driver's copy of the impulse before the sweep)
  * rigid 3-row kernel (kernel_rigid3.c): frame 72, lever arms 48, coef 24
- *   (A_sn, A_tn, mu), body ids 8; per dynamic body w 48 read + 48 written,
- *   inverse mass 8, inverse inertia 48 (6 packed)
+ *   (A_sn, A_tn, mu), body ids 8; per dynamic body w 48 read, and when
+ *   a contact whose impulse moves pushes it, w 48 written, inverse mass 8,
+ *   inverse inertia 48 (6 packed)
  * general kernel (kernel.c): the diagonal block 72 (only A_sn, A_tn are
  *   read, but they are 24 bytes apart in every 72: every cache line is
  *   touched), the friction parameters 32 (the plugin's project reads mu
  *   out of each 32), then by form
  *   rigid: frame 72, lever arms 48, body ids 8; bodies as above
- *   factorized: body ids 8, J 144 and M^-1 J^T 144 per side; per dynamic
- *     body w 48 + 48
+ *   factorized: body ids 8, J 144 per side, M^-1 J^T 144 per side when
+ *     the impulse moves; per dynamic body w 48 + 48
  *   assembled: rowptr 8, per stored block its column 4 and 72; the
  *     neighbours' impulses are lambda's, already counted. */
 #include <stdint.h>
@@ -30,9 +31,6 @@
 
 /* per contact, every kernel and form */
 #define COMMON_BYTES (4.0 + 24.0 + 24.0 + 48.0 + 24.0)
-/* w read and written, 1/m, I^-1 packed */
-#define RIGID_BODY_BYTES (96.0 + 8.0 + 48.0)
-
 /* flops of contact k with `sides` dynamic bodies (a of them body a) */
 static double flops_rigid3(int a, int b, int changed)
 {
@@ -77,65 +75,69 @@ int roofline_cost(const struct px_problem *p, int rigid3,
 {
 	const size_t n = p->n;
 	const uint32_t bs = p->bs;
-	double per_contact = COMMON_BYTES, per_body = 0.0, sides = 0.0;
-	double flops = 0.0, changed = 0.0;
-	size_t dynamic = 0;
+	const int rigid = p->form == PX_FORM_RIGID;
+	double per_contact = COMMON_BYTES, sides = 0.0, sides_moved = 0.0;
+	double flops = 0.0, changed = 0.0, body = 0.0, body_set = 0.0;
+	/* a body some contact reads (w), and one some moved contact pushes
+	 * (w written; rigid: its mass and inertia read) */
+	size_t dynamic = 0, pushed = 0;
+	char *seen = NULL;
 
+	if (p->form != PX_FORM_ASSEMBLED &&
+	    !(seen = calloc(p->n_bodies + 1, 1)))
+		return PX_ERR_NOMEM;
 	for (size_t k = 0; k < n; k++) {
-		const int a = p->form != PX_FORM_ASSEMBLED &&
-			      p->body_a[k] != PX_STATIC;
-		const int b = p->form != PX_FORM_ASSEMBLED &&
-			      p->body_b[k] != PX_STATIC;
+		const int a = seen && p->body_a[k] != PX_STATIC;
+		const int b = seen && p->body_b[k] != PX_STATIC;
 		int moved = 0;
 
 		for (uint32_t r = 0; r < bs; r++)
 			moved |= lambda[k * bs + r] != 0.0;
 		changed += moved;
 		sides += a + b;
+		sides_moved += moved * (a + b);
 		flops += rigid3 ? flops_rigid3(a, b, moved)
 				: flops_general(p, k, a + b, moved);
+		if (a)
+			seen[p->body_a[k]] |= 1 | moved << 1;
+		if (b)
+			seen[p->body_b[k]] |= 1 | moved << 1;
 	}
-	if (p->form != PX_FORM_ASSEMBLED) {
-		/* the bodies some contact moves */
-		char *seen = calloc(p->n_bodies + 1, 1);
-
-		if (!seen)
-			return PX_ERR_NOMEM;
-		for (size_t k = 0; k < n; k++) {
-			if (p->body_a[k] != PX_STATIC)
-				seen[p->body_a[k]] = 1;
-			if (p->body_b[k] != PX_STATIC)
-				seen[p->body_b[k]] = 1;
-		}
-		for (size_t i = 0; i < p->n_bodies; i++)
-			dynamic += seen[i];
-		free(seen);
+	for (size_t i = 0; seen && i < p->n_bodies; i++) {
+		dynamic += seen[i] & 1;
+		pushed += seen[i] >> 1;
 	}
+	free(seen);
 	if (rigid3) {
 		per_contact += 72.0 + 48.0 + 24.0 + 8.0;
-		per_body = RIGID_BODY_BYTES;
 	} else {
 		per_contact += 72.0 + 32.0;
-		if (p->form == PX_FORM_RIGID) {
+		if (rigid)
 			per_contact += 72.0 + 48.0 + 8.0;
-			per_body = RIGID_BODY_BYTES;
-		} else if (p->form == PX_FORM_FACTORIZED) {
-			per_contact += 8.0 + 2.0 * 2.0 * 6.0 * bs * 8.0;
-			per_body = 96.0;
-		} else {
+		else if (p->form == PX_FORM_FACTORIZED) /* M^-1 J^T if moved */
+			per_contact += 8.0 + 2.0 * 6.0 * bs * 8.0 *
+						     (1.0 + changed / (double)n);
+		else
 			per_contact += 8.0 + (4.0 + 8.0 * bs * bs) *
 						     (double)p->rowptr[n] /
 						     (double)n;
-		}
 	}
-	out->body_bytes = per_body * (double)dynamic / (double)n;
-	out->gathered = per_body * sides / (double)n;
+	if (p->form != PX_FORM_ASSEMBLED) {
+		/* w read 48, written 48 if pushed; rigid: 1/m and I^-1 56 */
+		const double push = rigid ? 104.0 : 48.0;
+
+		body = 48.0 * (double)dynamic + push * (double)pushed;
+		body_set = 48.0 * (double)dynamic +
+			   (rigid ? 56.0 * (double)pushed : 0.0);
+		out->gathered = (48.0 * sides + push * sides_moved) / (double)n;
+	} else {
+		out->gathered = 0.0;
+	}
+	out->body_bytes = body / (double)n;
 	out->bytes = per_contact + out->body_bytes;
 	out->flops = flops / (double)n;
-	/* lambda counted once, w once */
-	out->footprint = (per_contact - 24.0) * (double)n +
-			 (per_body > 0.0 ? per_body - 48.0 : 0.0) *
-				 (double)dynamic;
+	/* every array once: lambda's read and write are one array */
+	out->footprint = (per_contact - 24.0) * (double)n + body_set;
 	out->changed = changed / (double)n;
 	return PX_OK;
 }
