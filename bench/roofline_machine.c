@@ -17,7 +17,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 /* the triad's loop in each vector width the CPU may offer, chosen at load */
-#define ROOFLINE_CLONES \
+#define ROOFLINE_CLONES                                                        \
 	__attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define ROOFLINE_CLONES
@@ -113,8 +113,7 @@ double roofline_triad(size_t n, int threads, double min_time)
 		}
 	}
 	start = bench_now();
-	for (int pass = 0; pass < 3 || bench_now() - start < min_time;
-	     pass++) {
+	for (int pass = 0; pass < 3 || bench_now() - start < min_time; pass++) {
 		const double t0 = bench_now();
 		double dt;
 
@@ -140,9 +139,9 @@ double roofline_triad(size_t n, int threads, double min_time)
 
 /* CHAINS_n(OP): OP(0) ... OP(n - 1), the chains written out so that each
  * stays in a register */
-#define CHAINS_12(OP)                                                     \
-	OP(0) OP(1) OP(2) OP(3) OP(4) OP(5) OP(6) OP(7) OP(8) OP(9) OP(10)  \
-	OP(11)
+#define CHAINS_12(OP)                                                          \
+	OP(0)                                                                  \
+	OP(1) OP(2) OP(3) OP(4) OP(5) OP(6) OP(7) OP(8) OP(9) OP(10) OP(11)
 #define CHAINS_16(OP) CHAINS_12(OP) OP(12) OP(13) OP(14) OP(15)
 
 /* `iters` rounds of every chain; returns the sum of their lanes */

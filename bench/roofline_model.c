@@ -70,8 +70,8 @@ static double flops_general(const struct px_problem *p, size_t k, int sides,
 	return f;
 }
 
-int roofline_cost(const struct px_problem *p, int rigid3,
-		   const double *lambda, struct roofline_cost *out)
+int roofline_cost(const struct px_problem *p, int rigid3, const double *lambda,
+		  struct roofline_cost *out)
 {
 	const size_t n = p->n;
 	const uint32_t bs = p->bs;
@@ -116,11 +116,11 @@ int roofline_cost(const struct px_problem *p, int rigid3,
 			per_contact += 72.0 + 48.0 + 8.0;
 		else if (p->form == PX_FORM_FACTORIZED) /* M^-1 J^T if moved */
 			per_contact += 8.0 + 2.0 * 6.0 * bs * 8.0 *
-						     (1.0 + changed / (double)n);
+						 (1.0 + changed / (double)n);
 		else
 			per_contact += 8.0 + (4.0 + 8.0 * bs * bs) *
-						     (double)p->rowptr[n] /
-						     (double)n;
+						 (double)p->rowptr[n] /
+						 (double)n;
 	}
 	if (p->form != PX_FORM_ASSEMBLED) {
 		/* w read 48, written 48 if pushed; rigid: 1/m and I^-1 56 */

@@ -19,14 +19,14 @@ struct roofline_cost {
 	double body_bytes, gathered;
 	double flops;
 	double footprint; /* bytes of every array the sweeps touch */
-	double changed;   /* the share of contacts whose impulse moves */
+	double changed;	  /* the share of contacts whose impulse moves */
 };
 
 /* The cost of p's sweeps with the rigid 3-row kernel (rigid3) or the
  * general one, lambda the solve's answer (a contact whose impulse is zero
  * there is counted as one whose update leaves the bodies alone). 0, or
  * PX_ERR_NOMEM. */
-int roofline_cost(const struct px_problem *p, int rigid3,
-		   const double *lambda, struct roofline_cost *out);
+int roofline_cost(const struct px_problem *p, int rigid3, const double *lambda,
+		  struct roofline_cost *out);
 
 #endif
