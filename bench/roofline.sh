@@ -77,7 +77,10 @@ for scene in $scenes; do
 			$run perf stat -x, -o "$tmp/c$s" \
 				-e cycles,instructions,cache-misses,LLC-load-misses \
 				$prog --sweeps "$s" "$scene" > "$tmp/out$s"
-			awk -F, '$3 != "" { print $3, $1 }' "$tmp/c$s" > "$tmp/v$s"
+			# cycles:u and the like (user space only under
+			# perf_event_paranoid 2) count as cycles
+			awk -F, '$3 != "" { e = $3; sub(/:.*/, "", e); print e, $1 }' \
+				"$tmp/c$s" > "$tmp/v$s"
 		else
 			# shellcheck disable=SC2086
 			$run valgrind --tool=cachegrind --cache-sim=yes $ll_option \
