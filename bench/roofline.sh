@@ -92,7 +92,7 @@ for scene in $scenes; do
 				/ LLd +misses:/ { print "ll", $4 }' > "$tmp/v$s"
 		fi
 	done
-	n=$(awk -v s="$scene" '$1 == s { print $4 }' "$tmp/out10")
+	n=$(awk -v s="$scene" '$1 == s { print $5 }' "$tmp/out10")
 	awk -v scene="$scene" -v n="$n" -v perf="$perf_ok" '
 		FNR == NR { a[$1] = $2; next }
 		{ b[$1] = $2 }
