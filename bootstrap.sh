@@ -55,11 +55,12 @@ if ! command -v dpkg-checkbuilddeps > /dev/null ||
 	apt-get build-dep -y -q --no-install-recommends ./
 fi
 # bench: the peers (Siconos numerics, and its Python module for
-# bench/python_siconos.py; bench/bullet_world is C++ on Bullet);
+# bench/python_siconos.py; bench/bullet_world is C++ on Bullet), and the
+# counters of bench/roofline.sh (perf stat, else cachegrind);
 # harden: clang with libFuzzer and the sanitizers' runtimes, clang's OpenMP
 # (libomp, with Archer for ThreadSanitizer) and valgrind
 extra=""
-[ "$mode" = bench ] && extra="libsiconos-numerics-dev python3-siconos g++ libbullet-dev"
+[ "$mode" = bench ] && extra="libsiconos-numerics-dev python3-siconos g++ libbullet-dev linux-perf valgrind"
 [ "$mode" = harden ] && extra="clang libclang-rt-14-dev libomp-dev valgrind"
 if [ -n "$extra" ]; then
 	missing=""
