@@ -108,8 +108,9 @@ struct px_world;
 /* What a checkpoint belongs to: the hashes a restart compares, and the
  * names it says when they differ. */
 struct px_checkpoint_ids {
-	uint64_t scene;   /* px_world_scene_hash of the world as loaded */
-	uint64_t physics; /* px_world_physics_hash */
+	uint64_t scene;    /* px_world_scene_hash of the world as loaded */
+	uint64_t settings; /* px_world_settings_hash */
+	uint64_t config;   /* px_checkpoint_config_hash */
 	const char *scene_name;  /* e.g. the scene's path */
 	const char *config_name; /* e.g. px_config_source */
 };
@@ -118,12 +119,15 @@ struct px_checkpoint_ids {
  * the scene is loaded, it names the scene. */
 uint64_t px_world_scene_hash(const struct px_world *w);
 
-/* The hash of what decides the physics of the next steps besides the
- * bodies: the world's settings but the step count, and the config in
- * effect (px_config_write's text) but its time_limit and source. */
-int px_world_physics_hash(const struct px_world *w,
-			  const struct px_config *cfg, uint64_t *out,
-			  struct px_error *err);
+/* The hash of the world's settings but the step count (a restart may run
+ * longer): dt, gravity, stepping, stabilization, substeps, contact cache,
+ * soft contact. */
+uint64_t px_world_settings_hash(const struct px_world *w);
+
+/* The hash of the config in effect (px_config_write's text) but its
+ * source and time_limit (a restart may have another deadline). */
+int px_checkpoint_config_hash(const struct px_config *cfg, uint64_t *out,
+			      struct px_error *err);
 
 /* Add w's sections to c: META (ids, step, time), BODY (every body, every
  * field), CACH (the contact cache: pairs, feature ids, points, impulses)
@@ -135,10 +139,10 @@ int px_world_checkpoint_save(const struct px_world *w,
 			     struct px_checkpoint *c, struct px_error *err);
 
 /* Check c (read from path) against ids, then put its state into w and
- * cfg's plugins. A refusal is one line naming path: another scene
- * (PX_ERR_INVALID), other physics (PX_ERR_INVALID), a malformed section
- * (PX_ERR_FORMAT). Refused for another scene or physics, w and cfg are
- * unchanged; refused later, they may be half restored: destroy them. */
+ * cfg's plugins. A refusal is one line naming path: another scene, other
+ * settings or another config (PX_ERR_INVALID), a malformed section
+ * (PX_ERR_FORMAT). Refused for the ids, w and cfg are unchanged; refused
+ * later, they may be half restored: destroy them. */
 int px_world_checkpoint_load(struct px_world *w, struct px_config *cfg,
 			     const struct px_checkpoint_ids *ids,
 			     const struct px_checkpoint *c, const char *path,

@@ -83,27 +83,12 @@ uint64_t px_world_scene_hash(const struct px_world *w)
 	return h;
 }
 
-int px_world_physics_hash(const struct px_world *w,
-			  const struct px_config *cfg, uint64_t *out,
-			  struct px_error *err)
+uint64_t px_world_settings_hash(const struct px_world *w)
 {
 	const struct px_world_settings *s = &w->settings;
 	struct px_ckpt_buf b = {0};
-	char *text = NULL, *line;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	uint64_t h = PX_FNV_START;
+	uint64_t h;
 
-	if (!f)
-		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-	if (px_config_write(cfg, f)) {
-		fclose(f);
-		free(text);
-		return px_error_set(err, PX_ERR_NOMEM,
-				    "cannot write the config in effect");
-	}
-	fclose(f);
-	/* the settings but steps (a restart may run longer) */
 	put_n(&b, s->gravity, 3);
 	px_ckpt_put_f64(&b, s->dt);
 	px_ckpt_put_u32(&b, (uint32_t)s->stepping);
@@ -118,14 +103,30 @@ int px_world_physics_hash(const struct px_world *w,
 	px_ckpt_put_f64(&b, s->contact_hertz);
 	px_ckpt_put_f64(&b, s->contact_damping_ratio);
 	px_ckpt_put_f64(&b, s->contact_push_velocity);
-	if (b.failed) {
-		free(text);
-		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-	}
-	h = px_fnv1a(h, b.p, b.len);
+	/* out of memory for 120 bytes: a hash no checkpoint has */
+	h = b.failed ? 0 : px_fnv1a(PX_FNV_START, b.p, b.len);
 	px_ckpt_buf_free(&b);
-	/* the config's lines but comments (its source) and time_limit (a
-	 * restart may get another deadline) */
+	return h;
+}
+
+int px_checkpoint_config_hash(const struct px_config *cfg, uint64_t *out,
+			      struct px_error *err)
+{
+	char *text = NULL, *line;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	uint64_t h = PX_FNV_START;
+
+	if (!f)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	if (px_config_write(cfg, f)) {
+		fclose(f);
+		free(text);
+		return px_error_set(err, PX_ERR_NOMEM,
+				    "cannot write the config in effect");
+	}
+	fclose(f);
+	/* its lines but comments (the source) and time_limit */
 	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
 		if (*line != ';' && strncmp(line, "time_limit ", 11))
 			h = px_fnv1a(h, line, strlen(line) + 1);
@@ -179,7 +180,8 @@ int px_world_checkpoint_save(const struct px_world *w,
 	px_ckpt_put_u64(&b, w->step);
 	px_ckpt_put_f64(&b, w->time);
 	px_ckpt_put_u64(&b, ids->scene);
-	px_ckpt_put_u64(&b, ids->physics);
+	px_ckpt_put_u64(&b, ids->settings);
+	px_ckpt_put_u64(&b, ids->config);
 	px_ckpt_put_u64(&b, w->n_bodies);
 	px_ckpt_put_u64(&b, w->n_cache);
 	px_ckpt_put_str(&b, ids->scene_name);
@@ -239,7 +241,7 @@ static int bad(struct px_error *err, const char *path, const char *what)
 }
 
 struct meta {
-	uint64_t step, scene, physics, n_bodies, n_cache;
+	uint64_t step, scene, settings, config, n_bodies, n_cache;
 	double time;
 	const char *scene_name, *config_name;
 	uint32_t scene_len, config_len;
@@ -259,7 +261,8 @@ static int read_meta(const struct px_checkpoint *c, const char *path,
 	m->step = px_ckpt_get_u64(&cur);
 	m->time = px_ckpt_get_f64(&cur);
 	m->scene = px_ckpt_get_u64(&cur);
-	m->physics = px_ckpt_get_u64(&cur);
+	m->settings = px_ckpt_get_u64(&cur);
+	m->config = px_ckpt_get_u64(&cur);
 	m->n_bodies = px_ckpt_get_u64(&cur);
 	m->n_cache = px_ckpt_get_u64(&cur);
 	m->scene_name = px_ckpt_get_str(&cur, &m->scene_len);
@@ -385,9 +388,13 @@ int px_world_checkpoint_load(struct px_world *w, struct px_config *cfg,
 				    "%s: checkpoint of another scene (%.*s), not of %s",
 				    path, (int)m.scene_len, m.scene_name,
 				    ids->scene_name);
-	if (m.physics != ids->physics)
+	if (m.settings != ids->settings)
 		return px_error_set(err, PX_ERR_INVALID,
-				    "%s: checkpoint of other physics: its config (%.*s) or scene settings differ from this run's (%s) in a setting that changes the steps",
+				    "%s: checkpoint of other world settings: this run's (the scene's [world], --cache) change the steps",
+				    path);
+	if (m.config != ids->config)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "%s: checkpoint of another solver config (%.*s), not of this run's (%s)",
 				    path, (int)m.config_len, m.config_name,
 				    ids->config_name);
 	p = px_checkpoint_find(c, "BODY", &count, &rsize, &len);

@@ -178,7 +178,8 @@ static void ids_of(const struct px_world *w, const struct px_config *cfg,
 	struct px_error err = {0};
 
 	ids->scene = px_world_scene_hash(w);
-	cr_assert_eq(px_world_physics_hash(w, cfg, &ids->physics, &err), PX_OK,
+	ids->settings = px_world_settings_hash(w);
+	cr_assert_eq(px_checkpoint_config_hash(cfg, &ids->config, &err), PX_OK,
 		     "%s", err.msg);
 	ids->scene_name = "ballpile-8.ini";
 	ids->config_name = "(test)";
@@ -287,11 +288,21 @@ Test(checkpoint, world_refusals)
 	cr_assert_eq(px_world_checkpoint_load(b, c2, &other, c, "f", &err),
 		     PX_ERR_INVALID);
 	cr_assert_str_eq(err.msg,
-			 "f: checkpoint of other physics: its config ((test)) or scene settings differ from this run's (seed8.ini) in a setting that changes the steps");
+			 "f: checkpoint of another solver config ((test)), not of this run's (seed8.ini)");
+	ids_of(b, ca, &other);
+	px_world_settings_mut(b)->substeps = 3;
+	other.settings = px_world_settings_hash(b);
+	cr_assert_eq(px_world_checkpoint_load(b, ca, &other, c, "f", &err),
+		     PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg,
+			 "f: checkpoint of other world settings: this run's (the scene's [world], --cache) change the steps");
 	/* the time limit changes nothing that is hashed */
 	px_config_settings_mut(ca)->time_limit = 5;
+	px_world_settings_mut(b)->substeps = 1;
+	px_world_settings_mut(b)->steps = 7; /* nor does the step count */
 	ids_of(b, ca, &other);
-	cr_assert_eq(other.physics, ids.physics);
+	cr_assert_eq(other.config, ids.config);
+	cr_assert_eq(other.settings, ids.settings);
 	px_checkpoint_destroy(c);
 	px_world_destroy(a);
 	px_world_destroy(b);
