@@ -1,7 +1,7 @@
 /* `proxima run`'s checkpoints: the ids a restart compares, the restart,
  * the signals that ask for a checkpoint and the writing after a step. The
  * file is sim/checkpoint.c's and the world's sections world_checkpoint.c's;
- * this adds RUN: the run's totals and the static bodies' impulses that
+ * this adds TOTS: the run's totals and the static bodies' impulses that
  * --state writes (doc/checkpoint.md). */
 #include <signal.h>
 #include <stdio.h>
@@ -42,14 +42,14 @@ static int read_run(const struct px_checkpoint *c, const char *path,
 		    double *impulse, struct px_error *err)
 {
 	size_t len;
-	const unsigned char *p = px_checkpoint_find(c, "RUN ", NULL, NULL,
+	const unsigned char *p = px_checkpoint_find(c, "TOTS", NULL, NULL,
 						    &len);
 	struct px_ckpt_cursor cur = {.p = p, .len = len};
 	uint64_t n;
 
 	if (!p)
 		return px_error_set(err, PX_ERR_FORMAT,
-				    "%s: not a checkpoint of proxima run (no RUN section)",
+				    "%s: not a checkpoint of proxima run (no TOTS section)",
 				    path);
 	tot->sweeps = px_ckpt_get_u64(&cur);
 	tot->unconverged = px_ckpt_get_u64(&cur);
@@ -64,7 +64,7 @@ static int read_run(const struct px_checkpoint *c, const char *path,
 	if (cur.failed || n != 3 * (uint64_t)n_bodies ||
 	    len - cur.at != 8 * n)
 		return px_error_set(err, PX_ERR_FORMAT,
-				    "%s: not a valid checkpoint: a RUN section of the wrong length",
+				    "%s: not a valid checkpoint: a TOTS section of the wrong length",
 				    path);
 	for (uint64_t i = 0; i < n; i++) {
 		const double f = px_ckpt_get_f64(&cur);
@@ -147,7 +147,7 @@ static int add_run(struct px_checkpoint *c, size_t n_bodies,
 	for (size_t i = 0; i < n; i++)
 		px_ckpt_put_f64(&b, impulse[i]);
 	rc = b.failed ? px_error_set(err, PX_ERR_NOMEM, "out of memory")
-		      : px_checkpoint_add(c, "RUN ", 1, 0, b.p, b.len, err);
+		      : px_checkpoint_add(c, "TOTS", 1, 0, b.p, b.len, err);
 	px_ckpt_buf_free(&b);
 	return rc;
 }

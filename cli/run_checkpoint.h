@@ -15,7 +15,7 @@
 #include "../sim/checkpoint.h"
 #include "../sim/world.h"
 
-/* What a run adds up over its steps; a checkpoint keeps it (section RUN)
+/* What a run adds up over its steps; a checkpoint keeps it (section TOTS)
  * so that a restarted run reports the whole run. */
 struct px_run_totals {
 	unsigned long long sweeps, unconverged;

@@ -9,7 +9,7 @@
  * px_ckpt_get_*), so a file moves between machines. sim/checkpoint.c
  * holds the container and the file; world_checkpoint.c the world's
  * sections (META, BODY, CACH, PLUG); a program adds its own (proxima run
- * adds RUN for its totals).
+ * adds TOTS for its totals).
  *
  * Files are written to a temporary name in the same folder, fsynced and
  * renamed into place: a crash leaves the previous checkpoint or none.
