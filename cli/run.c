@@ -384,9 +384,11 @@ static int simulate(const struct run_opts *o)
 			fprintf(stderr, "\rstep %llu/%llu  contacts %zu  sweeps %llu  %.1f s",
 				i, (unsigned long long)s->steps, st.contacts,
 				(unsigned long long)st.sweeps, tot.seconds);
-		if (px_run_checkpoint_step(&ck,
-					   w, cfg, i, s->steps, &tot, impulse,
-					   &err))
+		/* a step the deadline passed in may have had its solves cut
+		 * short: not one to go on from */
+		if (!(o->time_limit > 0 && wall() - t0 >= o->time_limit) &&
+		    px_run_checkpoint_step(&ck, w, cfg, i, s->steps, &tot,
+					   impulse, &err))
 			goto fail;
 	}
 	if (tty)
