@@ -185,6 +185,23 @@ static void ids_of(const struct px_world *w, const struct px_config *cfg,
 	ids->config_name = "(test)";
 }
 
+/* Whether the bodies of a and b have the same poses and velocities, bit
+ * for bit (field by field: a struct's padding is no state). */
+static int same_state(const struct px_world *a, const struct px_world *b)
+{
+	const struct px_body *x = px_world_bodies(a), *y = px_world_bodies(b);
+
+	if (px_world_n_bodies(a) != px_world_n_bodies(b))
+		return 0;
+	for (size_t i = 0; i < px_world_n_bodies(a); i++)
+		if (memcmp(x[i].x, y[i].x, sizeof x[i].x) ||
+		    memcmp(x[i].q, y[i].q, sizeof x[i].q) ||
+		    memcmp(x[i].v, y[i].v, sizeof x[i].v) ||
+		    memcmp(x[i].w, y[i].w, sizeof x[i].w))
+			return 0;
+	return 1;
+}
+
 static void steps(struct px_world *w, const struct px_config *cfg, int n)
 {
 	struct px_step_stats st;
@@ -228,10 +245,7 @@ Test(checkpoint, world_restart_bit_exact)
 		     PX_OK, "%s", err.msg);
 	steps(a, ca, 20);
 	steps(b, cb, 20);
-	cr_assert_eq(px_world_n_bodies(a), px_world_n_bodies(b));
-	cr_assert_eq(memcmp(px_world_bodies(a), px_world_bodies(b),
-			    px_world_n_bodies(a) * sizeof(struct px_body)),
-		     0, "the restarted world differs");
+	cr_assert(same_state(a, b), "the restarted world differs");
 	/* without the generator's state the order differs, and so do the
 	 * bits: the test would catch a checkpoint that forgot it */
 	{
@@ -245,10 +259,7 @@ Test(checkpoint, world_restart_bit_exact)
 			     PX_OK, "%s", err.msg);
 		steps(d, fresh, 20);
 		px_config_free(fresh);
-		cr_assert_neq(memcmp(px_world_bodies(a), px_world_bodies(d),
-				     px_world_n_bodies(a) *
-					     sizeof(struct px_body)),
-			      0);
+		cr_assert_not(same_state(a, d));
 		px_world_destroy(d);
 		px_config_free(cd);
 	}
