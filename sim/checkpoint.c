@@ -17,19 +17,17 @@
  *           24  8  length (bytes)
  *
  * The file ends with the last section's bytes: a shorter file is
- * truncated. A plain format rather than HDF5: HDF5 is an optional part of
- * the build, and Debian's libhdf5 crashes on some corrupt files
- * (tests/fuzz/regress/hdf5-*.hdf5), which a restart must refuse, not
- * crash on. */
+ * truncated. It is written through core/outfile.c: under a temporary name
+ * beside it, fsynced and renamed into place. A plain format rather than
+ * HDF5: HDF5 is an optional part of the build, and Debian's libhdf5
+ * crashes on some corrupt files (tests/fuzz/regress/hdf5-*.hdf5), which a
+ * restart must refuse, not crash on. */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "../core/outfile.h"
 #include "checkpoint.h"
 
 #define HEADER_SIZE 32u
@@ -391,76 +389,24 @@ static void encode(const struct px_checkpoint *c, struct px_ckpt_buf *b)
 	le_store(b->p + 28, crc, 4);
 }
 
-/* The folder of path, for its fsync after the rename. */
-static int sync_folder(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char dir[4096];
-	int fd, rc;
-
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == path)
-		snprintf(dir, sizeof dir, "/");
-	else
-		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-	fd = open(dir, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
 int px_checkpoint_write(const struct px_checkpoint *c, const char *path,
 			struct px_error *err)
 {
 	struct px_ckpt_buf b = {0};
-	char tmp[4096];
-	size_t done = 0;
-	int fd, rc = PX_OK;
+	struct px_outfile o;
+	int rc;
 
-	if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >=
-	    (int)sizeof tmp)
-		return px_error_set(err, PX_ERR_IO, "%s: path too long", path);
 	encode(c, &b);
 	if (b.failed) {
 		px_ckpt_buf_free(&b);
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	if (fd < 0) {
-		rc = px_error_set(err, PX_ERR_IO, "%s: cannot write: %s", path,
-				  strerror(errno));
-		px_ckpt_buf_free(&b);
-		return rc;
+	rc = px_outfile_open(&o, path, err);
+	if (!rc) {
+		/* a short write shows in the commit's flush */
+		fwrite(b.p, 1, b.len, o.f);
+		rc = px_outfile_commit(&o, err);
 	}
-	while (done < b.len) {
-		const ssize_t k = write(fd, b.p + done, b.len - done);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			rc = px_error_set(err, PX_ERR_IO, "%s: cannot write: %s",
-					  path, k < 0 ? strerror(errno)
-						      : "no space written");
-			break;
-		}
-		done += (size_t)k;
-	}
-	if (!rc && fsync(fd))
-		rc = px_error_set(err, PX_ERR_IO, "%s: cannot write: %s", path,
-				  strerror(errno));
-	if (close(fd) && !rc)
-		rc = px_error_set(err, PX_ERR_IO, "%s: cannot write: %s", path,
-				  strerror(errno));
-	if (!rc && rename(tmp, path))
-		rc = px_error_set(err, PX_ERR_IO, "%s: cannot write: %s", path,
-				  strerror(errno));
-	if (rc)
-		unlink(tmp);
-	else
-		sync_folder(path); /* the rename made durable; best effort */
 	px_ckpt_buf_free(&b);
 	return rc;
 }

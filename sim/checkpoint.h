@@ -48,7 +48,9 @@ const unsigned char *px_checkpoint_find(const struct px_checkpoint *c,
 					const char *tag, uint32_t *count,
 					uint32_t *record_size, size_t *len);
 
-/* Write c to path (temporary name, fsync, rename; the folder fsynced). */
+/* Write c to path (core/outfile.c: a temporary name beside it, fsync,
+ * rename, the folder fsynced); a failure is "PATH: cannot write: <why>"
+ * and leaves the file there as it was. */
 int px_checkpoint_write(const struct px_checkpoint *c, const char *path,
 			struct px_error *err);
 
