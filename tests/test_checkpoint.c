@@ -2,8 +2,10 @@
  * container's round trip, the refusal of every corrupted, truncated or
  * newer file with its exact message, and a world saved after some steps
  * and loaded into a fresh one stepping on bit for bit like the original,
- * the random ordering's generator included. */
+ * the random ordering's generator included; the persist ops (ABI 1.8) read
+ * only from plugins that declare them. */
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,4 +332,63 @@ Test(checkpoint, world_refusals)
 	px_world_destroy(b);
 	px_config_free(ca);
 	px_config_free(c2);
+}
+
+static size_t one_size(const void *state)
+{
+	(void)state;
+	return 1;
+}
+
+static void one_save(const void *state, unsigned char *buf)
+{
+	(void)state;
+	buf[0] = 1;
+}
+
+static int one_load(void *state, const unsigned char *buf, size_t len,
+		    char *err, size_t errlen)
+{
+	(void)state;
+	(void)buf;
+	(void)len;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+/* The host reads persist (ABI 1.8) only from plugins of minor >= 8 whose
+ * ops struct covers it, and only with its three operations; the shipped
+ * random ordering has it, identity (no state) not. */
+Test(checkpoint, persist_ops_by_minor)
+{
+	static const struct px_persist_ops ops = {one_size, one_save,
+						  one_load};
+	static const struct px_persist_ops half = {one_size, one_save, NULL};
+	struct px_ordering_ops o = {
+	    .h = {.abi_major = PX_ABI_MAJOR,
+		  .abi_minor = 8,
+		  .kind = PX_KIND_ORDERING,
+		  .ops_size = sizeof(struct px_ordering_ops),
+		  .name = "t"},
+	    .persist = &ops,
+	};
+	struct px_config *cfg = config_from_text("[ordering]\nplugin = random\n"),
+			 *id = config_from_text("[ordering]\nplugin = identity\n");
+
+	cr_assert_eq(px_plugin_persist(&o.h), &ops);
+	o.h.abi_minor = 7;
+	cr_assert_null(px_plugin_persist(&o.h));
+	o.h.abi_minor = 8;
+	o.h.ops_size = offsetof(struct px_ordering_ops, persist);
+	cr_assert_null(px_plugin_persist(&o.h));
+	o.h.ops_size = sizeof(struct px_ordering_ops);
+	o.persist = &half;
+	cr_assert_null(px_plugin_persist(&o.h));
+	cr_assert_not_null(px_plugin_persist(
+	    px_plugin_header(px_config_plugin(cfg, PX_KIND_ORDERING))));
+	cr_assert_null(px_plugin_persist(
+	    px_plugin_header(px_config_plugin(id, PX_KIND_ORDERING))));
+	px_config_free(cfg);
+	px_config_free(id);
 }
