@@ -1,9 +1,11 @@
 /* bench/profiles: Dolan-More performance profiles of proxima configs and
- * Siconos numerics solvers on a set of problem files (issue 20), in one
- * process.
+ * Siconos numerics solvers on a set of problem files (issue 20), each
+ * solver's measurement on each problem in a child process of its own
+ * (issue 33, child.c).
  *
  *   profiles [--config NAME=PATH]... [--tol T]... [--time-limit S]
- *            [--min-time S] [--max-sweeps N] [--plot PREFIX] FILE...
+ *            [--min-time S] [--max-sweeps N] [--mem-limit GIB]
+ *            [--margin S] [--plot PREFIX] FILE...
  *
  * Every solver starts from r = 0 and stops at Siconos's fc3d error T
  * (../shared/problems/README.md sec. 3.2; default: 1e-8 and 1e-4):
@@ -13,15 +15,24 @@
  * the projection on the cone with local iterations as its local solver,
  * PROX (proximal point with an inner Alart-Curnier Newton) and NSN-AC
  * (Alart-Curnier nonsmooth Newton), NSGS at most N sweeps, PROX and NSN-AC
- * at their own iteration caps. A solve
- * counts as solved when the solver says so, the fc3d error of its answer
- * (px_merit_fc3d, the same for every solver) is at most T and it took at
- * most the time limit: never a converged status above the tolerance.
- * Times are wall time of the solver call, averaged over as many solves as
- * add up to --min-time.
+ * at their own iteration caps; proxima's with [solver] time_limit = the
+ * time limit too, which stops them between sweeps or Newton steps. Each
+ * measurement runs in a forked child with RLIMIT_AS = --mem-limit GiB
+ * (default 4; 0: none), killed when it runs past the time limit (or --min-time)
+ * by --margin seconds (default 1): a peer solver that never returns or
+ * blows up loses that problem only. A solve counts as solved when the
+ * solver says so, the fc3d error of its answer (px_merit_fc3d, the same
+ * for every solver) is at most T and it took at most the time limit:
+ * never a converged status above the tolerance. A killed child, one out
+ * of memory or one that crashed is not solved, and its row says why
+ * (time, memory, crash; "not converged" for a solve that ended short of
+ * T). Times are wall time of the solver call, averaged over as many
+ * solves as add up to --min-time.
  *
- * Output: per tolerance, one row per problem and solver (solved, sweeps or
- * iterations, rejected sweeps for proxima, time, final error), then the
+ * Output: per tolerance, one row per problem and solver (solved, why not,
+ * sweeps or iterations, rejected sweeps for proxima, time, final error,
+ * the child's wall time and peak resident memory), the longest child
+ * against the limit plus the margin, then the
  * profile: for tau from 1 to 1000, the fraction of problems each solver
  * solved within tau times the best time on that problem. With --plot,
  * PREFIX-TOL.dat (tau, then one column per solver) and PREFIX.gp, a
@@ -36,6 +47,7 @@
 
 #include <proxima/proxima.h>
 
+#include "child.h"
 #include "common.h"
 
 #include <FrictionContactProblem.h>
@@ -64,14 +76,17 @@ struct problem {
 
 struct result {
 	int solved, converged;
+	int timed_out; /* proxima's solve ended on its time limit */
+	int why;       /* enum child_why of its child */
 	uint64_t iterations, rejected;
 	double seconds, error;
+	double wall, peak_mib, killed_at; /* the child's (child_report) */
 };
 
 struct options {
 	double tol[MAX_TOLS];
 	int n_tol;
-	double time_limit, min_time;
+	double time_limit, min_time, mem_gib, margin;
 	long max_sweeps;
 	const char *plot;
 };
@@ -138,10 +153,11 @@ static void problem_free(struct problem *p)
 }
 
 /* One solve from zero into r; fills iterations, converged, rejected and
- * returns its wall time, or a negative number on error. */
-static double solve_once(const struct solver *s, const struct problem *p,
-			 double tol, long max_it, double *r, double *u,
-			 struct result *res)
+ * timed_out, and *seconds (the solver call's wall time). Returns CHILD_OK,
+ * or CHILD_MEMORY or CHILD_ERROR on an error (printed). */
+static int solve_once(const struct solver *s, const struct problem *p,
+		      double tol, const struct options *op, double *r,
+		      double *u, struct result *res, double *seconds)
 {
 	const size_t m = 3 * px_problem_n_contacts(p->px);
 	double t0;
@@ -156,25 +172,27 @@ static double solve_once(const struct solver *s, const struct problem *p,
 
 		set->merit = PX_MERIT_FC3D;
 		set->abs_tol = tol;
-		set->max_sweeps = (uint64_t)max_it;
+		set->max_sweeps = (uint64_t)op->max_sweeps;
+		set->time_limit = op->time_limit;
 		t0 = bench_now();
 		rc = px_solve(p->px, s->cfg, r, &rep, &err);
 		t0 = bench_now() - t0;
 		if (rc) {
 			fprintf(stderr, "profiles: %s: %s: %s\n",
 				bench_base_name(p->path), s->name, err.msg);
-			return -1.0;
+			return rc == PX_ERR_NOMEM ? CHILD_MEMORY : CHILD_ERROR;
 		}
 		res->iterations = rep.sweeps;
 		res->rejected = rep.rejected;
 		res->converged = rep.converged;
+		res->timed_out = rep.stop == PX_STOP_TIME_LIMIT;
 		px_report_free(&rep);
 	} else {
 		SolverOptions *so = solver_options_create(s->sc_id);
 		int info;
 
 		if (!so)
-			return -1.0;
+			return CHILD_MEMORY;
 		if (s->sc_local)
 			solver_options_update_internal(so, 0, s->sc_local);
 		so->dparam[SICONOS_DPARAM_TOL] = tol;
@@ -182,7 +200,7 @@ static double solve_once(const struct solver *s, const struct problem *p,
 		 * evaluates the full error after every sweep (as
 		 * bench/siconos_compare) */
 		if (s->sc_id == SICONOS_FRICTION_3D_NSGS) {
-			so->iparam[SICONOS_IPARAM_MAX_ITER] = (int)max_it;
+			so->iparam[SICONOS_IPARAM_MAX_ITER] = (int)op->max_sweeps;
 			so->iparam[SICONOS_FRICTION_3D_IPARAM_ERROR_EVALUATION] =
 				SICONOS_FRICTION_3D_NSGS_ERROR_EVALUATION_FULL;
 			so->iparam[SICONOS_FRICTION_3D_IPARAM_ERROR_EVALUATION_FREQUENCY] =
@@ -197,30 +215,79 @@ static double solve_once(const struct solver *s, const struct problem *p,
 		res->converged = info == 0;
 		solver_options_delete(so);
 	}
-	return t0;
+	*seconds = t0;
+	return CHILD_OK;
 }
 
-/* Repeats the solve until --min-time (or the time limit) is used up. */
-static int measure(const struct solver *s, const struct problem *p,
-		   double tol, const struct options *op, double *r, double *u,
-		   struct result *res)
+/* What a child measures: one solver on one problem at one tolerance. */
+struct job {
+	const struct solver *s;
+	const struct problem *p;
+	double tol;
+	const struct options *op;
+	double *r, *u;
+};
+
+/* A job's measurement, in its child (child_fn): the solve repeated until
+ * --min-time (or the time limit) is used up, its answer's error. */
+static int measure(void *ctx, void *out)
 {
-	double total = 0.0, t;
+	const struct job *j = ctx;
+	struct result *res = out;
+	double total = 0.0, t = 0.0;
 	int runs = 0;
 
-	memset(res, 0, sizeof *res);
 	do {
-		t = solve_once(s, p, tol, op->max_sweeps, r, u, res);
-		if (t < 0.0)
-			return -1;
+		const int why = solve_once(j->s, j->p, j->tol, j->op, j->r,
+					   j->u, res, &t);
+
+		if (why != CHILD_OK)
+			return why;
 		total += t;
 		runs++;
-	} while (total < op->min_time && total < op->time_limit);
+	} while (total < j->op->min_time && total < j->op->time_limit);
 	res->seconds = total / runs;
-	res->error = px_merit_fc3d(p->px, r, NULL);
-	res->solved = res->converged && res->error <= tol &&
-		      res->seconds <= op->time_limit;
+	res->error = px_merit_fc3d(j->p->px, j->r, NULL);
+	return CHILD_OK;
+}
+
+/* The job in a child of its own, capped at the time limit (or --min-time)
+ * plus the margin and at --mem-limit; its verdict into res. Returns -1
+ * when no child could be started. */
+static int measure_in_child(const struct job *j, struct result *res)
+{
+	const struct options *op = j->op;
+	const struct child_caps caps = {
+		fmax(op->time_limit, op->min_time) + op->margin, op->mem_gib};
+	struct child_report cr;
+
+	memset(res, 0, sizeof *res);
+	if (child_run(measure, (void *)j, res, sizeof *res, &caps, &cr)) {
+		fprintf(stderr, "profiles: cannot start a child process\n");
+		return -1;
+	}
+	res->why = cr.why;
+	res->wall = cr.seconds;
+	res->peak_mib = cr.peak_mib;
+	res->killed_at = cr.killed_at;
+	if (cr.why != CHILD_OK) {
+		res->seconds = cr.seconds;
+		res->error = NAN;
+	}
+	res->solved = cr.why == CHILD_OK && res->converged &&
+		      res->error <= j->tol && res->seconds <= op->time_limit;
 	return 0;
+}
+
+/* Why a result is not solved: its child's end, or its own. */
+static const char *why_not(const struct result *x, double time_limit)
+{
+	if (x->solved)
+		return "-";
+	if (x->why != CHILD_OK)
+		return child_why_name(x->why);
+	return x->timed_out || x->seconds > time_limit ? "time"
+						       : "not converged";
 }
 
 static const double taus[] = {1,  1.5, 2,   3,   5,   10,
@@ -258,26 +325,42 @@ static void print_tol(double tol, const struct problem *pr, size_t np,
 		      const struct result *res, const struct options *op)
 {
 	double rho[MAX_SOLVERS][N_TAUS];
+	const double cap = fmax(op->time_limit, op->min_time) + op->margin;
+	size_t longest = 0, killed = 0;
+	double last_kill = 0.0;
 
 	printf("\n## fc3d error %g, time limit %g s per solve\n\n", tol,
 	       op->time_limit);
-	printf("| problem | solver | solved | iterations | rejected | seconds | final fc3d |\n");
-	printf("|---|---|---|---:|---:|---:|---:|\n");
+	printf("| problem | solver | solved | why not | iterations | rejected | seconds | final fc3d | child s | child MiB |\n");
+	printf("|---|---|---|---|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t p = 0; p < np; p++)
 		for (size_t s = 0; s < ns; s++) {
 			const struct result *x = &res[p * ns + s];
+			char rej[32] = "-", err[32] = "-";
 
-			char rej[32] = "-";
-
-			if (sv[s].cfg)
+			if (sv[s].cfg && x->why == CHILD_OK)
 				snprintf(rej, sizeof rej, "%llu",
 					 (unsigned long long)x->rejected);
-			printf("| %s | %s | %s | %llu | %s | %.6f | %.3e |\n",
+			if (x->why == CHILD_OK)
+				snprintf(err, sizeof err, "%.3e", x->error);
+			printf("| %s | %s | %s | %s | %llu | %s | %.6f | %s | %.3f | %.0f |\n",
 			       bench_base_name(pr[p].path), sv[s].name,
 			       x->solved ? "yes" : "no",
+			       why_not(x, op->time_limit),
 			       (unsigned long long)x->iterations, rej,
-			       x->seconds, x->error);
+			       x->seconds, err, x->wall, x->peak_mib);
+			if (x->wall > res[longest].wall)
+				longest = p * ns + s;
+			killed += x->why == CHILD_TIME;
+			last_kill = fmax(last_kill, x->killed_at);
 		}
+	printf("\nlongest child: %.3f s (%s, %s); cap %.3f s (time limit %g s + margin %g s): %zu of %zu children killed at it",
+	       res[longest].wall, bench_base_name(pr[longest / ns].path),
+	       sv[longest % ns].name, cap, op->time_limit, op->margin,
+	       killed, np * ns);
+	if (killed)
+		printf(", the latest SIGKILL sent at %.3f s", last_kill);
+	printf("\n");
 	profile(res, np, ns, rho);
 	printf("\nperformance profile (fraction of %zu problems solved within tau x the best time)\n\n| tau |",
 	       np);
@@ -351,7 +434,8 @@ static void usage(FILE *to)
 {
 	fprintf(to,
 		"Usage: profiles [--config NAME=PATH]... [--tol T]... [--time-limit S]\n"
-		"                [--min-time S] [--max-sweeps N] [--plot PREFIX] FILE...\n");
+		"                [--min-time S] [--max-sweeps N] [--mem-limit GIB]\n"
+		"                [--margin S] [--plot PREFIX] FILE...\n");
 }
 
 /* NAME=PATH into a solver. */
@@ -384,6 +468,8 @@ static int parse(int argc, char **argv, struct options *op,
 		{"time-limit", required_argument, NULL, 'l'},
 		{"min-time", required_argument, NULL, 't'},
 		{"max-sweeps", required_argument, NULL, 's'},
+		{"mem-limit", required_argument, NULL, 'm'},
+		{"margin", required_argument, NULL, 'g'},
 		{"plot", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -391,12 +477,12 @@ static int parse(int argc, char **argv, struct options *op,
 	int c;
 	char *end;
 
-	*op = (struct options){{0}, 0, 10.0, 0.05, 100000, NULL};
-	while ((c = getopt_long(argc, argv, "c:e:l:t:s:p:h", longopts,
+	*op = (struct options){{0}, 0, 10.0, 0.05, 4.0, 1.0, 100000, NULL};
+	while ((c = getopt_long(argc, argv, "c:e:l:t:s:m:g:p:h", longopts,
 				NULL)) != -1) {
 		double v = 0.0;
 
-		if (c == 'e' || c == 'l' || c == 't' || c == 's') {
+		if (c && strchr("eltsmg", c)) {
 			v = strtod(optarg, &end);
 			if (end == optarg || *end || !(v >= 0.0) ||
 			    !isfinite(v)) {
@@ -418,7 +504,15 @@ static int parse(int argc, char **argv, struct options *op,
 			}
 			op->tol[op->n_tol++] = v;
 			break;
-		case 'l': op->time_limit = v; break;
+		case 'l':
+			if (!(v > 0.0)) {
+				fprintf(stderr, "profiles: --time-limit: expected seconds > 0\n");
+				return -1;
+			}
+			op->time_limit = v;
+			break;
+		case 'm': op->mem_gib = v; break;
+		case 'g': op->margin = v; break;
 		case 't': op->min_time = v; break;
 		case 's': op->max_sweeps = v >= 1 ? (long)v : 1; break;
 		case 'p': op->plot = optarg; break;
@@ -477,15 +571,20 @@ int main(int argc, char **argv)
 
 		for (size_t p = 0; p < np && rc == EXIT_OK; p++)
 			for (size_t s = 0; s < ns; s++) {
-				if (measure(&sv[s], &pr[p], op.tol[i], &op, r,
-					    u, &ri[p * ns + s])) {
+				const struct job j = {&sv[s], &pr[p], op.tol[i],
+						      &op, r, u};
+				const struct result *x = &ri[p * ns + s];
+
+				if (measure_in_child(&j, &ri[p * ns + s])) {
 					rc = 1;
 					break;
 				}
-				fprintf(stderr, "profiles: %g %s %s: %.4f s%s\n",
+				fprintf(stderr, "profiles: %g %s %s: %.4f s%s%s%s\n",
 					op.tol[i], bench_base_name(pr[p].path),
-					sv[s].name, ri[p * ns + s].seconds,
-					ri[p * ns + s].solved ? "" : " (not solved)");
+					sv[s].name, x->seconds,
+					x->solved ? "" : " (not solved: ",
+					x->solved ? "" : why_not(x, op.time_limit),
+					x->solved ? "" : ")");
 			}
 		if (rc == EXIT_OK)
 			print_tol(op.tol[i], pr, np, sv, ns, ri, &op);

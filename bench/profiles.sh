@@ -10,7 +10,8 @@
 # the configs conf/default.ini, conf/pgssm.ini, conf/robust.ini (when the
 # ssn plugin was built) and Siconos's NSGS, NSGS with local projection
 # iterations, PROX and NSN-AC, at fc3d 1e-8 and 1e-4 with a 10 s limit
-# per solve. The profiles' data and gnuplot script go to $PROFILES_OUT
+# per solve, each solve in a child process capped at 4 GiB and killed 1 s
+# past the limit (--mem-limit, --margin). The profiles' data and gnuplot script go to $PROFILES_OUT
 # (default bench-profiles/ in the build directory), drawn when gnuplot is
 # installed. OPTIONs go to bench/profiles (see bench/profiles --help).
 set -eu

@@ -213,6 +213,8 @@ json_object *px_json_solve(const struct px_solve_result *r)
 	px_json_set(o, "sweeps", px_json_u64(rep->sweeps));
 	px_json_set(o, "rejected", px_json_u64(rep->rejected));
 	px_json_set(o, "last_delta", px_json_num(rep->residual));
+	px_json_set(o, "best_sweep",
+		    rep->best_sweep ? px_json_u64(rep->best_sweep) : NULL);
 	x = json_object_new_object();
 	px_json_set(x, "name", px_json_str(px_cli_merit_name(
 				       px_config_settings(r->cfg)->merit)));

@@ -109,6 +109,10 @@ static void print_result(const struct px_solve_result *r)
 	const struct px_solver_settings *s = px_config_settings(r->cfg);
 
 	print_stop(rep, s);
+	if (rep->best_sweep)
+		printf("kept        the lowest-merit iterate, after sweep %llu (%s %.3e), not the last\n",
+		       (unsigned long long)rep->best_sweep,
+		       px_cli_merit_name(s->merit), rep->merit);
 	if (rep->diverged)
 		printf("diverged    at sweep %llu: %s\n",
 		       (unsigned long long)rep->diverged_sweep,

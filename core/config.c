@@ -67,7 +67,7 @@ static const struct px_param_decl solver_decl[] = {
 	 "local_solve = newton: Newton steps per visit at most", 1, 1000,
 	 NULL},
 	{"time_limit", PX_PARAM_REAL, STR(PX_DEFAULT_TIME_LIMIT),
-	 "seconds of wall time a solve may take (checked between sweeps, then it stops as 'time limit'); 0 = no limit",
+	 "seconds of wall time a solve may take (checked between sweeps and between an accelerator's Newton steps, then it stops as 'time limit' with the lowest-merit iterate it saw); 0 = no limit",
 	 0, 1e300, NULL},
 	{"stall_sweeps", PX_PARAM_INT, STR(PX_DEFAULT_STALL_SWEEPS),
 	 "stop as 'stalled' after this many accepted sweeps in a row that miss the stop test with delta <= stall_rel * ||lambda||_inf; 0 = never",
@@ -163,20 +163,24 @@ static const char solver_doc[] =
 	"wobbles does not shrink R to nothing. The solve's exit status is 0\n"
 	"converged, 1 not converged (max_sweeps, time_limit or a stall).\n"
 	"\n"
-	"Two more stops, between sweeps, keep the last accepted iterate.\n"
-	"time_limit (seconds, 0 = none) bounds a solve's wall time.\n"
+	"Two more stops. time_limit (seconds, 0 = none) bounds a solve's wall\n"
+	"time: checked between sweeps, and by the accelerators ssn and pgssm\n"
+	"between their Newton steps or CG iterations; the solve then ends 'time\n"
+	"limit' with the lowest-merit iterate it saw (after a sweep or an\n"
+	"accelerator's call), not necessarily the last (with merit = delta, the\n"
+	"last). It overruns the limit by at most one sweep or one inner step.\n"
 	"stall_sweeps and stall_rel stop a solve that no longer moves: when\n"
-	"stall_sweeps accepted sweeps in a row miss the stop test with delta\n"
-	"<= stall_rel ||lambda||_inf (no accelerator call replacing lambda\n"
-	"among them), the iterate is a fixed point of the sweeps that the\n"
-	"merit does not accept and the solve ends 'stalled'. That happens with\n"
-	"merit = fc3d and a friction set other than the disc (fc3d measures\n"
-	"the isotropic Coulomb law: a box solution keeps its distance to it),\n"
-	"or when rounding holds the iterate. The floor 1e-14 is some 45\n"
-	"rounding units of the largest impulse; slow linear convergence stays\n"
-	"far above it (BoxesStack1, 1 - 3e-5 per sweep, ends at a delta of\n"
-	"2.4e-9 ||lambda||_inf). stall_sweeps = 0 turns the test off,\n"
-	"stall_rel = 0 counts only sweeps that change nothing.\n"
+	"stall_sweeps accepted sweeps in a row miss the stop test with delta <=\n"
+	"stall_rel ||lambda||_inf (no accelerator call replacing lambda among\n"
+	"them), the iterate is a fixed point of the sweeps that the merit does\n"
+	"not accept and the solve ends 'stalled'. That happens with merit =\n"
+	"fc3d and a friction set other than the disc (fc3d measures the\n"
+	"isotropic Coulomb law: a box solution keeps its distance to it), or\n"
+	"when rounding holds the iterate. The floor 1e-14 is some 45 rounding\n"
+	"units of the largest impulse; slow linear convergence stays far above\n"
+	"it (BoxesStack1, 1 - 3e-5 per sweep, ends at a delta of 2.4e-9\n"
+	"||lambda||_inf). stall_sweeps = 0 turns the test off, stall_rel = 0\n"
+	"counts only sweeps that change nothing.\n"
 	"\n"
 	"local_solve = newton makes every visit of a contact solve its\n"
 	"one-contact problem (the other contacts frozen) with its whole\n"

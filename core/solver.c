@@ -31,6 +31,8 @@
  *                                     another solver prepared it
  *   accel_prepare view, lambda        the accelerator's host and accel_prepare
  *                                     state (if any)
+ *   best_prepare  settings            whether to keep the best   best_prepare
+ *                                     iterate, its array
  *   loop until converged, diverged, stalled, max_sweeps, the monitor or
  *   the time limit:
  *     sweep       perm, r, lambda, w  part (ordering.next),      solve_sweep
@@ -40,12 +42,20 @@
  *                                     (rfactor.adapt: lambda =
  *                                     prev, r shrunk); merit,
  *                                     stop test, certificate
+ *     best        lambda, merit       a copy of the lowest-merit keep_best
+ *                                     iterate (time_limit > 0)
  *     accel       lambda              lambda replaced or kept    solve_accel
- *                                     (accelerator.step)
+ *                                     (accelerator.step; then
+ *                                     best again); its stop
+ *                                     between Newton steps
+ *                                     (time_left)
  *     go_on       report, clock       stop by the monitor or the solve_go_on
- *                                     time limit
+ *                                     time limit (the clock's or
+ *                                     the accelerator's)
  *   end           lambda              accelerator.finish, memory solve_end
  *                                     figures
+ *   best back     best, lambda        on a time limit, lambda =  restore_best
+ *                                     the lowest-merit iterate
  * solver_run strings the per-solve stages together, solver_new the
  * per-solver ones; every stage reports a plugin's failure as one error
  * naming the plugin, the op and its message. */
@@ -95,6 +105,7 @@ struct accel {
 	uint64_t every, since; /* call after `every` accepted sweeps */
 	double *save;          /* lambda before a call */
 	size_t cap;            /* of rep->accel */
+	int out_of_time;       /* a step stopped on PX_ACCEL_TIME_LIMIT */
 };
 
 static double now(void)
@@ -330,6 +341,7 @@ static int accel_call(struct accel *ac, int finish, const struct px_problem *p,
 	rec.seconds = now() - t;
 	if (!finish)
 		rep->accel_steps++;
+	ac->out_of_time |= !finish && (res.flags & PX_ACCEL_TIME_LIMIT);
 	rep->accel_replaced += !finish && res.replaced;
 	rep->accel_restored |= finish && res.replaced;
 	rep->accel_products += rec.products;
@@ -424,6 +436,13 @@ struct solve {
 	size_t cap;
 	char msg[512];
 	double t0;
+	/* keep (time_limit > 0 and a merit of the iterate, not delta): the
+	 * lowest-merit iterate so far in best (m doubles, allocated at the
+	 * solver's first such solve), its merit and the sweep after which it
+	 * was reached */
+	int keep;
+	double *best, best_merit;
+	uint64_t best_sweep;
 	double swept; /* the clock when the last sweep ended (or the
 			 accelerator's call after it) */
 	uint64_t still; /* accepted sweeps in a row that missed the stop test
@@ -616,6 +635,16 @@ static int solve_prepare(struct solve *S)
 	return PX_OK;
 }
 
+/* px_accel_host.time_left (ABI 1.9): the seconds left of the solve's
+ * time_limit, HUGE_VAL without one. */
+static double time_left(const void *ctx)
+{
+	const struct solve *S = ctx;
+	const double limit = S->set->time_limit;
+
+	return limit > 0 ? limit - (now() - S->t0) : HUGE_VAL;
+}
+
 static int accel_prepare(struct solve *S)
 {
 	const struct px_problem *p = S->p;
@@ -642,6 +671,8 @@ static int accel_prepare(struct solve *S)
 		.a_rowptr = assembled ? p->rowptr : NULL,
 		.a_cols = assembled ? p->cols : NULL,
 		.a_blocks = assembled ? p->blocks : NULL,
+		.time_left = time_left,
+		.time_ctx = S,
 	};
 	ac->save = malloc(S->m * sizeof *ac->save);
 	if (!ac->save)
@@ -774,6 +805,47 @@ static void solve_verdict(struct solve *S, int part, double dn, double df,
 			   : 0;
 }
 
+/* Whether this solve keeps its best iterate (S->keep), and its array. */
+static int best_prepare(struct solve *S)
+{
+	const struct px_solver_settings *set = S->set;
+
+	S->best_merit = HUGE_VAL;
+	S->best_sweep = 0;
+	S->keep = set->time_limit > 0 && set->merit != PX_MERIT_DELTA;
+	if (S->keep && !S->best &&
+	    !(S->best = malloc((S->m + 1) * sizeof *S->best)))
+		return px_error_set(S->err, PX_ERR_NOMEM, "out of memory");
+	return PX_OK;
+}
+
+/* The lowest-merit iterate so far, when a time limit may end the solve
+ * (S->keep): lambda after an accepted sweep or the accelerator's call,
+ * whose stop-test merit is mx. */
+static void keep_best(struct solve *S, double mx)
+{
+	if (!S->keep || !(mx < S->best_merit))
+		return;
+	memcpy(S->best, S->lambda, S->m * sizeof *S->best);
+	S->best_merit = mx;
+	S->best_sweep = S->rep->sweeps;
+}
+
+/* A solve that ran out of time leaves the lowest-merit iterate it saw, not
+ * the last: a Gauss-Seidel sweep or an accelerator may have made it worse
+ * since. The body velocities follow it. */
+static void restore_best(struct solve *S)
+{
+	struct px_report *rep = S->rep;
+
+	if (!S->keep || !(S->best_merit < rep->merit))
+		return;
+	memcpy(S->lambda, S->best, S->m * sizeof *S->lambda);
+	S->kern.refresh(S->kern.ctx, 0, S->p->n_bodies);
+	rep->merit = S->best_merit;
+	rep->best_sweep = S->best_sweep;
+}
+
 /* Silcowitz et al. 2010, sec. 4.3: k_pgs sweeps, then the accelerator. Only
  * after an accepted sweep that projected the friction rows. Returns -1 when its
  * record could not be stored. */
@@ -793,6 +865,7 @@ static int solve_accel(struct solve *S, int part,
 	if (got > 0) { /* a new iterate: back-tracking starts over */
 		S->last[0] = S->last[1] = S->last[2] = HUGE_VAL;
 		S->still = 0;
+		keep_best(S, S->rep->merit);
 	}
 	return got < 0 ? -1 : 0;
 }
@@ -807,13 +880,15 @@ static int solve_end(struct solve *S)
 	    accel_call(ac, 1, p, S->set, S->lambda, S->wk.u, &S->kern, S->fr,
 		       px_plugin_state(S->pf), S->rep) < 0)
 		return -1;
-	/* perm, r and r0, prev (u is prev), the diagonal blocks, w */
+	/* perm, r and r0, prev (u is prev), the diagonal blocks, w, the
+	 * accelerator's copy and the best iterate */
 	S->rep->work_bytes = n * sizeof *S->wk.perm +
 			     ((S->wk.r0 != S->wk.r) * S->nr + S->nr + S->m +
 			      n * bs * bs) * sizeof(double) +
 			     (p->n_bodies * 6 + 1) * sizeof *S->wk.w +
 			     px_kernel_bytes(&S->wk.kctx) +
-			     (ac->ops ? S->m * sizeof *ac->save : 0);
+			     (ac->ops ? S->m * sizeof *ac->save : 0) +
+			     (S->keep ? S->m * sizeof *S->best : 0);
 	return 0;
 }
 
@@ -834,6 +909,7 @@ static void solver_free(struct px_solver *sv)
 	work_free(&sv->S.wk);
 	free(sv->S.ac.save);
 	free(sv->S.seen);
+	free(sv->S.best);
 	free(sv);
 }
 
@@ -898,7 +974,8 @@ static const char accel_nomem[] =
 	"out of memory for the accelerator's records";
 
 /* Between sweeps, after the accelerator: the monitor's verdict, then the
- * time limit's (enum px_stop; PX_STOP_MAX_SWEEPS: go on). */
+ * time limit's, which the accelerator may have found first (enum px_stop;
+ * PX_STOP_MAX_SWEEPS: go on). */
 static int solve_go_on(struct solve *S)
 {
 	const double limit = S->set->time_limit;
@@ -908,7 +985,7 @@ static int solve_go_on(struct solve *S)
 		if (S->monitor(S->rep, S->monitor_user))
 			return PX_STOP_INTERRUPTED;
 	}
-	if (limit > 0 && S->swept - S->t0 >= limit)
+	if (S->ac.out_of_time || (limit > 0 && S->swept - S->t0 >= limit))
 		return PX_STOP_TIME_LIMIT;
 	return PX_STOP_MAX_SWEEPS;
 }
@@ -945,6 +1022,8 @@ static int solver_run(struct px_solver *sv, double *lambda,
 		rc = solve_prepare(S);
 	if (!rc)
 		rc = accel_prepare(S);
+	if (!rc)
+		rc = best_prepare(S);
 	rep->prepare_seconds = now() - tp + sv->create_prepare;
 	sv->create_prepare = 0.0;
 	while (!rc && rep->sweeps < S->set->max_sweeps) {
@@ -963,6 +1042,8 @@ static int solver_run(struct px_solver *sv, double *lambda,
 		}
 		if (rep->converged || rep->diverged)
 			break;
+		if (rec.accepted)
+			keep_best(S, rec.merit);
 		if (S->set->stall_sweeps && S->still >= S->set->stall_sweeps) {
 			stop = PX_STOP_STALLED;
 			break;
@@ -976,6 +1057,9 @@ static int solver_run(struct px_solver *sv, double *lambda,
 	}
 	if (!rc && solve_end(S) < 0)
 		rc = px_error_set(err, PX_ERR_NOMEM, "%s", accel_nomem);
+	if (!rc && stop == PX_STOP_TIME_LIMIT && !rep->converged &&
+	    !rep->diverged)
+		restore_best(S);
 	rep->seconds = now() - t0;
 	rep->stop = rep->converged  ? PX_STOP_CONVERGED
 		    : rep->diverged ? PX_STOP_DIVERGED

@@ -180,6 +180,21 @@ static inline struct px_config *config_from_text(const char *text)
 	return cfg;
 }
 
+/* The lowest stop-test merit a solve saw: of its accepted sweeps and of
+ * its accelerator's calls that replaced lambda (HUGE_VAL: none). */
+static inline double lowest_merit(const struct px_report *rep)
+{
+	double lo = HUGE_VAL;
+
+	for (size_t i = 0; i < rep->n_history; i++)
+		if (rep->history[i].accepted)
+			lo = fmin(lo, rep->history[i].merit);
+	for (size_t i = 0; i < rep->n_accel; i++)
+		if (rep->accel[i].replaced)
+			lo = fmin(lo, rep->accel[i].merit);
+	return lo;
+}
+
 /* A of an assembled problem as a dense row-major matrix, copied from its
  * stored blocks without arithmetic (so the signs of zeros survive);
  * malloc'd. */

@@ -2,8 +2,9 @@
  * subspace minimization): a call never leaves a worse iterate than it was given
  * (recomputed here, not taken from the plugin), on Silcowitz et al.'s (2010)
  * test cases it reaches what PGS does not at equal work, indefinite reduced
- * systems are detected and dropped, config errors are exact, and without an
- * accelerator the solve is bit for bit what it was before ABI 1.3. */
+ * systems are detected and dropped, config errors are exact, without an
+ * accelerator the solve is bit for bit what it was before ABI 1.3, and a
+ * time limit stops it between CG iterations (issue 33). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 
 #include "../sim/scene_problems.h"
 #include "../sim/stack_problem.h"
+#include "fake_clock.h"
 #include "helpers.h"
 #include "oracle.h"
 
@@ -600,5 +602,51 @@ Test(pgssm, report_and_describe)
 	px_report_free(&rep);
 	px_config_free(cfg);
 	free(x);
+	px_problem_destroy(p);
+}
+
+/* pgssm asks for the time left before each CG iteration (plugin ABI 1.9).
+ * Under a fake clock (fake_clock.h) that runs out after three questions,
+ * its first call on the heavy slab stops after three CG iterations, where
+ * it takes more without a limit, and the solve ends there as a time limit
+ * with the lowest-merit iterate it saw (finish's included). */
+Test(pgssm, time_limit_stops_between_cg_iterations)
+{
+	struct px_problem *p = test_case(HEAVY);
+	const size_t m = 3 * px_problem_n_contacts(p);
+	struct fake_clock c = {0};
+	struct px_config *cfg;
+	struct px_report ref, rep;
+	struct px_error err = {0};
+	double *x = calloc(m, sizeof *x);
+	char text[512];
+
+	cr_assert_not_null(x);
+	snprintf(text, sizeof text, SOLVER "[accelerator]\nplugin = pgssm\n",
+		 2000, "fc3d", 1e-12, "disc");
+	cfg = fake_clock_config(text, &c);
+	/* best kept only under a limit; this one is never reached */
+	px_config_settings_mut(cfg)->time_limit = 1000;
+	c.allow = UINT64_MAX;
+	cr_assert_eq(px_solve(p, cfg, x, &ref, &err), PX_OK, "%s", err.msg);
+	cr_assert_gt(ref.accel[0].inner, 3);
+	memset(x, 0, m * sizeof *x);
+	c.allow = 3;
+	c.asked = 0;
+	cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(rep.stop, PX_STOP_TIME_LIMIT, "%s",
+		     px_stop_name(rep.stop));
+	cr_assert_eq(c.asked, 4, "no question after the answer 'none left'");
+	cr_assert_eq(rep.accel_steps, 1);
+	cr_assert(rep.accel[0].flags & PX_ACCEL_TIME_LIMIT);
+	cr_assert_eq(rep.accel[0].inner, 3);
+	cr_assert_eq(rep.sweeps, ref.accel[0].after_sweep);
+	cr_assert_eq(rep.merit, lowest_merit(&rep));
+	cr_assert_eq(px_merit_fc3d(p, x, NULL), rep.merit);
+	px_report_free(&ref);
+	px_report_free(&rep);
+	free(x);
+	px_config_free(cfg);
+	px_config_free(c.owner);
 	px_problem_destroy(p);
 }

@@ -2,12 +2,14 @@
  * it solves to 1e-10 what Gauss-Seidel alone does not reach in the same
  * sweeps, on an assembled file (BoxesStack1) and on factorized and rigid
  * scenes (A probed through the product), never leaves a worse iterate than
- * it was given, and refuses friction sets it does not support. */
+ * it was given, refuses friction sets it does not support, and keeps a
+ * time limit between its Newton steps (issue 33). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
 #include "../sim/scene_problems.h"
+#include "fake_clock.h"
 #include "helpers.h"
 #include "oracle.h"
 
@@ -162,4 +164,96 @@ Test(ssn, robust_config_solves_every_shared_problem)
 		px_problem_destroy(p);
 	}
 	px_config_free(cfg);
+}
+
+/* ssn asks for the time left before a Newton run and before each of its
+ * steps (plugin ABI 1.9). Under a fake clock (fake_clock.h) that runs out
+ * after two questions, its first Newton run on BoxesStack1 stops after one
+ * step, where it takes more without a limit, and the solve ends there as
+ * a time limit with the lowest-merit iterate it saw. */
+Test(ssn, time_limit_stops_between_newton_steps)
+{
+	char path[4096], text[512];
+	struct px_problem *p;
+	struct px_error err = {0};
+	struct fake_clock c = {0};
+	struct px_config *cfg;
+	struct px_report ref, rep;
+	size_t run = 0;
+	double *x;
+
+	cr_assert_eq(px_dat_read(shared_problem("BoxesStack1-i100000-32.hdf5.dat",
+						path, sizeof path),
+				 &p, &err),
+		     PX_OK, "%s", err.msg);
+	snprintf(text, sizeof text, SOLVER "[accelerator]\nplugin = ssn\n",
+		 200, 1e-10);
+	cfg = fake_clock_config(text, &c);
+	/* best kept only under a limit; this one is never reached */
+	px_config_settings_mut(cfg)->time_limit = 1000;
+	x = calloc(px_problem_n_contacts(p) * 3, sizeof *x);
+	c.allow = UINT64_MAX;
+	cr_assert_eq(px_solve(p, cfg, x, &ref, &err), PX_OK, "%s", err.msg);
+	while (run < ref.n_accel && ref.accel[run].substeps == 0)
+		run++;
+	cr_assert_lt(run, ref.n_accel, "no Newton run");
+	cr_assert_geq(ref.accel[run].substeps, 2);
+	memset(x, 0, px_problem_n_contacts(p) * 3 * sizeof *x);
+	c.allow = 2;
+	c.asked = 0;
+	cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(rep.stop, PX_STOP_TIME_LIMIT, "%s",
+		     px_stop_name(rep.stop));
+	cr_assert_eq(c.asked, 3, "no question after the answer 'none left'");
+	cr_assert_eq(rep.accel_steps, run + 1);
+	cr_assert(rep.accel[run].flags & PX_ACCEL_TIME_LIMIT);
+	cr_assert_eq(rep.accel[run].substeps, 1);
+	cr_assert_eq(rep.accel[run].after_sweep, ref.accel[run].after_sweep);
+	cr_assert_eq(rep.sweeps, rep.accel[run].after_sweep);
+	cr_assert_eq(rep.merit, lowest_merit(&rep));
+	cr_assert_eq(px_merit_fc3d(p, x, NULL), rep.merit);
+	px_report_free(&ref);
+	px_report_free(&rep);
+	free(x);
+	px_config_free(cfg);
+	px_config_free(c.owner);
+	px_problem_destroy(p);
+}
+
+/* conf/robust.ini on KaplasTower, whose Newton steps take tens of
+ * milliseconds: a limit that falls inside a Newton run or between sweeps
+ * ends the solve within a small slack (one Newton step and the clock's
+ * noise), as 'time limit', with the lowest-merit iterate it saw. */
+Test(ssn, robust_config_keeps_its_time_limit)
+{
+	const double limit = 0.3;
+	char path[4096];
+	struct px_problem *p;
+	struct px_config *cfg;
+	struct px_report rep;
+	struct px_error err = {0};
+	double *x;
+
+	cr_assert_eq(px_config_read(PX_TEST_SRCDIR "/conf/robust.ini", &cfg,
+				    &err),
+		     PX_OK, "%s", err.msg);
+	px_config_settings_mut(cfg)->abs_tol = 0;
+	px_config_settings_mut(cfg)->stall_sweeps = 0;
+	px_config_settings_mut(cfg)->time_limit = limit;
+	cr_assert_eq(px_problem_read(shared_problem("KaplasTower-i1061-4.hdf5.dat",
+						    path, sizeof path),
+				     &p, PX_FCLIB_R_NONE, NULL, &err),
+		     PX_OK, "%s", err.msg);
+	x = calloc(px_problem_n_contacts(p) * 3, sizeof *x);
+	cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(rep.stop, PX_STOP_TIME_LIMIT, "%s",
+		     px_stop_name(rep.stop));
+	cr_assert_geq(rep.seconds, limit);
+	cr_assert_leq(rep.seconds, limit + 0.5, "%.3f s", rep.seconds);
+	cr_assert_eq(rep.merit, lowest_merit(&rep));
+	cr_assert_eq(px_merit_fc3d(p, x, NULL), rep.merit);
+	px_report_free(&rep);
+	free(x);
+	px_config_free(cfg);
+	px_problem_destroy(p);
 }

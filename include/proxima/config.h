@@ -93,7 +93,9 @@ struct px_solver_settings {
 	/* issue 30: stops other than the stop test and max_sweeps (solver.h,
 	 * enum px_stop) */
 	double time_limit;     /* seconds of wall time a solve may take,
-				  checked between sweeps; 0: no limit */
+				  checked between sweeps and by an
+				  accelerator between its inner steps;
+				  0: no limit */
 	uint64_t stall_sweeps; /* stop as stalled after this many accepted
 				  sweeps in a row, none of them passing the
 				  stop test, whose delta is at most

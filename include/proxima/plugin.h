@@ -78,6 +78,15 @@
  *        >= 8 whose ops_size covers it (px_plugin_persist); plugins built
  *        against 1.0-1.7 load as before and are taken to keep no state
  *        across solves.
+ *   1.9  struct px_accel_host (host to plugin) gains time_left and
+ *        time_ctx, which every 1.9 host fills: the seconds left before the
+ *        solve's time limit ([solver] time_limit; HUGE_VAL without one),
+ *        asked by an accelerator between the inner steps of a long step
+ *        (Newton steps, subspace solves); one that finds none left stops,
+ *        leaves its best iterate and sets the result flag
+ *        PX_ACCEL_TIME_LIMIT, on which the driver ends the solve as a
+ *        time limit. Plugins built against 1.0-1.8 load as before (their
+ *        steps run to their end).
  *
  * When the host calls what (no change of ABI): a host may keep a solver
  * across solves of one problem whose b changes between them (px_solver,
@@ -110,7 +119,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 8u
+#define PX_ABI_MINOR 9u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -531,6 +540,15 @@ struct px_accel_host {
 	const size_t *a_rowptr;
 	const uint32_t *a_cols;
 	const double *a_blocks;
+	/* ABI 1.9. The seconds left before the solve's time limit: HUGE_VAL
+	 * without one, <= 0 once it has passed; time_ctx is its argument.
+	 * Every 1.9 host gives it. A step that may run long asks between its
+	 * inner steps and, when none is left, stops there, leaves the best
+	 * iterate it has (as at its own end) and sets PX_ACCEL_TIME_LIMIT:
+	 * the driver then ends the solve as a time limit. A clock read, cheap
+	 * next to a product with A. */
+	double (*time_left)(const void *time_ctx);
+	const void *time_ctx;
 };
 
 /* Flags of a step's result. */
@@ -549,6 +567,9 @@ enum {
 					  semi-definite (a direction of zero
 					  curvature): its inner solve
 					  stopped there */
+	PX_ACCEL_TIME_LIMIT = 1u << 5, /* ABI 1.9: host->time_left said
+					  no time was left: the step stopped
+					  between its inner steps */
 };
 
 /* Filled by step (and finish); the host zeroes it and sets the merits to

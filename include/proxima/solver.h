@@ -48,7 +48,15 @@
  *               merit = fc3d), where more sweeps change nothing;
  *   interrupted the config's monitor (px_config_set_monitor) returned
  *               non-zero;
- *   time limit  the solve's wall time reached time_limit.
+ *   time limit  the solve's wall time reached time_limit, or the
+ *               accelerator found no time left between its inner steps
+ *               (ABI 1.9, px_accel_host.time_left: a Newton run stops
+ *               between two Newton steps). Unlike the other stops, lambda
+ *               is then the lowest-merit iterate the solve saw (after an
+ *               accepted sweep or an accelerator's call), which may be an
+ *               earlier one than the last (px_report.best_sweep says so).
+ *               With merit = delta, which measures a change and not an
+ *               iterate, it is the last.
  * Each sweep that does not end the solve is followed by the accelerator
  * (when due), then the monitor, then the time limit's test. */
 #ifndef PROXIMA_SOLVER_H
@@ -107,7 +115,8 @@ enum px_stop {
 	PX_STOP_STALLED = 3,     /* the iterate stopped changing while the
 				    merit missed the tolerance (stall_sweeps,
 				    stall_rel) */
-	PX_STOP_TIME_LIMIT = 4,  /* [solver] time_limit ran out */
+	PX_STOP_TIME_LIMIT = 4,  /* [solver] time_limit ran out (between
+				    sweeps, or inside the accelerator) */
 	PX_STOP_INTERRUPTED = 5, /* the config's monitor asked to stop */
 };
 
@@ -155,6 +164,11 @@ struct px_report {
 	int diverged;
 	uint64_t diverged_sweep;
 	int stop; /* enum px_stop: why the solve ended */
+	/* A time limit's stop put back the lowest-merit iterate, the one
+	 * after this sweep (or the accelerator's call that followed it):
+	 * merit is its merit, residual still the last sweep's delta. 0:
+	 * lambda is the last iterate. */
+	uint64_t best_sweep;
 };
 
 /* A monitor of the solves run with a config: called after every sweep

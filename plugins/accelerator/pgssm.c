@@ -29,7 +29,9 @@
  *
  * A call returns the best iterate it saw, its entry iterate included (the
  * fallback of Silcowitz et al. 2010, sec. 4.3): it never leaves lambda worse
- * by that merit than it found it. At the end of a solve that did not
+ * by that merit than it found it. It does so too when the solve's time
+ * limit runs out, which it asks the host about before every CG iteration
+ * (ABI 1.9, PX_ACCEL_TIME_LIMIT). At the end of a solve that did not
  * converge, finish puts back the best iterate of the whole solve. After a
  * call that could not improve the iterate, the next 1, 2, 4, ... 64 calls
  * are skipped (backoff = yes): on problems where subspace steps do not help
@@ -538,7 +540,8 @@ static void precondition(const struct pgssm *s, uint32_t bs, size_t n,
 	}
 }
 
-enum { CG_OK = 0, CG_NOT_SPD = 1, CG_LIMIT = 2, CG_SINGULAR = 3 };
+enum { CG_OK = 0, CG_NOT_SPD = 1, CG_LIMIT = 2, CG_SINGULAR = 3,
+       CG_TIME = 4 };
 
 /* (A_FF + shift) dx = -v_F by conjugate gradients on full-length vectors
  * that are zero on the fixed rows; one product with A per iteration.
@@ -547,8 +550,9 @@ enum { CG_OK = 0, CG_NOT_SPD = 1, CG_LIMIT = 2, CG_SINGULAR = 3 };
  * indefinite, and the solve is abandoned (CG_NOT_SPD); within +-that band
  * the direction is numerically in A_FF's null space: A_FF is only
  * semi-definite (a stack's redundant contacts make it so), CG can go no
- * further, and dx is what it has (CG_SINGULAR). Returns CG_*; *its gets
- * the iterations. */
+ * further, and dx is what it has (CG_SINGULAR). Before each product it
+ * asks the host for the time left: none, and it stops (CG_TIME; dx is
+ * dropped). Returns CG_*; *its gets the iterations. */
 #define CURVATURE 1e-8
 #define FLOOR 1e-14
 
@@ -586,6 +590,8 @@ static int solve_reduced(struct pgssm *s, const struct px_accel_host *h,
 	while (*its < limit) {
 		double dq, alpha, rz1, band;
 
+		if (!(h->time_left(h->time_ctx) > 0.0))
+			return CG_TIME;
 		p->apply(p->ctx, s->d, s->q, 0);
 		restrict_to(s, bs, n, s->q);
 		for (size_t k = 0; k < n; k++)
@@ -677,6 +683,10 @@ static void pgssm_step(void *state, const struct px_accel_host *h,
 		s->cg_its += its;
 		if (cg == CG_NOT_SPD) {
 			res->flags |= PX_ACCEL_NOT_SPD;
+			break;
+		}
+		if (cg == CG_TIME) {
+			res->flags |= PX_ACCEL_TIME_LIMIT;
 			break;
 		}
 		if (cg == CG_LIMIT)
@@ -790,9 +800,12 @@ static const char pgssm_doc[] =
 	"A call returns the best iterate it saw, its entry iterate included (the\n"
 	"fallback of Silcowitz et al. 2010, sec. 4.3): it never leaves lambda\n"
 	"worse by that merit. A reduced system found indefinite is dropped\n"
-	"(flagged); a singular one stops CG with what it has. Work is counted\n"
-	"as Silcowitz et al. (2010) do, in PGS iterations: one product with A\n"
-	"is one sweep equivalent.\n"
+	"(flagged); a singular one stops CG with what it has. Before each CG\n"
+	"iteration it asks the driver for the time left of [solver]\n"
+	"time_limit: with none left the call stops there with its best\n"
+	"iterate and the solve ends as a time limit. Work is counted as\n"
+	"Silcowitz et al. (2010) do, in PGS iterations: one product with A is\n"
+	"one sweep equivalent.\n"
 	"\n"
 	"Choose it for small, stiff problems that PGS converges slowly on: large\n"
 	"mass ratios, stacks at rest, static friction. Silcowitz et al. (2010)\n"

@@ -35,7 +35,10 @@
  * after one that cut it less, the test waits a window of sweeps; after a
  * run that failed, 2, 4, ... 64 windows. A call returns the best iterate it saw by its merit, the entry
  * iterate included: when a step fails (singular J, no descent) the
- * Gauss-Seidel iterate stays. Disc friction on 3-row contacts only. */
+ * Gauss-Seidel iterate stays. Before a run and before each of its Newton
+ * steps it asks the host for the time left (ABI 1.9): with none left it
+ * stops there, keeps the best iterate and flags PX_ACCEL_TIME_LIMIT, on
+ * which the solve ends. Disc friction on 3-row contacts only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,6 +423,12 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 
 	if (!stagnates(s, h->lambda))
 		return;
+	/* the sweep before may have used up the time: A's copy or probe
+	 * and the symbolic analysis are not started then */
+	if (!(h->time_left(h->time_ctx) > 0.0)) {
+		res->flags |= PX_ACCEL_TIME_LIMIT;
+		return;
+	}
 	if (newton_ready(s, h)) {
 		/* out of memory: no Newton in this solve */
 		res->flags |= PX_ACCEL_SINGULAR;
@@ -437,6 +446,10 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 
 		if (!(inf_norm(s->phi, m) > s->tol * inf_norm(s->x, m)))
 			break;
+		if (!(h->time_left(h->time_ctx) > 0.0)) {
+			res->flags |= PX_ACCEL_TIME_LIMIT;
+			break;
+		}
 		if (newton_direction(s, reg_of(s, psi))) {
 			res->flags |= PX_ACCEL_SINGULAR;
 			s->factor_fail++;
@@ -503,14 +516,15 @@ static const char ssn_doc[] =
 	"= -phi with UMFPACK (SuiteSparse), the symbolic analysis once per\n"
 	"solve, then a back-tracking line search on ||phi||^2.\n"
 	"\n"
-	"The driver calls it after every accepted sweep; it runs Newton when\n"
-	"the change of lambda shrank by less than `rate` per sweep over the\n"
-	"last `window` sweeps, up to max_newton steps or ||phi||_inf <= tol\n"
-	"||lambda||_inf. A run that cut the merit 100x is followed by another\n"
-	"after the next sweep, one that cut it less after a window of sweeps;\n"
-	"after a failed run the test waits 2, 4, ... 64 windows. It returns the\n"
-	"best iterate by its merit, the one it was given included: a failed\n"
-	"step leaves the Gauss-Seidel iterate.\n"
+	"The driver calls it after every accepted sweep; it runs Newton when the\n"
+	"change of lambda shrank by less than `rate` per sweep over the last\n"
+	"`window` sweeps, up to max_newton steps or ||phi||_inf <= tol\n"
+	"||lambda||_inf, or until [solver] time_limit runs out (asked before the\n"
+	"run and each step; the solve then ends as a time limit). A run that cut\n"
+	"the merit 100x is followed by another after the next sweep, one that\n"
+	"cut it less after a window of sweeps; after a failed run the test waits\n"
+	"2, 4, ... 64 windows. It returns the best iterate by its merit, the one\n"
+	"it was given included: a failed step leaves the Gauss-Seidel iterate.\n"
 	"\n"
 	"A is copied from an assembled problem (plugin ABI 1.7) or probed on\n"
 	"a factorized or rigid one through the product (one per color of a\n"

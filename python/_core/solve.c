@@ -145,7 +145,7 @@ static PyObject *result(const struct px_problem *p,
 	}
 	return Py_BuildValue(
 		"{s:N,s:N,s:i,s:s,s:O,s:K,s:K,s:d,s:d,s:d,s:d,s:d,s:s,s:s,"
-		"s:N,s:i,s:O,s:K}",
+		"s:N,s:i,s:O,s:K,s:K}",
 		"lam", lam, "u", u, "stop", rep->stop, "status",
 		px_stop_name(rep->stop), "converged",
 		rep->converged ? Py_True : Py_False, "sweeps",
@@ -155,7 +155,8 @@ static PyObject *result(const struct px_problem *p,
 		"time", rep->seconds, "scheduler", sched, "accelerator", accel,
 		"history", hist, "diverged", rep->diverged, "check_failed",
 		rep->check_failed ? Py_True : Py_False, "accel_steps",
-		(unsigned long long)rep->accel_steps);
+		(unsigned long long)rep->accel_steps, "best_sweep",
+		(unsigned long long)rep->best_sweep);
 }
 
 int px_py_claim(struct px_py_config *cfg)

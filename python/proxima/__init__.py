@@ -665,7 +665,10 @@ class History:
 class Result:
     """What a solve gives back.
 
-    lam        the impulses (3n), the last accepted iterate
+    lam        the impulses (3n), the last accepted iterate; after a
+               "time limit" the lowest-merit one the solve saw
+               (best_sweep: the sweep after which it was reached; 0
+               when it is the last)
     u          W lam + q, computed by libproxima (px_problem_apply)
     status     why it stopped: "converged", "not converged", "diverged",
                "stalled", "time limit" or "interrupted" (px_stop_name)
@@ -683,7 +686,7 @@ class Result:
     __slots__ = ("lam", "u", "stop", "status", "converged", "sweeps",
                  "rejected", "residual", "merit", "fc3d_error", "fc3d_abs",
                  "time", "scheduler", "accelerator", "history", "diverged",
-                 "check_failed", "accel_steps")
+                 "check_failed", "accel_steps", "best_sweep")
 
     def __init__(self, d):
         for k in self.__slots__:

@@ -131,6 +131,13 @@ def test_time_limit():
     r = proxima.solve(proxima.Problem.read(TWO_BOXES),
                       long_config().set("solver.time_limit", 0.1))
     assert r.status == "time limit" and 0.1 <= r.time < 5
+    # lam is the lowest-merit iterate the solve saw (fc3d, the default
+    # merit): the last one's, or that of the sweep best_sweep
+    low = np.nanmin(r.history.merit)
+    assert r.merit == low and r.fc3d_error == low
+    assert 0 <= r.best_sweep < r.sweeps
+    if r.best_sweep:
+        assert r.history.merit[r.best_sweep - 1] == low
 
 
 def test_ctrl_c_stops_the_solve_and_raises():
