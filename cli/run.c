@@ -5,7 +5,8 @@
  * (exactly: hexadecimal floats). A deadline
  * (--time-limit) or SIGINT/SIGTERM ends the run after the current step
  * (the signal cuts that step's solve short, cli/stop.c); the outputs then
- * hold the steps done. */
+ * hold the steps done. Checkpoints and restarts (--checkpoint, --restart,
+ * SIGUSR1, and SIGTERM then) are cli/run_checkpoint.c's. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "json_report.h"
 #include "outfile.h"
 #include "run.h"
+#include "run_checkpoint.h"
 #include "solution.h"
 #include "stop.h"
 
@@ -42,6 +44,7 @@ struct run_opts {
 	int quiet;
 	double time_limit;  /* seconds for the whole run, 0: none */
 	int json;           /* the JSON report, not the text */
+	struct px_run_checkpoint ckpt; /* --checkpoint, --restart */
 };
 
 static double wall(void)
@@ -273,11 +276,12 @@ static int simulate(const struct run_opts *o)
 	struct px_step_stats st;
 	struct px_outfile csv = {.fd = -1}; /* published after its header */
 	char **names = NULL, path[4096];
-	double *impulse = NULL; /* --state: 3 per body */
-	double *times = NULL, e0, e1, max_depth = 0.0, seconds = 0.0,
-			      solve = 0.0, collide = 0.0, t0 = wall();
-	size_t n_frames = 0, contacts = 0, max_contacts = 0;
-	unsigned long long sweeps = 0, unconverged = 0, done = 0;
+	double *impulse = NULL; /* --state, --checkpoint: 3 per body */
+	double *times = NULL, e1, t0 = wall();
+	struct px_run_totals tot = {0};
+	struct px_run_checkpoint ck = o->ckpt;
+	size_t n_frames = 0;
+	unsigned long long done = 0;
 	const int tty = !o->quiet && isatty(STDERR_FILENO);
 	int status = EXIT_BAD_INPUT, stop = PX_STOP_MAX_SWEEPS;
 	double own;
@@ -292,6 +296,20 @@ static int simulate(const struct run_opts *o)
 		s->steps = o->steps;
 	if (o->cache >= 0)
 		s->warm_start = o->cache;
+	if (o->state || o->ckpt.path) {
+		impulse = calloc(3 * px_world_n_bodies(w) + 1, sizeof *impulse);
+		if (!impulse) {
+			px_error_set(&err, PX_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	/* before any output is opened: a refused restart writes nothing */
+	tot.energy_start = px_world_kinetic_energy(w) +
+			   px_world_potential_energy(w);
+	if (px_run_checkpoint_begin(&ck, o->scene, w, cfg, &tot, impulse,
+				    &err))
+		goto fail;
+	done = ck.first;
 	if (o->state) {
 		/* refuse an unwritable path before the run, leaving the
 		 * file there as it is */
@@ -300,11 +318,6 @@ static int simulate(const struct run_opts *o)
 		if (px_outfile_open(&f, o->state, &err))
 			goto fail;
 		px_outfile_abort(&f);
-		impulse = calloc(3 * px_world_n_bodies(w) + 1, sizeof *impulse);
-		if (!impulse) {
-			px_error_set(&err, PX_ERR_NOMEM, "out of memory");
-			goto fail;
-		}
 	}
 	if (o->csv) {
 		if (px_outfile_open(&csv, o->csv, &err))
@@ -319,18 +332,21 @@ static int simulate(const struct run_opts *o)
 				     o->vtk, strerror(errno));
 			goto fail;
 		}
-		if (vtk_frame(o->vtk, 0, w, &names, &times, &n_frames, &err))
+		if (vtk_frame(o->vtk, done, w, &names, &times, &n_frames,
+			      &err))
 			goto fail;
 	}
 	/* from here a signal ends the run after its step: the header's
 	 * lines, flushed before the first step, say that it is armed */
 	px_cli_stop_arm(cfg, NULL);
+	px_run_checkpoint_arm(&ck);
 	if (!o->json)
 		print_head(o, w, cfg);
+	if (!o->json && ck.first)
+		printf("restart     %s: after step %llu\n", ck.restart, ck.first);
 	px_cli_warn_fc3d(cfg);
 	fflush(stdout);
-	e0 = px_world_kinetic_energy(w) + px_world_potential_energy(w);
-	for (unsigned long long i = 1; i <= s->steps; i++) {
+	for (unsigned long long i = done + 1; i <= s->steps; i++) {
 		stop = run_go_on(o, cfg, t0, own);
 		if (stop != PX_STOP_MAX_SWEEPS)
 			break;
@@ -344,16 +360,16 @@ static int simulate(const struct run_opts *o)
 		if (impulse && static_impulses(w, impulse, &err))
 			goto fail;
 		done = i;
-		sweeps += st.sweeps;
-		unconverged += !st.converged;
-		contacts += st.contacts;
-		if (st.contacts > max_contacts)
-			max_contacts = st.contacts;
-		if (st.max_depth > max_depth)
-			max_depth = st.max_depth;
-		seconds += st.seconds_total;
-		solve += st.seconds_solve;
-		collide += st.seconds_collide;
+		tot.sweeps += st.sweeps;
+		tot.unconverged += !st.converged;
+		tot.contacts += st.contacts;
+		if (st.contacts > tot.contacts_max)
+			tot.contacts_max = st.contacts;
+		if (st.max_depth > tot.max_depth)
+			tot.max_depth = st.max_depth;
+		tot.seconds += st.seconds_total;
+		tot.solve += st.seconds_solve;
+		tot.collide += st.seconds_collide;
 		if (csv.f) {
 			px_step_stats_csv_row(csv.f, &st);
 			if (px_outfile_row(&csv, &err))
@@ -365,7 +381,13 @@ static int simulate(const struct run_opts *o)
 		if (tty && (i == s->steps || i % 10 == 0))
 			fprintf(stderr, "\rstep %llu/%llu  contacts %zu  sweeps %llu  %.1f s",
 				i, (unsigned long long)s->steps, st.contacts,
-				(unsigned long long)st.sweeps, seconds);
+				(unsigned long long)st.sweeps, tot.seconds);
+		/* a step the deadline passed in may have had its solves cut
+		 * short: not one to go on from */
+		if (!(o->time_limit > 0 && wall() - t0 >= o->time_limit) &&
+		    px_run_checkpoint_step(&ck, w, cfg, i, s->steps, &tot,
+					   impulse, &err))
+			goto fail;
 	}
 	if (tty)
 		fputc('\n', stderr);
@@ -391,18 +413,22 @@ static int simulate(const struct run_opts *o)
 			.bodies = px_world_n_bodies(w),
 			.stopped = stop == PX_STOP_MAX_SWEEPS ? 0 : stop,
 			.time_limit = o->time_limit, .steps_done = done,
-			.contacts_per_step = done ? (double)contacts / (double)done : 0.0,
-			.contacts_max = max_contacts, .max_depth = max_depth,
-			.sweeps = sweeps, .unconverged = unconverged,
-			.energy_start = e0, .energy_end = e1,
-			.seconds = seconds, .collide_seconds = collide,
-			.solve_seconds = solve, .csv = o->csv, .vtk = o->vtk,
+			.contacts_per_step = done ? (double)tot.contacts / (double)done : 0.0,
+			.contacts_max = tot.contacts_max,
+			.max_depth = tot.max_depth, .sweeps = tot.sweeps,
+			.unconverged = tot.unconverged,
+			.energy_start = tot.energy_start, .energy_end = e1,
+			.seconds = tot.seconds, .collide_seconds = tot.collide,
+			.solve_seconds = tot.solve, .csv = o->csv, .vtk = o->vtk,
 			.state = o->state, .pvd = path, .frames = n_frames,
 			.status = status};
 
-		if (!o->json)
+		if (!o->json) {
 			print_result(&r);
-		else if (px_json_print(px_json_run(&r)))
+			if (ck.last)
+				printf("checkpoint  %s: after step %llu\n",
+				       ck.path, ck.last);
+		} else if (px_json_print(px_json_run(&r)))
 			status = EXIT_BAD_INPUT;
 	}
 	goto done;
@@ -445,12 +471,18 @@ static void run_usage(FILE *f)
 		   "                   [--steps N] [--csv FILE.csv]\n"
 		   "                   [--vtk DIR] [--vtk-every K] [--cache on|off]\n"
 		   "                   [--state FILE.csv] [--quiet] [--time-limit S] [--json]\n"
+		   "                   [--checkpoint FILE [--checkpoint-every N]] [--restart FILE]\n"
 		   "  --time-limit S    stop after the step during which S seconds pass\n"
 		   "                    (each step's solves get what is left)\n"
 		   "  --state FILE.csv  the bodies' final states, every number exactly\n"
 		   "                    (hexadecimal floats, %%a): body, mass, centre,\n"
 		   "                    orientation, velocities, static bodies' impulse\n"
-		   "  --json            the report as one JSON object (proxima-run/1)\n");
+		   "  --json            the report as one JSON object (proxima-run/1)\n"
+		   "  --checkpoint FILE write the run's state to FILE after the last step,\n"
+		   "                    every N steps (--checkpoint-every N), on SIGUSR1\n"
+		   "                    (and go on) and on SIGTERM (and stop, status 143)\n"
+		   "  --restart FILE    go on from a checkpoint of this scene and config,\n"
+		   "                    bit for bit as the run that wrote it would have\n");
 }
 
 /* The bundled default scene. */
@@ -475,6 +507,9 @@ static int parse(int argc, char **argv, struct run_opts *o)
 		{"quiet", no_argument, NULL, 'q'},
 		{"time-limit", required_argument, NULL, 'T'},
 		{"json", no_argument, NULL, 'j'},
+		{"checkpoint", required_argument, NULL, 'K'},
+		{"checkpoint-every", required_argument, NULL, 'E'},
+		{"restart", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -517,6 +552,13 @@ static int parse(int argc, char **argv, struct run_opts *o)
 			if (px_cli_parse_seconds("run", optarg, &o->time_limit))
 				return bad;
 			break;
+		case 'K': o->ckpt.path = optarg; break;
+		case 'E':
+			if (parse_count("--checkpoint-every", optarg,
+					&o->ckpt.every))
+				return bad;
+			break;
+		case 'R': o->ckpt.restart = optarg; break;
 		case 'h': run_usage(stdout); return 1;
 		default:
 			fprintf(stderr, "proxima run: bad option '%s' (try 'proxima run --help')\n",
@@ -529,6 +571,8 @@ static int parse(int argc, char **argv, struct run_opts *o)
 			argc - optind);
 		return bad;
 	}
+	if (px_run_checkpoint_check(&o->ckpt))
+		return bad;
 	return 0;
 }
 

@@ -48,6 +48,12 @@ int px_cli_stop_signal(void)
 	return caught;
 }
 
+void px_cli_stop_raise(int sig)
+{
+	if (!caught)
+		caught = sig;
+}
+
 const char *px_cli_signal_name(int sig)
 {
 	static char buf[32];

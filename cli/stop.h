@@ -18,6 +18,11 @@ void px_cli_stop_arm(struct px_config *cfg, struct px_cli_progress *p);
 /* The signal noted since px_cli_stop_arm (SIGINT, SIGTERM), or 0. */
 int px_cli_stop_signal(void);
 
+/* Note sig as if it had been caught now (unless one was): the run stops
+ * before its next step (cli/run_checkpoint.c, after SIGTERM's
+ * checkpoint). */
+void px_cli_stop_raise(int sig);
+
 /* "SIGINT", "SIGTERM" or "signal N" (a static buffer for the last). */
 const char *px_cli_signal_name(int sig);
 

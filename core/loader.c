@@ -60,6 +60,16 @@ static const size_t doc_offset[] = {
 	offsetof(struct px_accelerator_ops, doc),
 };
 
+/* Where each kind's persist (ABI 1.8) sits in its ops struct. */
+static const size_t persist_offset[] = {
+	0,
+	offsetof(struct px_friction_ops, persist),
+	offsetof(struct px_ordering_ops, persist),
+	offsetof(struct px_rfactor_ops, persist),
+	offsetof(struct px_scheduler_ops, persist),
+	offsetof(struct px_accelerator_ops, persist),
+};
+
 /* The first minor version that knows each kind. */
 static const uint32_t kind_since_minor[] = {0, 0, 0, 0, 0, 3};
 
@@ -501,6 +511,20 @@ const char *px_plugin_doc(const struct px_plugin_header *h)
 		return NULL;
 	memcpy(&doc, (const char *)h + doc_offset[h->kind], sizeof doc);
 	return doc && *doc ? doc : NULL;
+}
+
+const struct px_persist_ops *px_plugin_persist(const struct px_plugin_header *h)
+{
+	const struct px_persist_ops *persist;
+
+	if (!h || !px_kind_name(h->kind) || h->abi_minor < 8 ||
+	    h->ops_size < persist_offset[h->kind] + sizeof persist)
+		return NULL;
+	memcpy(&persist, (const char *)h + persist_offset[h->kind],
+	       sizeof persist);
+	return persist && persist->size && persist->save && persist->load
+		       ? persist
+		       : NULL;
 }
 
 int px_plugin_foreach(void (*fn)(const struct px_plugin_header *h,

@@ -90,6 +90,12 @@ const char *px_plugin_path(const struct px_plugin *pl);
  * a NULL or empty doc. Reads only what h's ops_size covers. */
 const char *px_plugin_doc(const struct px_plugin_header *h);
 
+/* The persist ops (ABI 1.8) of the plugin whose header is h, or NULL when
+ * it keeps no state across solves: a plugin built against ABI 1.0-1.7, a
+ * NULL persist, or one without all three operations. Reads only what h's
+ * ops_size covers. */
+const struct px_persist_ops *px_plugin_persist(const struct px_plugin_header *h);
+
 /* Call fn for every loadable plugin file found on the search path (first
  * occurrence of each file name wins). Files that are refused are reported
  * through bad (may be NULL) with the refusal message. */

@@ -70,6 +70,14 @@
  *        20). Accelerators that need them declare minor 7; plugins built
  *        against 1.0-1.6 load as before. The helper px_backtrack_growth:
  *        back-tracking that rejects only a growth by more than a factor.
+ *   1.8  every per-kind ops struct gains persist (optional, may be NULL)
+ *        as its last member: struct px_persist_ops, the save and load of
+ *        a plugin's state that carries across solves as bytes, so that a
+ *        checkpoint restarts a run bit for bit (issue 35; the random
+ *        ordering's generator). Hosts read it only from plugins of minor
+ *        >= 8 whose ops_size covers it (px_plugin_persist); plugins built
+ *        against 1.0-1.7 load as before and are taken to keep no state
+ *        across solves.
  *   1.9  struct px_accel_host (host to plugin) gains time_left and
  *        time_ctx, which every 1.9 host fills: the seconds left before the
  *        solve's time limit ([solver] time_limit; HUGE_VAL without one),
@@ -227,6 +235,42 @@ struct px_problem_info {
 	const void *ctx;
 };
 
+/* ---- persisted state (ABI 1.8) -------------------------------------- */
+
+/* A plugin whose state carries from one solve to the next (a generator
+ * that runs on, a history) saves it as bytes into a checkpoint and loads
+ * it back into a state made from the same parameters: the solves after
+ * the load are then bit for bit those after the save. The layout of the
+ * bytes is the plugin's; write numbers little-endian (px_persist_put64,
+ * px_persist_get64) so that a checkpoint moves between machines. State
+ * that a solve rebuilds (work arrays, a coloring of A) is not saved. */
+struct px_persist_ops {
+	/* How many bytes save writes for state. */
+	size_t (*size)(const void *state);
+	/* Write size(state) bytes into buf. */
+	void (*save)(const void *state, unsigned char *buf);
+	/* Set state from len bytes save wrote; 0, or non-zero with a message
+	 * in err when they are not such bytes (a wrong length, a value out of
+	 * range): state is then unchanged. */
+	int (*load)(void *state, const unsigned char *buf, size_t len,
+		    char *err, size_t errlen);
+};
+
+static inline void px_persist_put64(unsigned char *buf, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		buf[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline uint64_t px_persist_get64(const unsigned char *buf)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)buf[i] << (8 * i);
+	return v;
+}
+
 /* ---- friction ------------------------------------------------------- */
 
 enum {
@@ -306,6 +350,9 @@ struct px_friction_ops {
 			       uint32_t nf);
 	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
 	const char *doc;
+	/* ABI 1.8, may be NULL: the state kept across solves (see
+	 * struct px_persist_ops). */
+	const struct px_persist_ops *persist;
 };
 
 /* ---- ordering ------------------------------------------------------- */
@@ -329,6 +376,9 @@ struct px_ordering_ops {
 		    int *changed);
 	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
 	const char *doc;
+	/* ABI 1.8, may be NULL: the state kept across solves (see
+	 * struct px_persist_ops). */
+	const struct px_persist_ops *persist;
 };
 
 /* ---- rfactor -------------------------------------------------------- */
@@ -359,6 +409,9 @@ struct px_rfactor_ops {
 		     double *r, size_t n_r);
 	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
 	const char *doc;
+	/* ABI 1.8, may be NULL: the state kept across solves (see
+	 * struct px_persist_ops). */
+	const struct px_persist_ops *persist;
 };
 
 /* ---- scheduler ------------------------------------------------------ */
@@ -451,6 +504,9 @@ struct px_scheduler_ops {
 	void (*parallel_for)(void *state, size_t n,
 			     void (*body)(void *ctx, size_t begin, size_t end),
 			     void *ctx);
+	/* ABI 1.8, may be NULL: the state kept across solves (see
+	 * struct px_persist_ops). */
+	const struct px_persist_ops *persist;
 };
 
 /* ---- accelerator (ABI 1.3) ------------------------------------------ */
@@ -554,6 +610,9 @@ struct px_accelerator_ops {
 	void (*describe)(const void *state, char *buf, size_t len);
 	/* ABI 1.4, may be NULL: the documentation (see the changelog). */
 	const char *doc;
+	/* ABI 1.8, may be NULL: the state kept across solves (see
+	 * struct px_persist_ops). */
+	const struct px_persist_ops *persist;
 };
 
 /* ---- helpers plugins may use ---------------------------------------- */

@@ -7,7 +7,8 @@
  *                       generator runs on across the solves of a simulation);
  *               every   a fresh permutation before every sweep but the first
  *                       (a sweep retried after back-tracking keeps its own).
- * Shuffles are Fisher-Yates with unbiased bounded draws. */
+ * Shuffles are Fisher-Yates with unbiased bounded draws. A checkpoint
+ * keeps the generator's state (persist, ABI 1.8). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -124,6 +125,41 @@ static int random_next(void *state, const struct px_sweep_state *ss,
 	return PX_PART_FULL;
 }
 
+/* The state a checkpoint keeps (ABI 1.8): the generator, which runs on
+ * across solves; the rest is set by every prepare. 8 bytes,
+ * little-endian. */
+static size_t random_size(const void *state)
+{
+	(void)state;
+	return 8;
+}
+
+static void random_save(const void *state, unsigned char *buf)
+{
+	const struct random_ordering *s = state;
+
+	px_persist_put64(buf, s->state);
+}
+
+static int random_load(void *state, const unsigned char *buf, size_t len,
+		       char *err, size_t errlen)
+{
+	struct random_ordering *s = state;
+
+	if (len != 8) {
+		snprintf(err, errlen, "state of %zu bytes, expected 8", len);
+		return -1;
+	}
+	s->state = px_persist_get64(buf);
+	return 0;
+}
+
+static const struct px_persist_ops random_persist = {
+	.size = random_size,
+	.save = random_save,
+	.load = random_load,
+};
+
 /* What `proxima plugins --describe random` prints (ABI 1.4). */
 static const char random_doc[] =
 	"Contacts in a pseudo-random order from the plugin's own generator\n"
@@ -164,6 +200,7 @@ static const struct px_ordering_ops random_ops = {
 	.prepare = random_prepare,
 	.next = random_next,
 	.doc = random_doc,
+	.persist = &random_persist,
 };
 
 PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);
