@@ -435,10 +435,14 @@ static volatile sig_atomic_t n_usr1, n_term;
 
 static void on_signal(int sig)
 {
-	if (sig == SIGTERM)
+	if (sig == SIGTERM) {
 		n_term++;
-	else
+		/* as serially: a second SIGTERM kills at once (a rank file
+		 * being written goes to a temporary name, the manifest last) */
+		signal(SIGTERM, SIG_DFL);
+	} else {
 		n_usr1++;
+	}
 }
 
 void px_dist_ckpt_catch(void)

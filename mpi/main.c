@@ -71,7 +71,13 @@ void px_dist_usage(FILE *f)
 		"  --exchange-every E     local sweeps between exchanges (default 1)\n"
 		"  --check-every K        exchanges between global tests (default 1)\n"
 		"  --partition metis|FILE (solve) METIS on W's block graph (default),\n"
-		"                         or one rank per contact per line of FILE\n");
+		"                         or one rank per contact per line of FILE\n"
+		"  --checkpoint FILE      (run) as serially, after the last step, every N\n"
+		"                         steps and on SIGUSR1 or SIGTERM to any rank, a\n"
+		"                         set: each rank's FILE.A.rankR (or B, in turn),\n"
+		"                         then FILE, the manifest that names them\n"
+		"  --restart FILE         (run) go on from the set FILE names, on as many\n"
+		"                         ranks, bit for bit\n");
 }
 
 enum { OPT_SET = 256, OPT_COMBINE, OPT_EXCHANGE, OPT_CHECK, OPT_PARTITION,
