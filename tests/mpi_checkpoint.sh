@@ -17,7 +17,9 @@
 #     (--csv, --state) left as they were:
 #     another rank count, a damaged or missing rank file, a missing or
 #     truncated manifest, a file that is not a manifest, another scene,
-#     other physics (a solver key, a distributed option).
+#     other physics (a solver key, a distributed option);
+#  5. tools/checkpoint_set.py (with Debian's python3 and numpy) says a set
+#     is complete, and that a set with a damaged rank file is not.
 set -u
 src=$(cd "${srcdir:-.}" && pwd)
 build=$(cd "${top_builddir:-.}" && pwd)
@@ -243,6 +245,19 @@ printf 'X' | dd of=bad/pile2.B.rank1 bs=1 seek=300 conv=notrunc 2>/dev/null
 refuse "a damaged rank file" \
 	"proxima: bad/pile2.B.rank1: not the file the manifest bad/pile2 names ([0-9]* bytes, CRC-32 [0-9a-f]*; it names [0-9]* bytes, [0-9a-f]*): damaged, or of another set" \
 	2 $pile2 --restart bad/pile2
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+	tool="/usr/bin/python3 $src/tools/checkpoint_set.py"
+	$tool pile2 >out || fail "checkpoint_set.py: pile2 is not complete"
+	grep -q '^set         2 ranks, step 20, slot B, id [0-9a-f]*$' out &&
+		grep -q '^rank 1: pile2.B.rank1, [0-9]* bytes, CRC-32 [0-9a-f]*, step 20, [0-9]* bodies ([0-9]* own), [0-9]* cached contacts$' out &&
+		grep -qx complete out || fail "checkpoint_set.py: $(cat out)"
+	$tool bad/pile2 >out
+	[ $? -eq 1 ] && grep -qx 'NOT complete' out ||
+		fail "checkpoint_set.py: a damaged set is complete"
+	echo "ok tools/checkpoint_set.py: a set complete, a damaged one not"
+else
+	echo "(tools/checkpoint_set.py not run: no numpy for /usr/bin/python3)"
+fi
 rm bad/pile2.B.rank1
 refuse "a missing rank file" \
 	"proxima: bad/pile2.B.rank1: cannot read: No such file or directory" \
