@@ -17,7 +17,8 @@
 #     (--csv, --state) left as they were:
 #     another rank count, a damaged or missing rank file, a missing or
 #     truncated manifest, a file that is not a manifest, another scene,
-#     other physics (a solver key, a distributed option);
+#     other physics (a solver key, a distributed option); and a set
+#     given to the serial `proxima run --restart`;
 #  5. tools/checkpoint_set.py (with Debian's python3 and numpy) says a set
 #     is complete, and that a set with a damaged rank file is not.
 set -u
@@ -268,6 +269,13 @@ refuse "a set of the run's last step" \
 refuse "--checkpoint-every without --checkpoint" \
 	"proxima: run: --checkpoint-every needs --checkpoint FILE" \
 	2 $pile2 --checkpoint-every 2
+"$cli" run pile.ini $random --steps 40 --restart pile2 --csv kept.csv >out 2>err
+st=$?
+[ $st -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	grep -qx "proxima: pile2: the manifest of a distributed run's checkpoint set: restart it under mpirun, on as many ranks" err &&
+	cmp -s kept.csv keep/kept.csv ||
+	fail "a serial restart of a set: status $st"
+echo "ok refused: a set restarted without mpirun"
 head -c 100 pile2 >bad/pile2
 refuse "a truncated manifest" \
 	"proxima: bad/pile2: truncated checkpoint: .*" \
