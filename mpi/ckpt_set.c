@@ -9,7 +9,6 @@
 
 #include "ckpt_set.h"
 #include "cmd.h"
-#include "world_impl.h"
 
 /* A rank's file: the manifest's path, the slot, the rank. */
 #define RANK_NAME_MAX 4200
@@ -220,7 +219,7 @@ static int slurp(const char *name, unsigned char **buf, size_t *len,
 /* This rank's file of the set: its world, DRNK and run (rank 0's DRUN),
  * written, then read back for its size and CRC-32 (rec: DFIL's record). */
 static int write_rank(const struct px_dist_ckpt *k, const struct px_dist_world *dw,
-		      const char *name, uint64_t id,
+		      const char *name, const struct manifest *m,
 		      const struct px_ckpt_buf *run, unsigned char rec[FILE_RECORD],
 		      struct px_error *err)
 {
@@ -232,7 +231,7 @@ static int write_rank(const struct px_dist_ckpt *k, const struct px_dist_world *
 
 	if (!rc)
 		rc = px_world_checkpoint_save(dw->w, dw->cfg, &k->ids, c, err);
-	put_rank(dw, dw->w->step, id, &b);
+	put_rank(dw, m->step, m->set_id, &b);
 	if (!rc)
 		rc = b.failed ? px_error_set(err, PX_ERR_NOMEM, "out of memory")
 			      : px_checkpoint_add(c, "DRNK", 1, 0, b.p, b.len, err);
@@ -286,19 +285,18 @@ static int write_manifest(const char *path, const struct manifest *m,
 }
 
 int px_dist_ckpt_write(struct px_dist_ckpt *k, const struct px_dist_world *dw,
-		       const struct px_ckpt_buf *run, struct px_error *err)
+		       uint64_t step, const struct px_ckpt_buf *run,
+		       struct px_error *err)
 {
 	const char slot = k->slot == 'A' ? 'B' : 'A';
-	const struct manifest m = {(uint32_t)dw->size, (uint32_t)slot,
-				   dw->w->step,
-				   set_id(k, dw->w->step, slot, dw->size)};
+	const struct manifest m = {(uint32_t)dw->size, (uint32_t)slot, step,
+				   set_id(k, step, slot, dw->size)};
 	unsigned char rec[FILE_RECORD] = {0}, *recs = NULL;
 	char name[RANK_NAME_MAX];
 	int rc;
 
 	rank_name(name, k->path, slot, dw->rank);
-	rc = write_rank(k, dw, name, m.set_id, dw->rank == 0 ? run : NULL, rec,
-			err);
+	rc = write_rank(k, dw, name, &m, dw->rank == 0 ? run : NULL, rec, err);
 	if (!rc && dw->rank == 0 &&
 	    !(recs = malloc((size_t)dw->size * FILE_RECORD)))
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");

@@ -41,7 +41,8 @@ int px_dist_ckpt_ids(struct px_dist_ckpt *k, const struct px_dist_world *dw,
  * DRUN section. The agreed status; on success k->slot and k->last are
  * the new set's. */
 int px_dist_ckpt_write(struct px_dist_ckpt *k, const struct px_dist_world *dw,
-		       const struct px_ckpt_buf *run, struct px_error *err);
+		       uint64_t step, const struct px_ckpt_buf *run,
+		       struct px_error *err);
 
 /* Collective: dw (made from the same scene, with the ids of k) takes the
  * state of the set whose manifest is path, taken after step *step; rank

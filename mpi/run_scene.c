@@ -252,7 +252,7 @@ static int checkpoint(struct px_dist_ckpt *ck, const struct px_dist_args *a,
 		return PX_OK;
 	if (dw->rank == 0)
 		totals_put(t, start, dw->size, &run);
-	rc = px_dist_ckpt_write(ck, dw, dw->rank == 0 ? &run : NULL, err);
+	rc = px_dist_ckpt_write(ck, dw, k, dw->rank == 0 ? &run : NULL, err);
 	px_ckpt_buf_free(&run);
 	return rc;
 }
