@@ -99,7 +99,7 @@ case_restart pile2 2 40 20 $pile $random
 grep -q '^migration   [1-9]' out || fail "pile2: no body changed rank after the restart"
 cp full.txt pile2.full.txt
 cp full.csv pile2.full.csv
-case_restart pile3 3 40 20 $pile $random
+case_restart pile3 3 30 16 $pile $random
 printf '%s\n' '[world]' 'gravity = 0, 0, -9.81' 'dt = 0.01' 'steps = 200' \
 	'mu = 0' 'restitution = 0' '[body ground]' 'shape = box' \
 	'half = 40, 10, 1' 'position = 10, 0, -1' 'static = true' \
@@ -109,7 +109,7 @@ printf '%s\n' '[world]' 'gravity = 0, 0, -9.81' 'dt = 0.01' 'steps = 200' \
 	'[body c]' 'shape = sphere' 'radius = 0.5' 'mass = 1' \
 	'position = 10, 0, 0.5' '[body d]' 'shape = sphere' 'radius = 0.5' \
 	'mass = 1' 'position = 12, 0, 0.5' >slide.ini
-case_restart slide 2 200 60 -c "$src/conf/default.ini" slide.ini
+case_restart slide 2 120 60 -c "$src/conf/default.ini" slide.ini
 grep -q '^migration   [1-9]' out || fail "slide: no body changed rank after the restart"
 
 # ---- signals and SIGKILL: rank R of the run marked $work ------------------
