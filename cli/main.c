@@ -1,4 +1,5 @@
 /* The proxima command: dispatch to subcommands, --help and --version. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,6 +115,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* a file past `ulimit -f`: a failed write (EFBIG), said and cut back
+	 * to what is whole (core/outfile.h), not a core dump */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2)
 		return px_cli_default();
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {

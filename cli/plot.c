@@ -1,5 +1,6 @@
 /* gnuplot for `proxima compare` (plot.h): finding it, the shared head and
- * tail of the scripts, running one with its stderr captured. */
+ * tail of the scripts, running one with its stderr captured and its plots
+ * renamed into place. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "plot.h"
 
 extern char **environ;
@@ -93,6 +95,8 @@ void px_plot_begin(FILE *f, const char *name, const char *what, int w, int h,
 		"\t}\n"
 		"\tif (last > 0) { here = ARG0[1:last - 1] }\n"
 		"}\n"
+		"# proxima draws under a temporary name, OUT, then renames\n"
+		"out = exists('ARG1') && ARG1 ne '' ? ARG1 : here.'/%s'\n"
 		"set encoding utf8\n"
 		"set datafile separator ','\n"
 		"# rejected sweeps and steps without contacts are NaN: skip them\n"
@@ -101,7 +105,7 @@ void px_plot_begin(FILE *f, const char *name, const char *what, int w, int h,
 		"set grid\n"
 		"set key top right opaque\n"
 		"# one style per config: colour, dash type and marker all differ\n",
-		what, name, name, name, name);
+		what, name, name, name, name, name);
 	for (size_t i = 0; i < n_lines; i++)
 		fprintf(f,
 			"set style line %zu lc rgb '%s' dt %d pt %d lw 2 ps 1.2\n",
@@ -129,8 +133,8 @@ void px_plot_begin(FILE *f, const char *name, const char *what, int w, int h,
 		"\t\t\tset terminal png enhanced size %d,%d\n"
 		"\t\t}\n"
 		"\t}\n"
-		"\tset output here.'/%s.'.fmt\n",
-		name, w / 150.0, h / 150.0, w, h, w, h, w, h, name);
+		"\tset output out.'.'.fmt\n",
+		name, w / 150.0, h / 150.0, w, h, w, h, w, h);
 }
 
 void px_plot_end(FILE *f)
@@ -150,11 +154,13 @@ void px_plot_number(FILE *f, double tol)
 		fprintf(f, "%.3g×10^{%d}", m, e);
 }
 
-int px_plot_run(const char *gnuplot, const char *script, char *msg,
-		size_t len)
+/* gnuplot -c script out: 0, or -1 with why in msg. */
+static int spawn(const char *gnuplot, const char *script, const char *out,
+		 char *msg, size_t len)
 {
 	posix_spawn_file_actions_t fa;
-	char *const argv[] = {(char *)gnuplot, (char *)script, NULL};
+	char *const argv[] = {(char *)gnuplot, (char *)"-c", (char *)script,
+			      (char *)out, NULL};
 	char buf[4096];
 	size_t got = 0;
 	ssize_t r;
@@ -222,4 +228,66 @@ int px_plot_run(const char *gnuplot, const char *script, char *msg,
 				 WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	}
 	return -1;
+}
+
+static const char *const formats[] = {"pdf", "png", "svg"};
+
+/* tmp.FMT, as drawn, renamed over name.FMT (its data on the disk first);
+ * name.pdf removed when none was drawn: 0, or -1 with why in msg. */
+static int settle(const char *tmp, const char *name, char *msg, size_t len)
+{
+	char from[4200], to[4200];
+
+	for (int i = 0; i < 3; i++) {
+		int fd;
+
+		snprintf(from, sizeof from, "%s.%s", tmp, formats[i]);
+		snprintf(to, sizeof to, "%s.%s", name, formats[i]);
+		fd = open(from, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT) {
+			/* a PDF of an earlier run must not pass for this one's */
+			if (i == 0 && unlink(to) && errno != ENOENT)
+				goto fail;
+			continue;
+		}
+		if (fd < 0 || fsync(fd)) {
+			if (fd >= 0)
+				close(fd);
+			goto fail;
+		}
+		close(fd);
+		if (rename(from, to))
+			goto fail;
+	}
+	return 0;
+fail:
+	snprintf(msg, len, "%s: cannot write: %s", to, strerror(errno));
+	return -1;
+}
+
+int px_plot_run(const char *gnuplot, const char *script, char *msg,
+		size_t len)
+{
+	const size_t n = strlen(script);
+	char name[4096], left[4200];
+	struct px_outfile o;
+	struct px_error err;
+	int rc;
+
+	/* DIR/NAME of DIR/NAME.gp, and a unique DIR/.NAME.XXXXXX held
+	 * while gnuplot draws to DIR/.NAME.XXXXXX.FMT */
+	snprintf(name, sizeof name, "%.*s", (int)(n > 3 ? n - 3 : n), script);
+	if (px_outfile_open(&o, name, &err)) {
+		snprintf(msg, len, "%s", err.msg);
+		return -1;
+	}
+	rc = spawn(gnuplot, script, o.tmp ? o.tmp : name, msg, len);
+	if (!rc && o.tmp)
+		rc = settle(o.tmp, name, msg, len);
+	for (int i = 0; i < 3 && o.tmp; i++) {
+		snprintf(left, sizeof left, "%s.%s", o.tmp, formats[i]);
+		unlink(left);
+	}
+	px_outfile_abort(&o);
+	return rc;
 }

@@ -20,8 +20,10 @@ int px_plot_find(char *buf, size_t len);
  * svg"] {` with the terminal (pdfcairo, skipped with a message when
  * gnuplot lacks it; pngcairo when gnuplot has it, else png; svg; all with
  * enhanced text: labels from file names must be noenhanced) and output
- * set. The caller writes the plots (file names as here."/FILE") and then
- * px_plot_end closes the loop. */
+ * set: to OUT.pdf, .png and .svg, OUT the script's first argument when
+ * given (`gnuplot -c NAME.gp OUT`: px_plot_run's temporary names), else
+ * here."/NAME". The caller writes the plots (file names as here."/FILE")
+ * and then px_plot_end closes the loop. */
 void px_plot_begin(FILE *f, const char *name, const char *what, int w, int h,
 		   size_t n_lines);
 void px_plot_end(FILE *f);
@@ -32,9 +34,13 @@ void px_plot_number(FILE *f, double x);
 /* s as a gnuplot single-quoted string. */
 void px_plot_quote(FILE *f, const char *s);
 
-/* Run gnuplot on script, its stdout discarded. Returns 0 when it exited
- * with status 0, else -1 with the first line of its stderr (or why it did
- * not run) in msg. */
+/* Run gnuplot on script (DIR/NAME.gp), its stdout discarded, drawing
+ * under a temporary name in DIR then renamed over NAME.pdf, NAME.png and
+ * NAME.svg (core/outfile.h): a failed or killed gnuplot leaves the earlier
+ * plots as they were. NAME.pdf goes when this gnuplot draws none (no
+ * pdfcairo). Returns 0 when it exited with status 0 and its plots are in
+ * place, else -1 with the first line of its stderr (or why it did not
+ * run, or the file that could not be renamed) in msg. */
 int px_plot_run(const char *gnuplot, const char *script, char *msg,
 		size_t len);
 

@@ -8,17 +8,21 @@
 #include <proxima/proxima.h>
 
 #include "cli.h"
+#include "outfile.h"
 
 static const char *const part_name[] = {"full", "normal", "friction"};
 
-int px_cli_write_history(const char *path, const struct px_report *rep)
+int px_cli_write_history(const char *path, const struct px_report *rep,
+			 struct px_error *err)
 {
-	FILE *f = fopen(path, "w");
+	struct px_outfile o;
 	uint64_t products = 0;
 	size_t a = 0;
+	FILE *f;
 
-	if (!f)
-		return -1;
+	if (px_outfile_open(&o, path, err))
+		return PX_ERR_IO;
+	f = o.f;
 	fprintf(f, "sweep,part,accepted,residual,merit,seconds,work\n");
 	for (size_t i = 0; i < rep->n_history; i++) {
 		const struct px_sweep_record *h = &rep->history[i];
@@ -32,7 +36,7 @@ int px_cli_write_history(const char *path, const struct px_report *rep)
 			part_name[h->part], h->accepted, h->residual, h->merit,
 			h->seconds, (unsigned long long)(i + 1 + products));
 	}
-	return fclose(f) == 0 ? 0 : -1;
+	return px_outfile_commit(&o, err);
 }
 
 double px_cli_us_per_sweep(const struct px_report *rep)

@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "config_args.h"
 #include "json_report.h"
+#include "outfile.h"
 #include "run.h"
 #include "run_checkpoint.h"
 #include "solution.h"
@@ -200,23 +201,20 @@ static int static_impulses(const struct px_world *w, double *impulse,
 	return PX_OK;
 }
 
-/* The bodies' final states to path (px_cli_state_row). */
+/* The bodies' final states to path (px_cli_state_row), renamed into
+ * place when whole. */
 static int write_state(const char *path, const struct px_world *w,
 		       const double *impulse, struct px_error *err)
 {
-	FILE *f = fopen(path, "w");
 	const struct px_body *b = px_world_bodies(w);
+	struct px_outfile o;
 
-	if (!f)
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write: %s",
-				    path, strerror(errno));
-	px_cli_state_header(f);
+	if (px_outfile_open(&o, path, err))
+		return err->code;
+	px_cli_state_header(o.f);
 	for (size_t i = 0; i < px_world_n_bodies(w); i++)
-		px_cli_state_row(f, i, b + i, impulse + 3 * i);
-	if (fclose(f))
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write: %s",
-				    path, strerror(errno));
-	return PX_OK;
+		px_cli_state_row(o.f, i, b + i, impulse + 3 * i);
+	return px_outfile_commit(&o, err);
 }
 
 /* Before the run: the scene and the config. */
@@ -276,7 +274,7 @@ static int simulate(const struct run_opts *o)
 	struct px_config *cfg = NULL;
 	struct px_error err = {0};
 	struct px_step_stats st;
-	FILE *csv = NULL;
+	struct px_outfile csv = {.fd = -1}; /* published after its header */
 	char **names = NULL, path[4096];
 	double *impulse = NULL; /* --state, --checkpoint: 3 per body */
 	double *times = NULL, e1, t0 = wall();
@@ -308,28 +306,25 @@ static int simulate(const struct run_opts *o)
 	/* before any output is opened: a refused restart writes nothing */
 	tot.energy_start = px_world_kinetic_energy(w) +
 			   px_world_potential_energy(w);
-	if (px_run_checkpoint_begin(&ck,
-				    o->scene, w, cfg, &tot, impulse, &err))
+	if (px_run_checkpoint_begin(&ck, o->scene, w, cfg, &tot, impulse,
+				    &err))
 		goto fail;
 	done = ck.first;
-	if (o->csv) {
-		csv = fopen(o->csv, "w");
-		if (!csv) {
-			px_error_set(&err, PX_ERR_IO, "%s: cannot write: %s",
-				     o->csv, strerror(errno));
-			goto fail;
-		}
-		px_step_stats_csv_header(csv);
-	}
 	if (o->state) {
-		/* refuse an unwritable path before the run */
-		FILE *f = fopen(o->state, "w");
+		/* refuse an unwritable path before the run, leaving the
+		 * file there as it is */
+		struct px_outfile f;
 
-		if (!f || fclose(f)) {
-			px_error_set(&err, PX_ERR_IO, "%s: cannot write: %s",
-				     o->state, strerror(errno));
+		if (px_outfile_open(&f, o->state, &err))
 			goto fail;
-		}
+		px_outfile_abort(&f);
+	}
+	if (o->csv) {
+		if (px_outfile_open(&csv, o->csv, &err))
+			goto fail;
+		px_step_stats_csv_header(csv.f);
+		if (px_outfile_publish(&csv, &err))
+			goto fail;
 	}
 	if (o->vtk) {
 		if (mkdir(o->vtk, 0777) && errno != EEXIST) {
@@ -375,8 +370,11 @@ static int simulate(const struct run_opts *o)
 		tot.seconds += st.seconds_total;
 		tot.solve += st.seconds_solve;
 		tot.collide += st.seconds_collide;
-		if (csv)
-			px_step_stats_csv_row(csv, &st);
+		if (csv.f) {
+			px_step_stats_csv_row(csv.f, &st);
+			if (px_outfile_row(&csv, &err))
+				goto fail;
+		}
 		if (o->vtk && i % o->vtk_every == 0 &&
 		    vtk_frame(o->vtk, i, w, &names, &times, &n_frames, &err))
 			goto fail;
@@ -437,9 +435,9 @@ static int simulate(const struct run_opts *o)
 fail:
 	fprintf(stderr, "proxima: %s\n", err.msg);
 done:
-	if (csv && fclose(csv) && status != EXIT_BAD_INPUT) {
-		fprintf(stderr, "proxima: %s: cannot write: %s\n", o->csv,
-			strerror(errno));
+	if (csv.f && px_outfile_commit(&csv, &err) &&
+	    status != EXIT_BAD_INPUT) {
+		fprintf(stderr, "proxima: %s\n", err.msg);
 		status = EXIT_BAD_INPUT;
 	}
 	for (size_t i = 0; i < n_frames; i++)

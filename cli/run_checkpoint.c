@@ -31,26 +31,28 @@ static void on_term(int sig)
 int px_run_checkpoint_check(const struct px_run_checkpoint *k)
 {
 	if (k->every && !k->path) {
-		fprintf(stderr, "proxima run: --checkpoint-every needs --checkpoint FILE\n");
+		fprintf(stderr, "proxima run: --checkpoint-every needs "
+				"--checkpoint FILE\n");
 		return -1;
 	}
 	return 0;
 }
 
 static int read_run(const struct px_checkpoint *c, const char *path,
-		    size_t n_bodies, struct px_run_totals *tot,
-		    double *impulse, struct px_error *err)
+		    size_t n_bodies, struct px_run_totals *tot, double *impulse,
+		    struct px_error *err)
 {
 	size_t len;
-	const unsigned char *p = px_checkpoint_find(c, "TOTS", NULL, NULL,
-						    &len);
+	const unsigned char *p =
+	    px_checkpoint_find(c, "TOTS", NULL, NULL, &len);
 	struct px_ckpt_cursor cur = {.p = p, .len = len};
 	uint64_t n;
 
 	if (!p)
-		return px_error_set(err, PX_ERR_FORMAT,
-				    "%s: not a checkpoint of proxima run (no TOTS section)",
-				    path);
+		return px_error_set(
+		    err, PX_ERR_FORMAT,
+		    "%s: not a checkpoint of proxima run (no TOTS section)",
+		    path);
 	tot->sweeps = px_ckpt_get_u64(&cur);
 	tot->unconverged = px_ckpt_get_u64(&cur);
 	tot->contacts = (size_t)px_ckpt_get_u64(&cur);
@@ -61,10 +63,10 @@ static int read_run(const struct px_checkpoint *c, const char *path,
 	tot->collide = px_ckpt_get_f64(&cur);
 	tot->energy_start = px_ckpt_get_f64(&cur);
 	n = px_ckpt_get_u64(&cur);
-	if (cur.failed || n != 3 * (uint64_t)n_bodies ||
-	    len - cur.at != 8 * n)
+	if (cur.failed || n != 3 * (uint64_t)n_bodies || len - cur.at != 8 * n)
 		return px_error_set(err, PX_ERR_FORMAT,
-				    "%s: not a valid checkpoint: a TOTS section of the wrong length",
+				    "%s: not a valid checkpoint: a TOTS "
+				    "section of the wrong length",
 				    path);
 	for (uint64_t i = 0; i < n; i++) {
 		const double f = px_ckpt_get_f64(&cur);
@@ -103,11 +105,12 @@ int px_run_checkpoint_begin(struct px_run_checkpoint *k, const char *scene,
 	/* the world first: another scene or physics is said as such */
 	rc = px_world_checkpoint_load(w, cfg, &k->ids, c, k->restart, err);
 	if (!rc)
-		rc = read_run(c, k->restart, px_world_n_bodies(w), tot,
-			      impulse, err);
+		rc = read_run(c, k->restart, px_world_n_bodies(w), tot, impulse,
+			      err);
 	if (!rc && px_checkpoint_step(c) >= steps)
 		rc = px_error_set(err, PX_ERR_INVALID,
-				  "%s: checkpoint after step %llu, and the run ends at step %llu (--steps N to go on)",
+				  "%s: checkpoint after step %llu, and the run "
+				  "ends at step %llu (--steps N to go on)",
 				  k->restart,
 				  (unsigned long long)px_checkpoint_step(c),
 				  (unsigned long long)steps);

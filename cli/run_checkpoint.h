@@ -25,9 +25,9 @@ struct px_run_totals {
 };
 
 struct px_run_checkpoint {
-	const char *path;         /* --checkpoint FILE, or NULL */
+	const char *path;	  /* --checkpoint FILE, or NULL */
 	unsigned long long every; /* --checkpoint-every N, 0: none */
-	const char *restart;      /* --restart FILE, or NULL */
+	const char *restart;	  /* --restart FILE, or NULL */
 	struct px_checkpoint_ids ids;
 	unsigned long long first; /* the step the run starts after */
 	unsigned long long last;  /* the step of the last checkpoint

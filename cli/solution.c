@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "outfile.h"
 #include "solution.h"
 
 #define FORMATS ".txt, .csv or .npy"
@@ -94,18 +95,20 @@ static int write_npy(FILE *f, const double *lambda, size_t m)
 	return 0;
 }
 
-int px_cli_write_solution(const char *path, const double *lambda, size_t m)
+int px_cli_write_solution(const char *path, const double *lambda, size_t m,
+			  struct px_error *err)
 {
 	const int npy = format_of(extension(path)) == PX_SOLUTION_NPY;
-	FILE *f = fopen(path, npy ? "wb" : "w");
-	int rc;
+	struct px_outfile o;
 
-	if (!f)
-		return -1;
-	rc = npy ? write_npy(f, lambda, m) : write_text(f, lambda, m);
-	if (fclose(f))
-		rc = -1;
-	return rc;
+	if (px_outfile_open(&o, path, err))
+		return PX_ERR_IO;
+	/* a failed write leaves its error on the stream: commit says why */
+	if (npy)
+		write_npy(o.f, lambda, m);
+	else
+		write_text(o.f, lambda, m);
+	return px_outfile_commit(&o, err);
 }
 
 void px_cli_state_header(FILE *f)

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <proxima/error.h>
+
 #include "../sim/body.h"
 
 enum { PX_SOLUTION_TEXT = 0, PX_SOLUTION_NPY = 1 };
@@ -18,8 +20,11 @@ enum { PX_SOLUTION_TEXT = 0, PX_SOLUTION_NPY = 1 };
 int px_cli_solution_format(const char *path, char *msg, size_t len);
 
 /* lambda[0..m) to path in its format (text: one number per line, %.17g;
- * .npy: little-endian float64 of shape (m,)); 0, or -1 when it cannot. */
-int px_cli_write_solution(const char *path, const double *lambda, size_t m);
+ * .npy: little-endian float64 of shape (m,)), under a temporary name
+ * renamed into place (core/outfile.h): PX_OK, or an error in err naming
+ * path and the system's reason. */
+int px_cli_write_solution(const char *path, const double *lambda, size_t m,
+			  struct px_error *err);
 
 /* `proxima run --state FILE` (serial and distributed): the bodies' final
  * states as CSV, every number a C99 hexadecimal float (%a, the double

@@ -153,18 +153,16 @@ static int write_outputs(struct px_solve_result *r, const struct px_problem *p,
 	const struct px_solve_opts *o = r->opts;
 
 	r->status = EXIT_BAD_INPUT;
-	if (o->history && px_cli_write_history(o->history, &r->rep))
-		return px_error_set(err, PX_ERR_IO,
-				    "%s: cannot write the history", o->history);
+	if (o->history && px_cli_write_history(o->history, &r->rep, err))
+		return err->code;
 	if ((o->out || o->save_fclib) && !all_finite(lambda, m)) {
 		r->status = ran_status(&r->rep, EXIT_NOT_CONVERGED);
 		return px_error_set(err, PX_ERR_INVALID,
 				    "%s: the solution is not finite: not written",
 				    r->path);
 	}
-	if (o->out && px_cli_write_solution(o->out, lambda, m))
-		return px_error_set(err, PX_ERR_IO,
-				    "%s: cannot write the solution", o->out);
+	if (o->out && px_cli_write_solution(o->out, lambda, m, err))
+		return err->code;
 	if (o->save_fclib && px_fclib_write(o->save_fclib, p, lambda, err))
 		return err->code;
 	r->status = ran_status(&r->rep, r->rep.converged ? EXIT_CONVERGED

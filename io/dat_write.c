@@ -3,12 +3,13 @@
  * stored 3 x 3 blocks of an assembled A, each column by column, then q and
  * mu. Every real is printed with %.17g, which strtod (px_dat_read) turns
  * back into the same double, so a problem survives a write and a read bit
- * for bit. */
-#include <errno.h>
+ * for bit. The file is written under a temporary name and renamed into
+ * place (core/outfile.h). */
 #include <stdio.h>
-#include <string.h>
 
 #include <proxima/io.h>
+
+#include "outfile.h"
 
 /* The sparse-block W: sizes, cumulative block sizes, pointers, columns,
  * then each block as its sequence number and 9 column-major values. */
@@ -45,27 +46,23 @@ int px_dat_write(const char *path, const struct px_problem *p,
 	const size_t *rowptr;
 	const uint32_t *cols;
 	const double *blocks;
+	struct px_outfile o;
 	FILE *f;
-	int bad;
+	int rc;
 
 	if (px_problem_block_size(p) != 3 ||
 	    px_problem_assembled(p, &rowptr, &cols, &blocks))
 		return px_error_set(err, PX_ERR_INVALID,
 				    "%s: a .dat file holds an assembled A of 3-row contacts only",
 				    path);
-	f = fopen(path, "w");
-	if (!f)
-		return px_error_set(err, PX_ERR_IO, "%s: cannot create: %s",
-				    path, strerror(errno));
+	if ((rc = px_outfile_open(&o, path, err)))
+		return rc;
+	f = o.f;
 	fprintf(f, "3\n%zu\n", nc);
 	put_w(f, nc, rowptr, cols, blocks);
 	for (size_t i = 0; i < 3 * nc; i++)
 		fprintf(f, "%.17g%c", q[i], i + 1 < 3 * nc ? ' ' : '\n');
 	for (size_t k = 0; k < nc; k++)
 		fprintf(f, "%.17g%c", fr[k].mu, k + 1 < nc ? ' ' : '\n');
-	bad = ferror(f); /* errno still tells why a write failed */
-	if (fclose(f) != 0 || bad)
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write: %s",
-				    path, strerror(errno));
-	return PX_OK;
+	return px_outfile_commit(&o, err);
 }

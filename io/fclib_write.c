@@ -3,17 +3,23 @@
  * value of A's stored 3 x 3 blocks, column indices sorted in each row; q;
  * mu; and, given impulses r, the solution r and u = W r + q.
  *
- * libfclib's writers refuse a file that already holds a problem or a
- * solution, and print when they do, so the file is first created empty
- * (truncated) here. They still exit(1) if HDF5 fails half-way (a full
- * disk); we cannot prevent that without writing HDF5 by hand. */
+ * The file is written under a temporary name beside path and renamed
+ * into place when complete (core/outfile.h). libfclib exit(1)s when an
+ * HDF5 call fails half-way (a full disk) and prints as it does, so it
+ * writes in a child process whose exit status tells the parent what
+ * failed; the parent then removes the temporary file and path is left
+ * as it was. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fclib_io.h"
+#include "outfile.h"
 
 /* W's CSR arrays in libfclib's int form. */
 struct csr {
@@ -48,21 +54,63 @@ static int to_csr(const struct px_problem *p, struct csr *w)
 	return PX_OK;
 }
 
-/* Create path as an empty HDF5 file, replacing what was there. */
-static int create_empty(const char *path, struct px_error *err)
+/* The child's exit status for errno e: 100 + e, the reason of the write
+ * that failed, or 1 when errno says nothing. */
+static int errno_status(int e)
 {
-	FILE *f = fopen(path, "wb"); /* for the system's reason if it fails */
+	return e > 0 && e < 100 ? 100 + e : 1;
+}
+
+/* libfclib's exit(1) after a failed HDF5 call ends here. */
+static void exit_with_errno(void)
+{
+	_exit(errno_status(errno));
+}
+
+/* The child: libfclib writes the problem (and the solution) to the file
+ * name, created empty first (libfclib's writers refuse a file that
+ * already holds a problem or a solution); exits 0, or errno_status.
+ * libfclib prints on failure: its stderr goes nowhere. */
+static void child(const char *name, struct fclib_local *local,
+		  struct fclib_solution *sol)
+{
+	const int null = open("/dev/null", O_WRONLY);
 	hid_t file;
 
-	if (!f)
-		return px_error_set(err, PX_ERR_IO, "%s: cannot create: %s",
-				    path, strerror(errno));
-	fclose(f);
-	file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	if (file < 0)
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+	atexit(exit_with_errno);
+	errno = 0;
+	file = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	if (file < 0 || H5Fclose(file) < 0 || !fclib_write_local(local, name) ||
+	    (sol && !fclib_write_solution(sol, name)))
+		_exit(errno_status(errno));
+	_exit(0);
+}
+
+/* What became of the child writing o's temporary file: PX_OK, or why it
+ * failed, naming the target. */
+static int reaped(const struct px_outfile *o, pid_t pid, struct px_error *err)
+{
+	int status, code;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return px_error_set(err, PX_ERR_IO,
+					    "%s: cannot write: lost the HDF5 writer process: %s",
+					    o->path, strerror(errno));
+	if (WIFSIGNALED(status))
 		return px_error_set(err, PX_ERR_IO,
-				    "%s: cannot create an HDF5 file", path);
-	H5Fclose(file);
+				    "%s: cannot write: the HDF5 writer process died (%s)",
+				    o->path, strsignal(WTERMSIG(status)));
+	code = WEXITSTATUS(status);
+	if (code > 100)
+		return px_error_set(err, PX_ERR_IO, "%s: cannot write: %s",
+				    o->path, strerror(code - 100));
+	if (code)
+		return px_error_set(err, PX_ERR_IO,
+				    "%s: cannot write: libfclib could not write it",
+				    o->path);
 	return PX_OK;
 }
 
@@ -84,19 +132,30 @@ static int write_all(const char *path, const struct px_problem *p,
 		.spacedim = 3, .info = &info,
 	};
 	struct fclib_solution sol = {.u = u, .r = (double *)r};
+	struct px_outfile o;
+	pid_t pid;
 	int rc;
 
-	if ((rc = create_empty(path, err)))
+	if ((rc = px_outfile_open(&o, path, err)))
 		return rc;
-	if (!fclib_write_local(&local, path))
+	if (o.direct) { /* HDF5 seeks and reads back: a file it must be */
+		px_outfile_abort(&o);
 		return px_error_set(err, PX_ERR_IO,
-				    "%s: libfclib could not write the problem",
+				    "%s: cannot write: not a regular file (HDF5 writes only to one)",
 				    path);
-	if (r && !fclib_write_solution(&sol, path))
-		return px_error_set(err, PX_ERR_IO,
-				    "%s: libfclib could not write the solution",
-				    path);
-	return PX_OK;
+	}
+	pid = fork();
+	if (pid == 0)
+		child(o.tmp, &local, r ? &sol : NULL);
+	rc = pid < 0 ? px_error_set(err, PX_ERR_IO,
+				    "%s: cannot write: cannot start the HDF5 writer process: %s",
+				    path, strerror(errno))
+		     : reaped(&o, pid, err);
+	if (rc) {
+		px_outfile_abort(&o);
+		return rc;
+	}
+	return px_outfile_commit(&o, err);
 }
 
 int px_fclib_write(const char *path, const struct px_problem *p,

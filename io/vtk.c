@@ -4,24 +4,14 @@
  * part's surface, and per triangle its part's index and speed. The parts
  * (a world's bodies: sim/mesh.c) come from the caller, one at a time. A
  * frame's contacts go in a PolyData file of their own: one vertex per
- * contact, with its normal and impulses as point data. */
-#include <errno.h>
+ * contact, with its normal and impulses as point data. Each file is
+ * written under a temporary name and renamed into place (core/outfile.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "vtk.h"
-
-static int finish(FILE *f, const char *path, struct px_error *err)
-{
-	const int bad = ferror(f);
-	const int e = errno;
-
-	if (fclose(f) || bad)
-		return px_error_set(err, PX_ERR_IO, "%s: cannot write: %s",
-				    path, strerror(bad ? e : errno));
-	return PX_OK;
-}
 
 /* How many points and triangles the parts have in all; each part's
  * triangles and speed into tris[n] and speed[n], for the cell data. */
@@ -45,20 +35,17 @@ int px_vtk_write_frame(const char *path, size_t n, px_vtk_part_fn part,
 	struct px_vtk_part q;
 	size_t np, nt, base = 0, *tris = malloc((n + 1) * sizeof *tris);
 	double *speed = malloc((n + 1) * sizeof *speed);
-	FILE *f = NULL;
+	struct px_outfile o;
+	FILE *f;
 	int rc;
 
 	if (!tris || !speed) {
 		rc = px_error_set(err, PX_ERR_NOMEM, "%s: out of memory", path);
 		goto out;
 	}
-	f = fopen(path, "w");
-	if (!f) {
-		rc = px_error_set(err, PX_ERR_IO,
-				  "%s: cannot open for writing: %s", path,
-				  strerror(errno));
+	if ((rc = px_outfile_open(&o, path, err)))
 		goto out;
-	}
+	f = o.f;
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	count(n, part, ctx, &q, &np, &nt, tris, speed);
 	fprintf(
@@ -106,7 +93,7 @@ int px_vtk_write_frame(const char *path, size_t n, px_vtk_part_fn part,
 	for (size_t k = 1; k <= nt; k++)
 		fprintf(f, "%zu\n", 3 * k);
 	fputs("</DataArray>\n</Polys>\n</Piece>\n</PolyData>\n</VTKFile>\n", f);
-	rc = finish(f, path, err);
+	rc = px_outfile_commit(&o, err);
 out:
 	free(tris);
 	free(speed);
@@ -160,12 +147,12 @@ static void get_impulse(const struct px_vtk_contact *c, double *v)
 int px_vtk_write_contacts(const char *path, size_t n,
 			  const struct px_vtk_contact *c, struct px_error *err)
 {
-	FILE *f = fopen(path, "w");
+	struct px_outfile o;
+	const int rc = px_outfile_open(&o, path, err);
+	FILE *const f = o.f;
 
-	if (!f)
-		return px_error_set(err, PX_ERR_IO,
-				    "%s: cannot open for writing: %s", path,
-				    strerror(errno));
+	if (rc)
+		return rc;
 	fprintf(
 	    f,
 	    "<?xml version=\"1.0\"?>\n"
@@ -200,7 +187,7 @@ int px_vtk_write_contacts(const char *path, size_t n,
 	for (size_t i = 1; i <= n; i++)
 		fprintf(f, "%zu\n", i);
 	fputs("</DataArray>\n</Verts>\n</Piece>\n</PolyData>\n</VTKFile>\n", f);
-	return finish(f, path, err);
+	return px_outfile_commit(&o, err);
 }
 
 /* s as an XML attribute value (between double quotes) */
@@ -219,12 +206,12 @@ static void put_attr(FILE *f, const char *s)
 int px_vtk_write_pvd(const char *path, const char *const *frame_files,
 		      const double *times, size_t n, struct px_error *err)
 {
-	FILE *f = fopen(path, "w");
+	struct px_outfile o;
+	const int rc = px_outfile_open(&o, path, err);
+	FILE *const f = o.f;
 
-	if (!f)
-		return px_error_set(err, PX_ERR_IO,
-				    "%s: cannot open for writing: %s", path,
-				    strerror(errno));
+	if (rc)
+		return rc;
 	fputs(
 	    "<?xml version=\"1.0\"?>\n"
 	    "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
@@ -239,5 +226,5 @@ int px_vtk_write_pvd(const char *path, const char *const *frame_files,
 		fputs("\"/>\n", f);
 	}
 	fputs("</Collection>\n</VTKFile>\n", f);
-	return finish(f, path, err);
+	return px_outfile_commit(&o, err);
 }

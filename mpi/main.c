@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -432,6 +433,8 @@ int main(int argc, char **argv)
 	/* FUNNELED: only the main thread calls MPI, the in-rank schedulers'
 	 * OpenMP threads never do */
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+	/* past `ulimit -f`: EFBIG, as in proxima (cli/main.c) */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc >= 2 && strcmp(argv[1], "solve") == 0)
 		status = px_dist_cmd_solve(argc - 1, argv + 1);
 	else if (argc >= 2 && strcmp(argv[1], "run") == 0)

@@ -20,6 +20,7 @@
 #include "../cli/solution.h"
 #include "ckpt_set.h"
 #include "cmd.h"
+#include "outfile.h"
 #include "rigid.h"
 #include "scene.h"
 #include "step.h"
@@ -82,9 +83,11 @@ static void gather(const struct px_dist_world *dw, double *all,
 		}
 }
 
-/* After step k (rank 0): the run's totals and the CSV row. */
-static void tally(struct totals *t, unsigned long long k, double dt,
-		  const struct px_dist_world *dw, double seconds, FILE *csv)
+/* After step k (rank 0): the run's totals and the CSV row, flushed (a
+ * failed write: the CSV cut back to its last whole row, err). */
+static int tally(struct totals *t, unsigned long long k, double dt,
+		 const struct px_dist_world *dw, double seconds,
+		 struct px_outfile *csv, struct px_error *err)
 {
 	const struct px_step_stats st = {
 		.step = k,
@@ -108,10 +111,10 @@ static void tally(struct totals *t, unsigned long long k, double dt,
 	t->depth = fmax(t->depth, t->most[G_DEPTH]);
 	t->sweeps += t->most[G_SWEEPS];
 	t->unconverged += t->sum[G_CONV] == 0;
-	if (csv) { /* a row per step, kept by a run killed after it */
-		px_step_stats_csv_row(csv, &st);
-		fflush(csv);
-	}
+	if (!csv->f)
+		return PX_OK;
+	px_step_stats_csv_row(csv->f, &st);
+	return px_outfile_row(csv, err);
 }
 
 /* The scene, the partition and the sharing at the last step. */
@@ -354,8 +357,8 @@ int px_dist_cmd_run(int argc, char **argv)
 	struct px_checkpoint *saved = NULL;
 	double *all = NULL, *start = NULL, t0;
 	unsigned long long steps = 0, done = 0, first = 0; /* steps done */
+	struct px_outfile csv = {.fd = -1}, state = {.fd = -1};
 	int stop = 0;
-	FILE *csv = NULL, *state = NULL;
 	size_t n = 0;
 	int rank, size, rc, status = EXIT_BAD_INPUT;
 
@@ -394,15 +397,16 @@ int px_dist_cmd_run(int argc, char **argv)
 				       &saved, &err)))
 		goto fail;
 	first = done;
-	if (!rc && rank == 0 && a.csv) {
-		csv = fopen(a.csv, "w");
-		if (!csv)
-			rc = px_error_set(&err, PX_ERR_IO, "%s: cannot write", a.csv);
-		else
-			px_step_stats_csv_header(csv);
+	/* refuse an unwritable --state before the run, leaving the file
+	 * there as it is; the CSV in place after its header */
+	if (!rc && rank == 0 && a.state &&
+	    !(rc = px_outfile_open(&state, a.state, &err)))
+		px_outfile_abort(&state);
+	if (!rc && rank == 0 && a.csv &&
+	    !(rc = px_outfile_open(&csv, a.csv, &err))) {
+		px_step_stats_csv_header(csv.f);
+		rc = px_outfile_publish(&csv, &err);
 	}
-	if (!rc && rank == 0 && a.state && !(state = fopen(a.state, "w")))
-		rc = px_error_set(&err, PX_ERR_IO, "%s: cannot write", a.state);
 	if (px_dist_agree(rc, &err))
 		goto fail;
 	if (!a.restart) {
@@ -431,7 +435,10 @@ int px_dist_cmd_run(int argc, char **argv)
 		}
 		gather(&dw, all, &t);
 		if (rank == 0)
-			tally(&t, k, s.dt, &dw, MPI_Wtime() - ts, csv);
+			rc = tally(&t, k, s.dt, &dw, MPI_Wtime() - ts, &csv,
+				   &err);
+		if (a.csv && px_dist_agree(rc, &err))
+			goto fail;
 		done = k;
 		if (a.checkpoint &&
 		    checkpoint(&ck, &a, &dw, &t, start, k, steps, &stop, &err)) {
@@ -443,8 +450,15 @@ int px_dist_cmd_run(int argc, char **argv)
 		}
 	}
 	t0 = MPI_Wtime() - t0;
-	if (a.state && write_state(&dw, state, &err))
-		goto fail;
+	if (a.state) {
+		rc = rank == 0 ? px_outfile_open(&state, a.state, &err) : PX_OK;
+		if (px_dist_agree(rc, &err) ||
+		    write_state(&dw, state.f, &err))
+			goto fail;
+		rc = rank == 0 ? px_outfile_commit(&state, &err) : PX_OK;
+		if (px_dist_agree(rc, &err))
+			goto fail;
+	}
 	if (rank == 0)
 		report_head(&a, &t, &s, done, size, start);
 	px_dist_report(&dw.d, &a.o, &dw.res, "copies of shared bodies (owners' included)", cfg);
@@ -454,9 +468,9 @@ int px_dist_cmd_run(int argc, char **argv)
 		report_run(&t, &s, done, t0);
 	}
 	report_moves(&dw, done);
-	if (rank == 0 && csv)
+	if (rank == 0 && a.csv)
 		printf("statistics  %s\n", a.csv);
-	if (rank == 0 && state)
+	if (rank == 0 && a.state)
 		printf("state       %s\n", a.state);
 	if (rank == 0 && a.restart)
 		printf("restart     %s: after step %llu\n", a.restart, first);
@@ -472,14 +486,12 @@ int px_dist_cmd_run(int argc, char **argv)
 fail:
 	px_dist_fail(&err);
 done:
-	if (csv && fclose(csv) && status == EXIT_CONVERGED) {
-		fprintf(stderr, "proxima: %s: cannot write\n", a.csv);
+	if (csv.f && px_outfile_commit(&csv, &err) &&
+	    (status == EXIT_CONVERGED || status == EXIT_SIGTERM)) {
+		fprintf(stderr, "proxima: %s\n", err.msg);
 		status = EXIT_BAD_INPUT;
 	}
-	if (state && fclose(state) && status == EXIT_CONVERGED) {
-		fprintf(stderr, "proxima: %s: cannot write\n", a.state);
-		status = EXIT_BAD_INPUT;
-	}
+	px_outfile_abort(&state);
 	free(all);
 	free(start);
 	free(bodies);

@@ -241,8 +241,8 @@ int px_dist_cmd_solve(int argc, char **argv)
 			fprintf(stderr, "proxima: %s: the solution is not finite: not written\n",
 				a.target);
 			status = EXIT_NOT_CONVERGED;
-		} else if (a.out && px_cli_write_solution(a.out, whole, m)) {
-			fprintf(stderr, "proxima: %s: cannot write the solution\n", a.out);
+		} else if (a.out && px_cli_write_solution(a.out, whole, m, &err)) {
+			fprintf(stderr, "proxima: %s\n", err.msg);
 			status = EXIT_BAD_INPUT;
 		} else if (a.save_fclib && px_fclib_write(a.save_fclib, p, whole, &err)) {
 			fprintf(stderr, "proxima: %s\n", err.msg);

@@ -38,9 +38,9 @@ void px_checkpoint_destroy(struct px_checkpoint *c);
 /* Add a section (a copy of data[0..len)): count records of record_size
  * bytes (len = count * record_size), or record_size 0 for one record of
  * the section's own layout (count 1). A tag added twice is an error. */
-int px_checkpoint_add(struct px_checkpoint *c, const char *tag,
-		      uint32_t count, uint32_t record_size, const void *data,
-		      size_t len, struct px_error *err);
+int px_checkpoint_add(struct px_checkpoint *c, const char *tag, uint32_t count,
+		      uint32_t record_size, const void *data, size_t len,
+		      struct px_error *err);
 
 /* The section of tag, or NULL: its bytes, *len, and *count records of
  * *record_size bytes (any of them may be NULL). */
@@ -48,7 +48,9 @@ const unsigned char *px_checkpoint_find(const struct px_checkpoint *c,
 					const char *tag, uint32_t *count,
 					uint32_t *record_size, size_t *len);
 
-/* Write c to path (temporary name, fsync, rename; the folder fsynced). */
+/* Write c to path (core/outfile.c: a temporary name beside it, fsync,
+ * rename, the folder fsynced); a failure is "PATH: cannot write: <why>"
+ * and leaves the file there as it was. */
 int px_checkpoint_write(const struct px_checkpoint *c, const char *path,
 			struct px_error *err);
 
@@ -60,9 +62,8 @@ int px_checkpoint_read(const char *path, struct px_checkpoint **out,
 
 /* px_checkpoint_read of bytes in memory, name standing for the file in
  * messages. */
-int px_checkpoint_parse(const unsigned char *buf, size_t len,
-			const char *name, struct px_checkpoint **out,
-			struct px_error *err);
+int px_checkpoint_parse(const unsigned char *buf, size_t len, const char *name,
+			struct px_checkpoint **out, struct px_error *err);
 
 /* CRC-32 (ISO-HDLC, zlib's crc32) of buf, continued from crc (0 first). */
 uint32_t px_crc32(uint32_t crc, const void *buf, size_t len);
@@ -108,10 +109,10 @@ struct px_world;
 /* What a checkpoint belongs to: the hashes a restart compares, and the
  * names it says when they differ. */
 struct px_checkpoint_ids {
-	uint64_t scene;    /* px_world_scene_hash of the world as loaded */
-	uint64_t settings; /* px_world_settings_hash */
-	uint64_t config;   /* px_checkpoint_config_hash */
-	const char *scene_name;  /* e.g. the scene's path */
+	uint64_t scene;		/* px_world_scene_hash of the world as loaded */
+	uint64_t settings;	/* px_world_settings_hash */
+	uint64_t config;	/* px_checkpoint_config_hash */
+	const char *scene_name; /* e.g. the scene's path */
 	const char *config_name; /* e.g. px_config_source */
 };
 

@@ -149,7 +149,7 @@ static int put_plugins(const struct px_config *cfg, struct px_ckpt_buf *b,
 	for (unsigned k = PX_KIND_FRICTION; k <= PX_KIND_ACCELERATOR; k++) {
 		const struct px_plugin *pl = px_config_plugin(cfg, k);
 		const struct px_persist_ops *ops =
-			pl ? px_plugin_persist(px_plugin_header(pl)) : NULL;
+		    pl ? px_plugin_persist(px_plugin_header(pl)) : NULL;
 		size_t len;
 		unsigned char *bytes;
 
@@ -192,10 +192,10 @@ int px_world_checkpoint_save(const struct px_world *w,
 	for (size_t i = 0; !rc && i < w->n_bodies; i++)
 		put_body(&b, w->bodies + i);
 	if (!rc)
-		rc = b.failed ? px_error_set(err, PX_ERR_NOMEM, "out of memory")
-			      : px_checkpoint_add(c, "BODY",
-						  (uint32_t)w->n_bodies,
-						  BODY_RECORD, b.p, b.len, err);
+		rc = b.failed
+			 ? px_error_set(err, PX_ERR_NOMEM, "out of memory")
+			 : px_checkpoint_add(c, "BODY", (uint32_t)w->n_bodies,
+					     BODY_RECORD, b.p, b.len, err);
 	b.len = 0;
 	for (size_t i = 0; !rc && i < w->n_cache; i++) {
 		const struct px_cached *e = w->cache + i;
@@ -209,17 +209,17 @@ int px_world_checkpoint_save(const struct px_world *w,
 		px_ckpt_put_f64(&b, e->tau);
 	}
 	if (!rc)
-		rc = b.failed ? px_error_set(err, PX_ERR_NOMEM, "out of memory")
-			      : px_checkpoint_add(c, "CACH",
-						  (uint32_t)w->n_cache,
-						  CACHE_RECORD, b.p, b.len, err);
+		rc = b.failed
+			 ? px_error_set(err, PX_ERR_NOMEM, "out of memory")
+			 : px_checkpoint_add(c, "CACH", (uint32_t)w->n_cache,
+					     CACHE_RECORD, b.p, b.len, err);
 	b.len = 0;
 	if (!rc)
 		rc = put_plugins(cfg, &b, err);
 	if (!rc)
-		rc = b.failed ? px_error_set(err, PX_ERR_NOMEM, "out of memory")
-			      : px_checkpoint_add(c, "PLUG", 1, 0, b.p, b.len,
-						  err);
+		rc = b.failed
+			 ? px_error_set(err, PX_ERR_NOMEM, "out of memory")
+			 : px_checkpoint_add(c, "PLUG", 1, 0, b.p, b.len, err);
 	px_ckpt_buf_free(&b);
 	return rc;
 }
@@ -227,8 +227,8 @@ int px_world_checkpoint_save(const struct px_world *w,
 uint64_t px_checkpoint_step(const struct px_checkpoint *c)
 {
 	size_t len;
-	const unsigned char *p = px_checkpoint_find(c, "META", NULL, NULL,
-						    &len);
+	const unsigned char *p =
+	    px_checkpoint_find(c, "META", NULL, NULL, &len);
 	struct px_ckpt_cursor cur = {.p = p, .len = p ? len : 0};
 
 	return p ? px_ckpt_get_u64(&cur) : 0;
@@ -252,8 +252,8 @@ static int read_meta(const struct px_checkpoint *c, const char *path,
 {
 	uint32_t count, rsize;
 	size_t len;
-	const unsigned char *p = px_checkpoint_find(c, "META", &count, &rsize,
-						    &len);
+	const unsigned char *p =
+	    px_checkpoint_find(c, "META", &count, &rsize, &len);
 	struct px_ckpt_cursor cur = {.p = p, .len = len};
 
 	if (!p || rsize != 0)
@@ -280,14 +280,15 @@ static int read_cache(const struct px_checkpoint *c, const char *path,
 {
 	uint32_t count, rsize;
 	size_t len;
-	const unsigned char *p = px_checkpoint_find(c, "CACH", &count, &rsize,
-						    &len);
+	const unsigned char *p =
+	    px_checkpoint_find(c, "CACH", &count, &rsize, &len);
 	struct px_ckpt_cursor cur = {.p = p, .len = len};
 	struct px_cached *e;
 
 	if (!p || rsize != CACHE_RECORD || count != m->n_cache)
-		return bad(err, path,
-			   "no CACH section of META's count of 72-byte records");
+		return bad(
+		    err, path,
+		    "no CACH section of META's count of 72-byte records");
 	e = malloc(((size_t)count + 1) * sizeof *e);
 	if (!e)
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
@@ -305,7 +306,8 @@ static int read_cache(const struct px_checkpoint *c, const char *path,
 			   (e[i].b == e[i - 1].b && e[i].a < e[i - 1].a)))) {
 			free(e);
 			return bad(err, path,
-				   "a contact cache entry of bodies out of range or order");
+				   "a contact cache entry of bodies out of "
+				   "range or order");
 		}
 	}
 	*out = e;
@@ -318,8 +320,8 @@ static int load_plugins(const struct px_checkpoint *c, const char *path,
 			struct px_config *cfg, struct px_error *err)
 {
 	size_t len;
-	const unsigned char *p = px_checkpoint_find(c, "PLUG", NULL, NULL,
-						    &len);
+	const unsigned char *p =
+	    px_checkpoint_find(c, "PLUG", NULL, NULL, &len);
 	struct px_ckpt_cursor cur = {.p = p, .len = len};
 	uint32_t n, want = 0;
 	char msg[256];
@@ -333,34 +335,36 @@ static int load_plugins(const struct px_checkpoint *c, const char *path,
 	}
 	n = px_ckpt_get_u32(&cur);
 	if (n != want)
-		return bad(err, path,
-			   "its plugin states are not those of the config's plugins");
+		return bad(
+		    err, path,
+		    "its plugin states are not those of the config's plugins");
 	for (uint32_t i = 0; i < n; i++) {
 		const uint32_t k = px_ckpt_get_u32(&cur);
 		uint32_t name_len;
 		const char *name = px_ckpt_get_str(&cur, &name_len);
 		const uint64_t slen = px_ckpt_get_u64(&cur);
 		const unsigned char *bytes =
-			slen <= len ? px_ckpt_get_bytes(&cur, (size_t)slen)
-				    : NULL;
+		    slen <= len ? px_ckpt_get_bytes(&cur, (size_t)slen) : NULL;
 		const struct px_plugin *pl =
-			k >= PX_KIND_FRICTION && k <= PX_KIND_ACCELERATOR
-				? px_config_plugin(cfg, k)
-				: NULL;
+		    k >= PX_KIND_FRICTION && k <= PX_KIND_ACCELERATOR
+			? px_config_plugin(cfg, k)
+			: NULL;
 		const struct px_persist_ops *ops =
-			pl ? px_plugin_persist(px_plugin_header(pl)) : NULL;
+		    pl ? px_plugin_persist(px_plugin_header(pl)) : NULL;
 
 		if (!bytes || !ops ||
 		    strlen(px_plugin_header(pl)->name) != name_len ||
 		    memcmp(px_plugin_header(pl)->name, name, name_len))
 			return bad(err, path,
-				   "its plugin states are not those of the config's plugins");
+				   "its plugin states are not those of the "
+				   "config's plugins");
 		if (ops->load(px_plugin_state(pl), bytes, (size_t)slen, msg,
 			      sizeof msg))
-			return px_error_set(err, PX_ERR_FORMAT,
-					    "%s: not a valid checkpoint: %s %s's state: %s",
-					    path, px_kind_name(k),
-					    px_plugin_header(pl)->name, msg);
+			return px_error_set(
+			    err, PX_ERR_FORMAT,
+			    "%s: not a valid checkpoint: %s %s's state: %s",
+			    path, px_kind_name(k), px_plugin_header(pl)->name,
+			    msg);
 	}
 	if (cur.failed || cur.at != len)
 		return bad(err, path, "a PLUG section of the wrong length");
@@ -384,23 +388,27 @@ int px_world_checkpoint_load(struct px_world *w, struct px_config *cfg,
 	if (rc)
 		return rc;
 	if (m.scene != ids->scene)
-		return px_error_set(err, PX_ERR_INVALID,
-				    "%s: checkpoint of another scene (%.*s), not of %s",
-				    path, (int)m.scene_len, m.scene_name,
-				    ids->scene_name);
+		return px_error_set(
+		    err, PX_ERR_INVALID,
+		    "%s: checkpoint of another scene (%.*s), not of %s", path,
+		    (int)m.scene_len, m.scene_name, ids->scene_name);
 	if (m.settings != ids->settings)
-		return px_error_set(err, PX_ERR_INVALID,
-				    "%s: checkpoint of other world settings: this run's (the scene's [world], --cache) change the steps",
-				    path);
+		return px_error_set(
+		    err, PX_ERR_INVALID,
+		    "%s: checkpoint of other world settings: this run's (the "
+		    "scene's [world], --cache) change the steps",
+		    path);
 	if (m.config != ids->config)
 		return px_error_set(err, PX_ERR_INVALID,
-				    "%s: checkpoint of another solver config (%.*s), not of this run's (%s)",
+				    "%s: checkpoint of another solver config "
+				    "(%.*s), not of this run's (%s)",
 				    path, (int)m.config_len, m.config_name,
 				    ids->config_name);
 	p = px_checkpoint_find(c, "BODY", &count, &rsize, &len);
 	if (!p || rsize != BODY_RECORD || count != m.n_bodies)
-		return bad(err, path,
-			   "no BODY section of META's count of 232-byte records");
+		return bad(
+		    err, path,
+		    "no BODY section of META's count of 232-byte records");
 	if ((rc = read_cache(c, path, &m, &cache, err)))
 		return rc;
 	bodies = malloc(((size_t)count + 1) * sizeof *bodies);

@@ -2,8 +2,10 @@
  * container's round trip, the refusal of every corrupted, truncated or
  * newer file with its exact message, and a world saved after some steps
  * and loaded into a fresh one stepping on bit for bit like the original,
- * the random ordering's generator included. */
+ * the random ordering's generator included; the persist ops (ABI 1.8) read
+ * only from plugins that declare them. */
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +26,8 @@ static struct px_checkpoint *sample(void)
 		     PX_OK, "%s", err.msg);
 	cr_assert_eq(px_checkpoint_add(c, "TEXT", 1, 0, "hello", 5, &err),
 		     PX_OK, "%s", err.msg);
-	cr_assert_eq(px_checkpoint_add(c, "NONE", 0, 72, NULL, 0, &err),
-		     PX_OK, "%s", err.msg);
+	cr_assert_eq(px_checkpoint_add(c, "NONE", 0, 72, NULL, 0, &err), PX_OK,
+		     "%s", err.msg);
 	return c;
 }
 
@@ -89,8 +91,7 @@ static void refused(const unsigned char *buf, size_t len, const char *want)
 	struct px_checkpoint *c = NULL;
 	struct px_error err = {0};
 
-	cr_assert_neq(px_checkpoint_parse(buf, len, "f.ckpt", &c, &err),
-		      PX_OK);
+	cr_assert_neq(px_checkpoint_parse(buf, len, "f.ckpt", &c, &err), PX_OK);
 	cr_assert_null(c);
 	cr_assert_str_eq(err.msg, want);
 }
@@ -101,31 +102,39 @@ Test(checkpoint, refusals)
 	size_t len;
 	unsigned char *buf = file_bytes(c, &len);
 
-	refused(buf, 4, "f.ckpt: not a proxima checkpoint (no checkpoint magic)");
+	refused(buf, 4,
+		"f.ckpt: not a proxima checkpoint (no checkpoint magic)");
 	refused((const unsigned char *)"[world]\ndt = 1\n", 15,
 		"f.ckpt: not a proxima checkpoint (no checkpoint magic)");
 	refused(buf, 20,
 		"f.ckpt: truncated checkpoint: 20 bytes, less than its header");
 	refused(buf, 100,
-		"f.ckpt: truncated checkpoint: 100 bytes, less than its section table");
-	refused(buf, 150,
-		"f.ckpt: truncated checkpoint: 150 bytes, section ABCD needs 152");
-	refused(buf, 159,
-		"f.ckpt: truncated checkpoint: 159 bytes, section NONE needs 160");
+		"f.ckpt: truncated checkpoint: 100 bytes, less than its "
+		"section table");
+	refused(
+	    buf, 150,
+	    "f.ckpt: truncated checkpoint: 150 bytes, section ABCD needs 152");
+	refused(
+	    buf, 159,
+	    "f.ckpt: truncated checkpoint: 159 bytes, section NONE needs 160");
 	memset(buf + len, 0, 8);
 	refused(buf, len + 8,
-		"f.ckpt: not a valid checkpoint: 168 bytes, its sections end at 160");
+		"f.ckpt: not a valid checkpoint: 168 bytes, its sections end "
+		"at 160");
 	buf[140] ^= 1; /* a bit of ABCD */
 	refused(buf, len,
-		"f.ckpt: not a valid checkpoint: section ABCD's CRC-32 does not match");
+		"f.ckpt: not a valid checkpoint: section ABCD's CRC-32 does "
+		"not match");
 	buf[140] ^= 1;
 	buf[70] ^= 4; /* the table */
 	refused(buf, len,
-		"f.ckpt: not a valid checkpoint: the header's CRC-32 does not match");
+		"f.ckpt: not a valid checkpoint: the header's CRC-32 does not "
+		"match");
 	buf[70] ^= 4;
 	buf[8] = 2; /* a newer format */
 	refused(buf, len,
-		"f.ckpt: checkpoint format version 2; this proxima reads versions 1 to 1");
+		"f.ckpt: checkpoint format version 2; this proxima reads "
+		"versions 1 to 1");
 	buf[8] = 1;
 	{
 		struct px_checkpoint *ok = NULL;
@@ -221,7 +230,8 @@ static const char *const random_ini = "[solver]\nmax_sweeps = 20\n"
  * checkpoint take the same 20 steps to the same bits. */
 Test(checkpoint, world_restart_bit_exact)
 {
-	struct px_world *a = load("ballpile-8.ini"), *b = load("ballpile-8.ini");
+	struct px_world *a = load("ballpile-8.ini"),
+			*b = load("ballpile-8.ini");
 	struct px_config *ca = config_from_text(random_ini),
 			 *cb = config_from_text(random_ini);
 	struct px_checkpoint_ids ids;
@@ -254,9 +264,9 @@ Test(checkpoint, world_restart_bit_exact)
 				 *fresh = config_from_text(random_ini);
 
 		px_world_settings_mut(d)->substeps = 2;
-		cr_assert_eq(px_world_checkpoint_load(d, cd, &ids, back, "f",
-						      &err),
-			     PX_OK, "%s", err.msg);
+		cr_assert_eq(
+		    px_world_checkpoint_load(d, cd, &ids, back, "f", &err),
+		    PX_OK, "%s", err.msg);
 		steps(d, fresh, 20);
 		px_config_free(fresh);
 		cr_assert_not(same_state(a, d));
@@ -274,9 +284,11 @@ Test(checkpoint, world_restart_bit_exact)
 
 Test(checkpoint, world_refusals)
 {
-	struct px_world *a = load("ballpile-8.ini"), *b = load("boxstack-10.ini");
+	struct px_world *a = load("ballpile-8.ini"),
+			*b = load("boxstack-10.ini");
 	struct px_config *ca = config_from_text(random_ini),
-			 *c2 = config_from_text("[ordering]\nplugin = random\nseed = 8\n");
+			 *c2 = config_from_text(
+			     "[ordering]\nplugin = random\nseed = 8\n");
 	struct px_checkpoint_ids ids, other;
 	struct px_checkpoint *c;
 	struct px_error err = {0};
@@ -290,23 +302,24 @@ Test(checkpoint, world_refusals)
 	other.scene_name = "boxstack-10.ini";
 	cr_assert_eq(px_world_checkpoint_load(b, ca, &other, c, "f", &err),
 		     PX_ERR_INVALID);
-	cr_assert_str_eq(err.msg,
-			 "f: checkpoint of another scene (ballpile-8.ini), not of boxstack-10.ini");
+	cr_assert_str_eq(err.msg, "f: checkpoint of another scene "
+				  "(ballpile-8.ini), not of boxstack-10.ini");
 	px_world_destroy(b);
 	b = load("ballpile-8.ini");
 	ids_of(b, c2, &other);
 	other.config_name = "seed8.ini";
 	cr_assert_eq(px_world_checkpoint_load(b, c2, &other, c, "f", &err),
 		     PX_ERR_INVALID);
-	cr_assert_str_eq(err.msg,
-			 "f: checkpoint of another solver config ((test)), not of this run's (seed8.ini)");
+	cr_assert_str_eq(err.msg, "f: checkpoint of another solver config "
+				  "((test)), not of this run's (seed8.ini)");
 	ids_of(b, ca, &other);
 	px_world_settings_mut(b)->substeps = 3;
 	other.settings = px_world_settings_hash(b);
 	cr_assert_eq(px_world_checkpoint_load(b, ca, &other, c, "f", &err),
 		     PX_ERR_INVALID);
 	cr_assert_str_eq(err.msg,
-			 "f: checkpoint of other world settings: this run's (the scene's [world], --cache) change the steps");
+			 "f: checkpoint of other world settings: this run's "
+			 "(the scene's [world], --cache) change the steps");
 	/* the time limit changes nothing that is hashed */
 	px_config_settings_mut(ca)->time_limit = 5;
 	px_world_settings_mut(b)->substeps = 1;
@@ -319,4 +332,63 @@ Test(checkpoint, world_refusals)
 	px_world_destroy(b);
 	px_config_free(ca);
 	px_config_free(c2);
+}
+
+static size_t one_size(const void *state)
+{
+	(void)state;
+	return 1;
+}
+
+static void one_save(const void *state, unsigned char *buf)
+{
+	(void)state;
+	buf[0] = 1;
+}
+
+static int one_load(void *state, const unsigned char *buf, size_t len,
+		    char *err, size_t errlen)
+{
+	(void)state;
+	(void)buf;
+	(void)len;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+/* The host reads persist (ABI 1.8) only from plugins of minor >= 8 whose
+ * ops struct covers it, and only with its three operations; the shipped
+ * random ordering has it, identity (no state) not. */
+Test(checkpoint, persist_ops_by_minor)
+{
+	static const struct px_persist_ops ops = {one_size, one_save,
+						  one_load};
+	static const struct px_persist_ops half = {one_size, one_save, NULL};
+	struct px_ordering_ops o = {
+	    .h = {.abi_major = PX_ABI_MAJOR,
+		  .abi_minor = 8,
+		  .kind = PX_KIND_ORDERING,
+		  .ops_size = sizeof(struct px_ordering_ops),
+		  .name = "t"},
+	    .persist = &ops,
+	};
+	struct px_config *cfg = config_from_text("[ordering]\nplugin = random\n"),
+			 *id = config_from_text("[ordering]\nplugin = identity\n");
+
+	cr_assert_eq(px_plugin_persist(&o.h), &ops);
+	o.h.abi_minor = 7;
+	cr_assert_null(px_plugin_persist(&o.h));
+	o.h.abi_minor = 8;
+	o.h.ops_size = offsetof(struct px_ordering_ops, persist);
+	cr_assert_null(px_plugin_persist(&o.h));
+	o.h.ops_size = sizeof(struct px_ordering_ops);
+	o.persist = &half;
+	cr_assert_null(px_plugin_persist(&o.h));
+	cr_assert_not_null(px_plugin_persist(
+	    px_plugin_header(px_config_plugin(cfg, PX_KIND_ORDERING))));
+	cr_assert_null(px_plugin_persist(
+	    px_plugin_header(px_config_plugin(id, PX_KIND_ORDERING))));
+	px_config_free(cfg);
+	px_config_free(id);
 }

@@ -207,7 +207,7 @@ Test(dat, write_errors)
 	struct px_error err = { 0, "" };
 
 	cr_assert_eq(px_dat_write("/nonexistent/x.dat", p, &err), PX_ERR_IO);
-	cr_assert_str_eq(err.msg, "/nonexistent/x.dat: cannot create: No such file or directory");
+	cr_assert_str_eq(err.msg, "/nonexistent/x.dat: cannot write: No such file or directory");
 	px_problem_destroy(p);
 }
 

@@ -769,7 +769,7 @@ Test(fclib, write_into_a_missing_directory)
 
 	cr_assert_eq(px_fclib_write("/nonexistent/x.hdf5", p, NULL, &err),
 		     PX_ERR_IO);
-	cr_assert_str_eq(err.msg, "/nonexistent/x.hdf5: cannot create: No such file or directory");
+	cr_assert_str_eq(err.msg, "/nonexistent/x.hdf5: cannot write: No such file or directory");
 	px_problem_destroy(p);
 }
 

@@ -291,11 +291,11 @@ Test(vtk, unwritable_files)
 					px_body_vtk_part, &b, &err),
 		     PX_ERR_IO);
 	cr_assert_str_eq(err.msg,
-			 "/nonexistent/f.vtp: cannot open for writing: No such file or directory");
+			 "/nonexistent/f.vtp: cannot write: No such file or directory");
 	cr_assert_eq(px_vtk_write_pvd("/nonexistent/r.pvd", &f, &t, 1, &err),
 		     PX_ERR_IO);
 	cr_assert_str_eq(err.msg,
-			 "/nonexistent/r.pvd: cannot open for writing: No such file or directory");
+			 "/nonexistent/r.pvd: cannot write: No such file or directory");
 	if (access("/dev/full", W_OK) == 0) {
 		cr_assert_eq(px_vtk_write_frame("/dev/full", 1,
 						px_body_vtk_part, &b, &err),

@@ -20,8 +20,10 @@ static struct px_config *cfg;
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static const struct px_config_layer l[] = {
-		{PX_LAYER_TEXT, "[solver]\nmax_sweeps = 20\n"
-				"[ordering]\nplugin = random\n", "(fuzz)"},
+	    {PX_LAYER_TEXT,
+	     "[solver]\nmax_sweeps = 20\n"
+	     "[ordering]\nplugin = random\n",
+	     "(fuzz)"},
 	};
 	struct px_error err = {0};
 
@@ -74,8 +76,8 @@ static void load(const struct px_checkpoint *c)
 	struct px_checkpoint_ids ids = {.scene_name = "s", .config_name = "c"};
 	struct px_error err = {0};
 	size_t len;
-	const unsigned char *meta = px_checkpoint_find(c, "META", NULL, NULL,
-						       &len);
+	const unsigned char *meta =
+	    px_checkpoint_find(c, "META", NULL, NULL, &len);
 	struct px_ckpt_cursor cur = {.p = meta, .len = meta ? len : 0};
 	int rc;
 
