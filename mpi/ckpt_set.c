@@ -29,8 +29,8 @@ struct manifest {
 	uint64_t step, set_id;
 };
 
-/* The set of step `step` in slot `slot` of a run of these scene, settings
- * and config on `ranks` ranks: every rank computes it alike. */
+/* The set of step `step` in slot `slot` of a run of these settings and
+ * config on `ranks` ranks: every rank computes it alike. */
 static uint64_t set_id(const struct px_dist_ckpt *k, uint64_t step,
 		       char slot, int ranks)
 {
