@@ -96,6 +96,12 @@ int px_run_checkpoint_begin(struct px_run_checkpoint *k, const char *scene,
 		return PX_OK;
 	if ((rc = px_checkpoint_read(k->restart, &c, err)))
 		return rc;
+	if (px_checkpoint_find(c, "DSET", NULL, NULL, NULL)) { /* mpi/ckpt_set.h */
+		px_checkpoint_destroy(c);
+		return px_error_set(err, PX_ERR_INVALID,
+				    "%s: the manifest of a distributed run's checkpoint set: restart it under mpirun, on as many ranks",
+				    k->restart);
+	}
 	/* the world first: another scene or physics is said as such */
 	rc = px_world_checkpoint_load(w, cfg, &k->ids, c, k->restart, err);
 	if (!rc)

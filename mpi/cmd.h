@@ -7,7 +7,8 @@
 
 #include "dist.h"
 
-enum { EXIT_CONVERGED = 0, EXIT_NOT_CONVERGED = 1, EXIT_BAD_INPUT = 2 };
+enum { EXIT_CONVERGED = 0, EXIT_NOT_CONVERGED = 1, EXIT_BAD_INPUT = 2,
+       EXIT_SIGTERM = 143 /* stopped by SIGTERM after a checkpoint */ };
 
 int px_dist_cmd_solve(int argc, char **argv);
 int px_dist_cmd_run(int argc, char **argv);
@@ -20,13 +21,16 @@ int px_dist_cmd_run(int argc, char **argv);
  * scene), the distributed options (--combine sum|split, --exchange-every
  * E, --check-every K); for solve --out FILE, --warm-start
  * zero|guess|solution, --save-fclib FILE and --partition P, for run
- * --steps N, --csv FILE, --state FILE, --cache on|off and --quiet. The
+ * --steps N, --csv FILE, --state FILE, --cache on|off, --quiet,
+ * --checkpoint FILE, --checkpoint-every N and --restart FILE. The
  * serial options a distributed command cannot honour are refused with
  * the reason (main.c's table). */
 struct px_dist_args {
 	struct px_config_layer layer[PX_DIST_MAX_LAYERS];
 	size_t n_layers;
 	const char *target, *out, *partition, *csv, *state, *save_fclib;
+	const char *checkpoint, *restart;     /* run: the sets' manifests */
+	unsigned long long checkpoint_every;  /* 0: on signals only */
 	enum px_fclib_r start;    /* solve's warm start from the file */
 	int cache;                /* run: -1 the scene's, else 0 or 1 */
 	unsigned long long steps; /* 0: the scene's */

@@ -56,7 +56,8 @@ void px_dist_usage(FILE *f)
 		"                    [DIST-OPTIONS]\n"
 		"       mpirun -np P proxima run [-c CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
 		"                    [SCENE] [--steps N] [--csv FILE] [--state FILE]\n"
-		"                    [--cache on|off] [--quiet] [DIST-OPTIONS]\n"
+		"                    [--cache on|off] [--quiet] [--checkpoint FILE]\n"
+		"                    [--checkpoint-every N] [--restart FILE] [DIST-OPTIONS]\n"
 		"  The options mean what they mean serially; refused here, with the\n"
 		"  reason:");
 	for (size_t i = 0; i < N_REFUSALS; i++)
@@ -71,11 +72,18 @@ void px_dist_usage(FILE *f)
 		"  --exchange-every E     local sweeps between exchanges (default 1)\n"
 		"  --check-every K        exchanges between global tests (default 1)\n"
 		"  --partition metis|FILE (solve) METIS on W's block graph (default),\n"
-		"                         or one rank per contact per line of FILE\n");
+		"                         or one rank per contact per line of FILE\n"
+		"  --checkpoint FILE      (run) as serially, after the last step, every N\n"
+		"                         steps and on SIGUSR1 or SIGTERM to any rank, a\n"
+		"                         set: each rank's FILE.A.rankR (or B, in turn),\n"
+		"                         then FILE, the manifest that names them\n"
+		"  --restart FILE         (run) go on from the set FILE names, on as many\n"
+		"                         ranks, bit for bit\n");
 }
 
 enum { OPT_SET = 256, OPT_COMBINE, OPT_EXCHANGE, OPT_CHECK, OPT_PARTITION,
-       OPT_WARM, OPT_SAVE, OPT_CSV, OPT_STATE, OPT_CACHE, OPT_REFUSED };
+       OPT_WARM, OPT_SAVE, OPT_CSV, OPT_STATE, OPT_CACHE, OPT_CKPT,
+       OPT_CKPT_EVERY, OPT_RESTART, OPT_REFUSED };
 
 /* A whole number in [lo, hi] for option k, or an error in err. */
 static int whole(const char *k, const char *v, unsigned long long lo,
@@ -150,6 +158,11 @@ static int take(const char *cmd, int c, const char *v,
 					    "--cache '%s': expected on or off", v);
 		a->cache = strcmp(v, "on") == 0;
 		return PX_OK;
+	case OPT_CKPT: a->checkpoint = v; return PX_OK;
+	case OPT_CKPT_EVERY:
+		return whole("--checkpoint-every", v, 1, ULLONG_MAX,
+			     "a whole number >= 1", &a->checkpoint_every, err);
+	case OPT_RESTART: a->restart = v; return PX_OK;
 	case 'q': return PX_OK; /* the distributed run draws no progress line */
 	}
 	return px_error_set(err, PX_ERR_INVALID, "%s: option %d", cmd, c);
@@ -177,6 +190,9 @@ int px_dist_parse(int argc, char **argv, int with_files,
 		{"state", required_argument, NULL, OPT_STATE},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
+		{"checkpoint", required_argument, NULL, OPT_CKPT},
+		{"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY},
+		{"restart", required_argument, NULL, OPT_RESTART},
 	}, dist_opts[] = {
 		{"combine", required_argument, NULL, OPT_COMBINE},
 		{"exchange-every", required_argument, NULL, OPT_EXCHANGE},
@@ -244,6 +260,10 @@ int px_dist_parse(int argc, char **argv, int with_files,
 					    "%s: '%s' is a folder: one PROBLEM file under mpirun (a folder's problems are solved without mpirun only)",
 					    argv[0], a->target);
 	}
+	if (a->checkpoint_every && !a->checkpoint)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "%s: --checkpoint-every needs --checkpoint FILE",
+				    argv[0]);
 	if (a->out) {
 		char msg[PX_ERROR_MSG_MAX];
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../cli/solution.h"
+#include "ckpt_set.h"
 #include "cmd.h"
 #include "outfile.h"
 #include "rigid.h"
@@ -172,6 +173,93 @@ static void report_moves(const struct px_dist_world *dw, unsigned long long step
 		       sum[0], sum[1] / (double)steps, sum[2] / (double)steps);
 }
 
+/* DRUN, rank 0's part of a checkpoint set: the run's totals, then the
+ * bodies per rank at its start (own, ghost layer), so that a restart
+ * reports the whole run. */
+static void totals_put(const struct totals *t, const double *start, int size,
+		       struct px_ckpt_buf *b)
+{
+	const double v[] = {t->p0[0], t->p0[1], t->p0[2], t->e0, t->mass,
+			    t->impulse[0], t->impulse[1], t->impulse[2],
+			    t->contacts, t->max_contacts, t->depth, t->sweeps};
+
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+		px_ckpt_put_f64(b, v[i]);
+	px_ckpt_put_u64(b, t->unconverged);
+	for (int r = 0; r < size; r++) {
+		px_ckpt_put_f64(b, start[(size_t)r * G_N + G_OWN]);
+		px_ckpt_put_f64(b, start[(size_t)r * G_N + G_GHOST]);
+	}
+}
+
+static int totals_get(const struct px_checkpoint *c, const char *path,
+		      struct totals *t, double *start, int size,
+		      struct px_error *err)
+{
+	size_t len;
+	const unsigned char *p = px_checkpoint_find(c, "DRUN", NULL, NULL, &len);
+	struct px_ckpt_cursor cur = {.p = p, .len = len};
+	double *v[] = {&t->p0[0], &t->p0[1], &t->p0[2], &t->e0, &t->mass,
+		       &t->impulse[0], &t->impulse[1], &t->impulse[2],
+		       &t->contacts, &t->max_contacts, &t->depth, &t->sweeps};
+
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+		*v[i] = px_ckpt_get_f64(&cur);
+	t->unconverged = px_ckpt_get_u64(&cur);
+	for (int r = 0; r < size; r++) {
+		start[(size_t)r * G_N + G_OWN] = px_ckpt_get_f64(&cur);
+		start[(size_t)r * G_N + G_GHOST] = px_ckpt_get_f64(&cur);
+	}
+	if (!p || cur.failed || cur.at != len)
+		return px_error_set(err, PX_ERR_FORMAT,
+				    "%s: not a valid checkpoint set: rank 0's file has no DRUN section of the run's totals",
+				    path);
+	return PX_OK;
+}
+
+/* --restart (collective): dw, rank 0's totals and start from the set
+ * (*saved keeps rank 0's file), *done its step; the agreed status. */
+static int restart(struct px_dist_ckpt *ck, const struct px_dist_args *a,
+		   struct px_dist_world *dw, struct totals *t, double *start,
+		   unsigned long long steps, unsigned long long *done,
+		   struct px_checkpoint **saved, struct px_error *err)
+{
+	uint64_t at = 0;
+	int rc = px_dist_ckpt_restart(ck, dw, a->restart, saved, &at, err);
+
+	if (!rc && dw->rank == 0)
+		rc = totals_get(*saved, a->restart, t, start, dw->size, err);
+	if (!rc && at >= steps)
+		rc = px_error_set(err, PX_ERR_INVALID,
+				  "%s: checkpoint set after step %llu, and the run ends at step %llu (--steps N to go on)",
+				  a->restart, (unsigned long long)at, steps);
+	*done = at;
+	return px_dist_agree(rc, err);
+}
+
+/* After step k of n, with --checkpoint (collective): a set when one is
+ * due (every N steps, the last step) or a signal asks for one; *stop
+ * when SIGTERM asked to stop. */
+static int checkpoint(struct px_dist_ckpt *ck, const struct px_dist_args *a,
+		      const struct px_dist_world *dw, const struct totals *t,
+		      const double *start, unsigned long long k,
+		      unsigned long long n, int *stop, struct px_error *err)
+{
+	const int sig = px_dist_ckpt_signals(ck);
+	struct px_ckpt_buf run = {0};
+	int rc;
+
+	*stop = (sig & PX_DIST_CKPT_STOP) != 0;
+	if (!sig && k != n &&
+	    !(a->checkpoint_every && k % a->checkpoint_every == 0))
+		return PX_OK;
+	if (dw->rank == 0)
+		totals_put(t, start, dw->size, &run);
+	rc = px_dist_ckpt_write(ck, dw, k, dw->rank == 0 ? &run : NULL, err);
+	px_ckpt_buf_free(&run);
+	return rc;
+}
+
 /* A body of the final state: its index in the scene and itself. */
 struct state_rec {
 	uint64_t gid;
@@ -265,9 +353,12 @@ int px_dist_cmd_run(int argc, char **argv)
 	struct px_region reg = {0};
 	struct px_dist_world dw = {0};
 	struct totals t = {0};
+	struct px_dist_ckpt ck = {0};
+	struct px_checkpoint *saved = NULL;
 	double *all = NULL, *start = NULL, t0;
-	unsigned long long steps = 0;
+	unsigned long long steps = 0, done = 0, first = 0; /* steps done */
 	struct px_outfile csv = {.fd = -1}, state = {.fd = -1};
+	int stop = 0;
 	size_t n = 0;
 	int rank, size, rc, status = EXIT_BAD_INPUT;
 
@@ -294,6 +385,18 @@ int px_dist_cmd_run(int argc, char **argv)
 		if (!all || !start)
 			rc = px_error_set(&err, PX_ERR_NOMEM, "out of memory");
 	}
+	if (!rc && (a.checkpoint || a.restart)) {
+		ck.path = a.checkpoint;
+		rc = px_dist_ckpt_ids(&ck, &dw, a.target, &err);
+	}
+	if (px_dist_agree(rc, &err))
+		goto fail;
+	steps = a.steps ? a.steps : s.steps;
+	/* before any output is opened: a refused restart writes nothing */
+	if (a.restart && (rc = restart(&ck, &a, &dw, &t, start, steps, &done,
+				       &saved, &err)))
+		goto fail;
+	first = done;
 	/* refuse an unwritable --state before the run, leaving the file
 	 * there as it is; the CSV in place after its header */
 	if (!rc && rank == 0 && a.state &&
@@ -306,15 +409,19 @@ int px_dist_cmd_run(int argc, char **argv)
 	}
 	if (px_dist_agree(rc, &err))
 		goto fail;
-	steps = a.steps ? a.steps : s.steps;
-	gather(&dw, start, &t);
-	if (rank == 0) {
-		memcpy(t.p0, t.sum + G_PX, sizeof t.p0);
-		t.e0 = t.sum[G_KIN] + t.sum[G_POT];
-		t.mass = t.sum[G_MASS];
+	if (!a.restart) {
+		gather(&dw, start, &t);
+		if (rank == 0) {
+			memcpy(t.p0, t.sum + G_PX, sizeof t.p0);
+			t.e0 = t.sum[G_KIN] + t.sum[G_POT];
+			t.mass = t.sum[G_MASS];
+		}
 	}
+	if (a.checkpoint)
+		px_dist_ckpt_catch();
 	t0 = MPI_Wtime();
-	for (unsigned long long k = 1; k <= steps; k++) {
+	while (done < steps && !stop) {
+		const unsigned long long k = done + 1;
 		const double ts = MPI_Wtime();
 
 		rc = px_dist_world_step(&dw, &err);
@@ -332,6 +439,15 @@ int px_dist_cmd_run(int argc, char **argv)
 				   &err);
 		if (a.csv && px_dist_agree(rc, &err))
 			goto fail;
+		done = k;
+		if (a.checkpoint &&
+		    checkpoint(&ck, &a, &dw, &t, start, k, steps, &stop, &err)) {
+			char at[64];
+
+			snprintf(at, sizeof at, "checkpoint after step %llu", k);
+			px_dist_prefix(&err, at);
+			goto fail;
+		}
 	}
 	t0 = MPI_Wtime() - t0;
 	if (a.state) {
@@ -344,25 +460,34 @@ int px_dist_cmd_run(int argc, char **argv)
 			goto fail;
 	}
 	if (rank == 0)
-		report_head(&a, &t, &s, steps, size, start);
+		report_head(&a, &t, &s, done, size, start);
 	px_dist_report(&dw.d, &a.o, &dw.res, "copies of shared bodies (owners' included)", cfg);
 	if (rank == 0) {
 		printf("fc3d error  %.3e (||F|| = %.3e; Siconos fc3d_compute_error summed over the ranks)\n",
 		       dw.res.fc3d, dw.res.fc3d_abs);
-		report_run(&t, &s, steps, t0);
+		report_run(&t, &s, done, t0);
 	}
-	report_moves(&dw, steps);
+	report_moves(&dw, done);
 	if (rank == 0 && a.csv)
 		printf("statistics  %s\n", a.csv);
 	if (rank == 0 && a.state)
 		printf("state       %s\n", a.state);
-	status = EXIT_CONVERGED;
+	if (rank == 0 && a.restart)
+		printf("restart     %s: after step %llu\n", a.restart, first);
+	if (rank == 0 && ck.last)
+		printf("checkpoint  %s: after step %llu (%s.%c.rank0 to rank%d)\n",
+		       a.checkpoint, (unsigned long long)ck.last, a.checkpoint,
+		       ck.slot, size - 1);
+	if (rank == 0 && stop)
+		fprintf(stderr, "proxima: %s: SIGTERM: stopped after step %llu, checkpoint set %s written\n",
+			a.target, done, a.checkpoint);
+	status = stop ? EXIT_SIGTERM : EXIT_CONVERGED;
 	goto done;
 fail:
 	px_dist_fail(&err);
 done:
 	if (csv.f && px_outfile_commit(&csv, &err) &&
-	    status == EXIT_CONVERGED) {
+	    (status == EXIT_CONVERGED || status == EXIT_SIGTERM)) {
 		fprintf(stderr, "proxima: %s\n", err.msg);
 		status = EXIT_BAD_INPUT;
 	}
@@ -370,6 +495,7 @@ done:
 	free(all);
 	free(start);
 	free(bodies);
+	px_checkpoint_destroy(saved);
 	px_dist_world_free(&dw);
 	px_region_free(&reg);
 	px_config_free(cfg);

@@ -65,7 +65,8 @@ class Cursor:
         return self.take(self.u32()).decode("utf-8", "replace")
 
 
-def read(path):
+def read_sections(path):
+    """The format version and the sections (tag -> bytes), checked."""
     data = open(path, "rb").read()
     if data[:8] != MAGIC:
         raise ValueError(f"{path}: not a proxima checkpoint")
@@ -90,7 +91,12 @@ def read(path):
             raise ValueError(f"{path}: section {e['tag'].decode()}'s "
                              "CRC-32 does not match")
         sections[e["tag"].decode()] = body
-    out = {"version": int(h["version"]), "sections": sections}
+    return int(h["version"]), sections
+
+
+def read(path):
+    version, sections = read_sections(path)
+    out = {"version": version, "sections": sections}
     m = Cursor(sections["META"])
     out.update(step=m.u64(), time=m.f64(), scene_hash=m.u64(),
                settings_hash=m.u64(), config_hash=m.u64())
