@@ -229,6 +229,13 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 			goto done;
 	}
 	px_dist_update_b(d, lambda);
+	/* a round runs its E sweeps with the change as its only merit and no
+	 * tolerance: the global test decides, and the part's own fc3d error
+	 * after every local sweep (two products with A) would double a
+	 * sweep's cost for nothing (issue 36: seen in simulation) */
+	s->merit = PX_MERIT_DELTA;
+	s->abs_tol = 0;
+	s->rel_tol = 0;
 	while (res->sweeps < saved.max_sweeps) {
 		uint64_t e = o->sweeps_per_exchange;
 		struct px_report rep = {0};
