@@ -204,10 +204,14 @@ static int build(struct px_region *r, double *pts, size_t n, int r0, int r1,
 	size_t q;
 	double cut, save;
 
+	/* comparisons, not fmin/fmax (libm calls: a third of the set-up of
+	 * 1,024 simulated ranks); the centres are finite */
 	for (size_t i = 0; i < n; i++)
 		for (int k = 0; k < 3; k++) {
-			mn[k] = fmin(mn[k], pts[3 * i + k]);
-			mx[k] = fmax(mx[k], pts[3 * i + k]);
+			const double v = pts[3 * i + k];
+
+			mn[k] = v < mn[k] ? v : mn[k];
+			mx[k] = v > mx[k] ? v : mx[k];
 		}
 	for (int k = 1; k < 3; k++)
 		if (mx[k] - mn[k] > mx[ax] - mn[ax])
@@ -224,7 +228,7 @@ static int build(struct px_region *r, double *pts, size_t n, int r0, int r1,
 
 		select_nth(pts, (ptrdiff_t)n, (ptrdiff_t)q, ax);
 		for (size_t i = 0; i < q; i++)
-			below = fmax(below, pts[3 * i + ax]);
+			below = pts[3 * i + ax] > below ? pts[3 * i + ax] : below;
 		cut = 0.5 * (below + pts[3 * q + ax]);
 	}
 	nd->axis = ax;
