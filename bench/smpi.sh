@@ -28,13 +28,16 @@
 # bisection, collisions, the part's build and the solve); the sweeps to
 # E50; the parallel efficiency per sweep (weak: t(1)/t(P); strong: 8 t(8)
 # / (P t(P)), against the row of the same E) and the model's. The model
-# (doc/mpi.md "Cost to 1,000 ranks", its latency made the path's: 4
-# links of the two-level fat tree between hosts on different leaves), per
-# sweep:
-#   t(P) = t_c c + [2 h lat / E + B / bw + 2 ceil(log2 P) h lat / (E K)]
+# (doc/mpi.md "Cost to 1,000 ranks"), per sweep:
+#   t(P) = t_c c + [2 L / E + B / bw + T / (E K)]
+# a message's latency L = f h lat: h links (2 within a leaf switch of 32
+# hosts, 4 across), f = 2 SMPI's default small-message latency factor
+# (smpi/lat-factor: 2.0 below 257 bytes, 1.6 to 2.6 up to 15 kB); T the
+# tree reduction's: a message per level up and one down, its levels
+# under 32 within a leaf.
 # t_c the time per contact-sweep of the first row (1 rank, or 8), c the
-# busiest rank's contacts, h = 4 hops, lat and bw the platform's link
-# latency and bandwidth, B the bytes the busiest rank sends per sweep (the
+# busiest rank's contacts, lat and bw the platform's link latency and
+# bandwidth, B the bytes the busiest rank sends per sweep (the
 # report's traffic line); an exchange is two phases (the copies' changes to
 # the owners, the totals back), each one message latency deep whatever the
 # number of neighbours (the messages overlap). The bracket is the
@@ -129,7 +132,7 @@ for P in $ranks; do
 		run "$P" "$scene" t50 --exchange-every "$E" --check-every "$K"
 		rt="" rc="" rm="" rp=""
 		[ ! -f "$tmp/ref.$E" ] || read -r rt rc rm rp < "$tmp/ref.$E"
-		awk -v mode="$mode" -v P="$P" -v E="$E" -v K="$K" -v bw="$bw" -v lat="$lat" -v hops=4 \
+		awk -v mode="$mode" -v P="$P" -v E="$E" -v K="$K" -v bw="$bw" -v lat="$lat" -v f=2 \
 		    -v sweeps="$sweeps" -v net="$net" -v refout="$tmp/ref.$E" \
 		    -v rt="$rt" -v rc="$rc" -v rm="$rm" -v rp="$rp" '
 		BEGIN { have = rt != "" }
@@ -145,9 +148,11 @@ for P in $ranks; do
 			if (!have) { rt = t; rc = c; rp = P }
 			tc = rt / rc
 			if (P == 1) { m = 0; B = 0 }
-			lg = 0; for (q = 1; q < P; q *= 2) lg++
-			mg = 2 * lg * hops * lat
-			mn = (m > 0 ? 2 * hops * lat / E : 0) + B / bw + mg / (E * K)
+			# a message: f h lat, h = 2 links within a leaf (32
+			# hosts, ranks in order), 4 across; the tree: its
+			# steps under 32 within a leaf, up and down again
+			mg = 0; for (q = 1; q < P; q *= 2) mg += 2 * f * (q < 32 ? 2 : 4) * lat
+			mn = (m > 0 ? 2 * f * (P <= 32 ? 2 : 4) * lat / E : 0) + B / bw + mg / (E * K)
 			mt = tc * c + mn
 			if (!have) rm = mt
 			if (mode == "weak") { eff = rt / t; ceff = rt / (tc * c + tn); meff = rm / mt }
