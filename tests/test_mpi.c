@@ -1,7 +1,8 @@
 /* The distributed solve (issue 21) through mpirun: one rank is the serial
  * solve bit for bit, 2 and 3 ranks reach the sequential fc3d tolerance on
- * the shared problems, runs repeat bit for bit, the ghost exchange loses
- * no impulse, ranks without contacts and bodies on three ranks work, and
+ * the shared problems, runs repeat bit for bit, the global test's sums
+ * are a fixed tree whatever order its messages arrive in
+ * (tests/mpi_reduce.c), the ghost exchange loses no impulse, ranks without contacts and bodies on three ranks work, and
  * bad input and a failing partitioner give one line from rank 0 and exit
  * status 2 on every rank (under `timeout`: a hang fails the test); the
  * serial commands' options mean the same (--warm-start, --save-fclib,
