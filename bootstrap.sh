@@ -54,13 +54,16 @@ if ! command -v dpkg-checkbuilddeps > /dev/null ||
 	apt_updated=yes
 	apt-get build-dep -y -q --no-install-recommends ./
 fi
+# check and bench: SimGrid's SMPI (smpicc, smpirun) for mpi/proxima-smpi,
+# tests/smpi.sh and bench/smpi.sh;
 # bench: the peers (Siconos numerics, and its Python module for
 # bench/python_siconos.py; bench/bullet_world is C++ on Bullet), and the
 # counters of bench/roofline.sh (perf stat, else cachegrind);
 # harden: clang with libFuzzer and the sanitizers' runtimes, clang's OpenMP
 # (libomp, with Archer for ThreadSanitizer) and valgrind
 extra=""
-[ "$mode" = bench ] && extra="libsiconos-numerics-dev python3-siconos g++ libbullet-dev linux-perf valgrind"
+[ "$mode" = check ] && extra="libsimgrid-dev"
+[ "$mode" = bench ] && extra="libsiconos-numerics-dev python3-siconos g++ libbullet-dev libsimgrid-dev linux-perf valgrind"
 [ "$mode" = harden ] && extra="clang libclang-rt-14-dev libomp-dev valgrind"
 if [ -n "$extra" ]; then
 	missing=""
@@ -78,6 +81,7 @@ fi
 # The optional parts are required here: the bootstrap installed what they
 # need, and a part that configure dropped would silently drop its tests.
 with_all="--with-siconos --with-umfpack --with-fclib --with-mpi --with-python"
+[ "$mode" = run ] || with_all="$with_all --with-smpi"
 # Out of tree: configure's link tests run "rm -f core", which complains when
 # the current directory holds our core/ source directory.
 mkdir -p build

@@ -176,7 +176,7 @@ struct px_dist_result {
 	uint64_t sweeps;    /* sweeps run (every rank runs the same number) */
 	uint64_t rejected;  /* one rank, no coupling: as px_solve reports */
 	uint64_t exchanges; /* rounds of neighbour messages */
-	uint64_t checks;    /* global tests (one MPI_Allgather each) */
+	uint64_t checks;    /* global tests (one tree reduction each) */
 	int coupled;        /* some rank has a neighbour */
 	double delta;       /* global ||lambda change||_inf of the last round */
 	double fc3d, fc3d_abs; /* summed over the ranks' rows */
@@ -201,6 +201,17 @@ struct px_dist_result {
 int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 		  const struct px_dist_opts *o, double *lambda,
 		  struct px_dist_result *res, struct px_error *err);
+
+/* The global test's fixed-order reduction (reduce.c): fold(acc, next, n)
+ * folds into acc, the partial of the lower ranks, next, that of the ranks
+ * after them. px_dist_tree_allreduce leaves in every rank's v (n at most
+ * PX_DIST_REDUCE_MAX) the fold of all ranks' v over a binomial tree in
+ * rank order; px_dist_tree_fold computes the same on one process from
+ * all (size rows of n, rank order; the result in its first row). */
+enum { PX_DIST_REDUCE_MAX = 16 };
+typedef void (*px_dist_fold_fn)(double *acc, const double *next, int n);
+void px_dist_tree_allreduce(double *v, int n, px_dist_fold_fn fold);
+void px_dist_tree_fold(double *all, int size, int n, px_dist_fold_fn fold);
 
 /* Agree on a status: 0 when rc is 0 on every rank, else the code of the
  * lowest rank that failed, whose message every rank then holds in err. */

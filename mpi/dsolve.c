@@ -1,12 +1,12 @@
 /* The distributed solve loop (issue 21): rounds of E local sweeps through
  * the rank's kept px_solver (its config and plugins), each followed by the
- * exchange with the neighbours; every K rounds one MPI_Allgather of a few
- * numbers per rank decides, identically on every rank, whether the whole
+ * exchange with the neighbours; every K rounds one reduction of a few
+ * numbers per rank (reduce.c) decides, identically on every rank, whether the whole
  * problem has converged (the fc3d error's products with A only when the
  * stop test or the report needs them). A round touches only the coupled
  * contacts outside the solve: their rows of the start, their b. Sums over
- * ranks are taken in rank order, so a run is bit-identical to the next
- * with the same number of ranks. A rank with no coupling anywhere (one
+ * ranks are taken over a fixed binomial tree in rank order, so a run is
+ * bit-identical to the next with the same number of ranks. A rank with no coupling anywhere (one
  * rank, or parts that share nothing) runs px_solve once with the whole
  * budget: with one rank that is the serial solve, bit for bit. */
 #include <math.h>
@@ -32,7 +32,7 @@ int px_dist_agree(int rc, struct px_error *err)
 	return code;
 }
 
-/* Per rank, gathered at a global test. */
+/* Per rank, reduced at a global test. */
 enum { S_F2, S_Q2, S_R2, S_V2, S_DELTA, S_LINF, S_FAILED, S_CONV, S_N };
 
 /* The rank's stats: the change and size of lambda, and with full the
@@ -70,25 +70,25 @@ static void local_stats(struct px_dist_part *d, const double *lambda,
 		}
 }
 
-/* Gather every rank's stats and reduce them in rank order. */
-static void global_stats(const double mine[S_N], double g[S_N], double *all,
-			 int size)
+/* The global test's fold: sums, and maxima of the change and of |lambda|. */
+static void fold_stats(double *acc, const double *next, int n)
 {
-	MPI_Allgather(mine, S_N, MPI_DOUBLE, all, S_N, MPI_DOUBLE, MPI_COMM_WORLD);
-	for (int i = 0; i < S_N; i++)
-		g[i] = 0;
-	for (int r = 0; r < size; r++) {
-		const double *s = all + (size_t)r * S_N;
+	(void)n;
+	acc[S_F2] += next[S_F2];
+	acc[S_Q2] += next[S_Q2];
+	acc[S_R2] += next[S_R2];
+	acc[S_V2] += next[S_V2];
+	acc[S_FAILED] += next[S_FAILED];
+	acc[S_CONV] += next[S_CONV];
+	acc[S_DELTA] = fmax(acc[S_DELTA], next[S_DELTA]);
+	acc[S_LINF] = fmax(acc[S_LINF], next[S_LINF]);
+}
 
-		g[S_F2] += s[S_F2];
-		g[S_Q2] += s[S_Q2];
-		g[S_R2] += s[S_R2];
-		g[S_V2] += s[S_V2];
-		g[S_FAILED] += s[S_FAILED];
-		g[S_CONV] += s[S_CONV];
-		g[S_DELTA] = fmax(g[S_DELTA], s[S_DELTA]);
-		g[S_LINF] = fmax(g[S_LINF], s[S_LINF]);
-	}
+/* Every rank's stats reduced in a fixed order, on every rank. */
+static void global_stats(const double mine[S_N], double g[S_N])
+{
+	memcpy(g, mine, S_N * sizeof *g);
+	px_dist_tree_allreduce(g, S_N, fold_stats);
 }
 
 static double fc3d_of(const double g[S_N])
@@ -120,7 +120,7 @@ static int stop(const struct px_solver_settings *s, const double g[S_N])
 /* No coupling anywhere: each rank solves its part once. */
 static int solve_alone(struct px_dist_part *d, struct px_config *cfg,
 		       double *lambda, double *y, struct px_dist_result *res,
-		       struct px_error *err, double *all, int size)
+		       struct px_error *err, int size)
 {
 	struct px_report rep = {0};
 	double mine[S_N], g[S_N];
@@ -145,7 +145,7 @@ static int solve_alone(struct px_dist_part *d, struct px_config *cfg,
 	mine[S_DELTA] = d->p ? rep.residual : 0;
 	mine[S_FAILED] = 0;
 	mine[S_CONV] = !d->p || rep.converged;
-	global_stats(mine, g, all, size);
+	global_stats(mine, g);
 	/* every rank's sweeps are its own; report the most */
 	double most = (double)res->sweeps;
 
@@ -195,15 +195,14 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 	const size_t m = d->n_own * d->bs;
 	double *old = malloc((m + 1) * sizeof *old);
 	double *y = malloc((m + 1) * sizeof *y);
-	double mine[S_N], g[S_N], *all;
+	double mine[S_N], g[S_N];
 	int size, linked = d->n_links > 0, rc = PX_OK, failed = 0, any[2] = {0, 0};
 	double t0 = MPI_Wtime();
 	struct px_solver *sv = NULL; /* the rank's part's, across rounds */
 
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	*res = (struct px_dist_result){0};
-	all = malloc((size_t)size * S_N * sizeof *all);
-	if (!old || !y || !all || px_dist_find_coupled(d))
+	if (!old || !y || px_dist_find_coupled(d))
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the solve");
 	rc = px_dist_agree(rc, err);
 	if (rc)
@@ -215,7 +214,7 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 	MPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	res->coupled = linked = any[0];
 	if (!linked) {
-		rc = solve_alone(d, cfg, lambda, y, res, err, all, size);
+		rc = solve_alone(d, cfg, lambda, y, res, err, size);
 		goto done;
 	}
 	if (any[1]) {
@@ -230,6 +229,13 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 			goto done;
 	}
 	px_dist_update_b(d, lambda);
+	/* a round runs its E sweeps with the change as its only merit and no
+	 * tolerance: the global test decides, and the part's own fc3d error
+	 * after every local sweep (two products with A) would double a
+	 * sweep's cost for nothing (issue 36: seen in simulation) */
+	s->merit = PX_MERIT_DELTA;
+	s->abs_tol = 0;
+	s->rel_tol = 0;
 	while (res->sweeps < saved.max_sweeps) {
 		uint64_t e = o->sweeps_per_exchange;
 		struct px_report rep = {0};
@@ -276,11 +282,11 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 		local_stats(d, lambda, old, y, full, mine);
 		mine[S_FAILED] = failed;
 		mine[S_CONV] = 0;
-		global_stats(mine, g, all, size);
+		global_stats(mine, g);
 		if (!full && g[S_FAILED] == 0 && delta_passes(&saved, g)) {
 			full = 1; /* the stop test needs fc3d now */
 			local_stats(d, lambda, old, y, full, mine);
-			global_stats(mine, g, all, size);
+			global_stats(mine, g);
 		}
 		res->checks++;
 		res->check_seconds += MPI_Wtime() - t1;
@@ -305,6 +311,5 @@ done:
 	res->seconds = MPI_Wtime() - t0;
 	free(old);
 	free(y);
-	free(all);
 	return rc;
 }

@@ -1,15 +1,19 @@
 /* Recursive coordinate bisection of a generated scene (issue 21, see
  * region.h). The cuts come from a sample of the dynamic bodies' centres
- * (every stride-th, at most about 4096 per rank), so no rank holds every
- * body; the same sample and the same arithmetic on every rank give the
- * same boxes without a message. */
-#define _GNU_SOURCE /* qsort_r */
+ * (every stride-th, at most about 4096 per rank and SAMPLE_MAX in all, so
+ * that a rank's sample stays O(1), not O(bodies), at 1,024 ranks: issue
+ * 36), freed once the boxes are cut; no rank holds every body; the same
+ * sample and the same arithmetic on every rank give the same boxes
+ * without a message. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "region.h"
 #include "scene.h"
+
+enum { SAMPLE_MAX = 1 << 20 };
 
 static double bounding_radius(const struct px_shape *s)
 {
@@ -135,13 +139,47 @@ static int keep(void *ctx, const struct px_body *b, size_t index)
 	return 1;
 }
 
-/* Centres along the axis *ctx. */
-static int cmp_axis(const void *a, const void *b, void *ctx)
+static void swap_pts(double *a, double *b)
 {
-	const int ax = *(const int *)ctx;
-	double x = ((const double *)a)[ax], y = ((const double *)b)[ax];
+	double t[3];
 
-	return (x > y) - (x < y);
+	memcpy(t, a, sizeof t);
+	memcpy(a, b, sizeof t);
+	memcpy(b, t, sizeof t);
+}
+
+/* Reorder the n centres pts so that the q-th smallest along axis ax sits
+ * at q, none after it smaller, none before it larger (Hoare's selection,
+ * median-of-three pivots: O(n), where sorting every level of the
+ * bisection cost each rank O(n log n) per level; deterministic, so every
+ * rank cuts the same). Only the values at the cut matter to the boxes, so
+ * they are those a sort gives. */
+static void select_nth(double *pts, ptrdiff_t n, ptrdiff_t q, int ax)
+{
+	ptrdiff_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		ptrdiff_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+		double a = pts[3 * lo + ax], b = pts[3 * mid + ax], c = pts[3 * hi + ax];
+		double pivot = a < b ? (b < c ? b : (a < c ? c : a)) :
+				       (a < c ? a : (b < c ? c : b));
+
+		while (i <= j) {
+			while (pts[3 * i + ax] < pivot)
+				i++;
+			while (pts[3 * j + ax] > pivot)
+				j--;
+			if (i <= j)
+				swap_pts(pts + 3 * i++, pts + 3 * j--);
+		}
+		/* [lo, j] <= pivot, (j, i) == pivot, [i, hi] >= pivot */
+		if (q <= j)
+			hi = j;
+		else if (q >= i)
+			lo = i;
+		else
+			return;
+	}
 }
 
 /* Node `at` for ranks [r0, r1) over sample points pts[0..n). */
@@ -166,24 +204,33 @@ static int build(struct px_region *r, double *pts, size_t n, int r0, int r1,
 	size_t q;
 	double cut, save;
 
+	/* comparisons, not fmin/fmax (libm calls: a third of the set-up of
+	 * 1,024 simulated ranks); the centres are finite */
 	for (size_t i = 0; i < n; i++)
 		for (int k = 0; k < 3; k++) {
-			mn[k] = fmin(mn[k], pts[3 * i + k]);
-			mx[k] = fmax(mx[k], pts[3 * i + k]);
+			const double v = pts[3 * i + k];
+
+			mn[k] = v < mn[k] ? v : mn[k];
+			mx[k] = v > mx[k] ? v : mx[k];
 		}
 	for (int k = 1; k < 3; k++)
 		if (mx[k] - mn[k] > mx[ax] - mn[ax])
 			ax = k;
-	qsort_r(pts, n, 3 * sizeof *pts, cmp_axis, &ax);
 	q = n * (size_t)nl / (size_t)(r1 - r0);
 	if (n == 0)
 		cut = 0;
 	else if (q == 0)
-		cut = pts[ax] - 1;
+		cut = mn[ax] - 1;
 	else if (q >= n)
-		cut = pts[3 * (n - 1) + ax] + 1;
-	else /* half way between neighbours: no centre sits on the cut */
-		cut = 0.5 * (pts[3 * (q - 1) + ax] + pts[3 * q + ax]);
+		cut = mx[ax] + 1;
+	else { /* half way between neighbours: no centre sits on the cut */
+		double below = -INFINITY;
+
+		select_nth(pts, (ptrdiff_t)n, (ptrdiff_t)q, ax);
+		for (size_t i = 0; i < q; i++)
+			below = pts[3 * i + ax] > below ? pts[3 * i + ax] : below;
+		cut = 0.5 * (below + pts[3 * q + ax]);
+	}
 	nd->axis = ax;
 	nd->cut = cut;
 	save = hi[ax];
@@ -210,7 +257,10 @@ int px_region_read(const char *path, int rank, int size,
 	if (rc)
 		return rc;
 	r->pass = 2;
-	r->stride = r->n_dynamic / (4096 * (size_t)size) + 1;
+	r->stride = r->n_dynamic / (size < SAMPLE_MAX / 4096 ? 4096 * (size_t)size : SAMPLE_MAX) + 1;
+	/* odd: an even stride through a grid of even rows samples every
+	 * other column only, and the cuts then miss the middle by one */
+	r->stride |= 1;
 	r->n_dynamic = 0;
 	rc = px_scene_read_region(path, settings, keep, r, bodies, n_bodies, err);
 	if (rc)
@@ -220,6 +270,9 @@ int px_region_read(const char *path, int rank, int size,
 	if (!r->node || !r->box || r->nomem)
 		return px_error_set(err, PX_ERR_NOMEM, "%s: out of memory", path);
 	build(r, r->sample, r->n_sample, 0, size, lo, hi);
+	free(r->sample);
+	r->sample = NULL;
+	r->n_sample = r->cap_sample = 0;
 	/* a contact between an own body and another needs their centres
 	 * within both bounding radii and the collision margin */
 	r->ghost = 2 * r->rmax + settings->margin + 1e-9;

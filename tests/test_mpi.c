@@ -1,7 +1,8 @@
 /* The distributed solve (issue 21) through mpirun: one rank is the serial
  * solve bit for bit, 2 and 3 ranks reach the sequential fc3d tolerance on
- * the shared problems, runs repeat bit for bit, the ghost exchange loses
- * no impulse, ranks without contacts and bodies on three ranks work, and
+ * the shared problems, runs repeat bit for bit, the global test's sums
+ * are a fixed tree whatever order its messages arrive in
+ * (tests/mpi_reduce.c), the ghost exchange loses no impulse, ranks without contacts and bodies on three ranks work, and
  * bad input and a failing partitioner give one line from rank 0 and exit
  * status 2 on every rank (under `timeout`: a hang fails the test); the
  * serial commands' options mean the same (--warm-start, --save-fclib,
@@ -372,6 +373,28 @@ Test(dist, runs_repeat_bit_for_bit)
 		free(lambda);
 		px_problem_destroy(q);
 	}
+}
+
+/* The global test's sums: a fixed binomial tree in rank order, whatever
+ * order its messages arrive in (tests/mpi_reduce.c varies it). */
+static void tree_reduction(int np)
+{
+	char cmd[1024], want[128];
+
+	snprintf(cmd, sizeof cmd,
+		 "timeout 60 %s -q --oversubscribe --bind-to none -np %d %s",
+		 PX_MPIRUN, np, PX_MPI_REDUCE);
+	cr_assert_eq(sh(cmd), 0, "%s%s", out, err);
+	snprintf(want, sizeof want,
+		 "%d ranks, 20 rounds: 0 results differ from the tree's fold", np);
+	cr_assert(strstr(out, want), "%s", out);
+	cr_assert(strstr(out, "differs from the left-to-right sum"), "%s", out);
+}
+
+Test(dist, the_global_sums_are_a_fixed_tree_whatever_the_arrival_order)
+{
+	tree_reduction(5);
+	tree_reduction(8);
 }
 
 Test(dist, a_rank_without_contacts_an_empty_part)
