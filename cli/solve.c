@@ -78,9 +78,13 @@ static void print_stop(const struct px_report *rep,
 	default: /* max_sweeps, diverged (its own line follows) */
 		printf("NOT converged");
 	}
-	printf(" after %llu sweeps (%llu rejected), last delta %.3g\n",
-	       (unsigned long long)rep->sweeps,
-	       (unsigned long long)rep->rejected, rep->residual);
+	if (rep->sweeps == 0 && rep->accel_steps > 0) /* it drove the solve */
+		printf(" after %llu steps of the accelerator, no sweep\n",
+		       (unsigned long long)rep->accel_steps);
+	else
+		printf(" after %llu sweeps (%llu rejected), last delta %.3g\n",
+		       (unsigned long long)rep->sweeps,
+		       (unsigned long long)rep->rejected, rep->residual);
 }
 
 /* The accelerator's line: its calls, their work in sweep equivalents and

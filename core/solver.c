@@ -52,6 +52,8 @@
  *     go_on       report, clock       stop by the monitor or the solve_go_on
  *                                     time limit (the clock's or
  *                                     the accelerator's)
+ *   or, for an accelerator that drives the solve (PX_ACCEL_DRIVES), its
+ *   steps in place of the sweeps:                                solve_drive
  *   end           lambda              accelerator.finish, memory solve_end
  *                                     figures
  *   best back     best, lambda        on a time limit, lambda =  restore_best
@@ -103,6 +105,7 @@ struct accel {
 	struct px_problem_info info; /* the problem with the counted product */
 	struct px_accel_host host;
 	uint64_t every, since; /* call after `every` accepted sweeps */
+	int drives;            /* PX_ACCEL_DRIVES: it runs the solve */
 	double *save;          /* lambda before a call */
 	size_t cap;            /* of rep->accel */
 	int out_of_time;       /* a step stopped on PX_ACCEL_TIME_LIMIT */
@@ -645,6 +648,17 @@ static double time_left(const void *ctx)
 	return limit > 0 ? limit - (now() - S->t0) : HUGE_VAL;
 }
 
+/* Whether the accelerator a drives the whole solve (ABI 1.10: only
+ * plugins of minor >= 10 whose ops struct holds flags). */
+static int drives_op(const struct px_accelerator_ops *a)
+{
+	const size_t end = offsetof(struct px_accelerator_ops, flags) +
+			   sizeof a->flags;
+
+	return a->h.abi_minor >= 10 && a->h.ops_size >= end &&
+	       (a->flags & PX_ACCEL_DRIVES);
+}
+
 static int accel_prepare(struct solve *S)
 {
 	const struct px_problem *p = S->p;
@@ -657,6 +671,11 @@ static int accel_prepare(struct solve *S)
 		return PX_OK;
 	ac->pl = S->pa;
 	ac->ops = (const void *)px_plugin_header(S->pa);
+	ac->drives = drives_op(ac->ops);
+	if (ac->drives && S->set->merit == PX_MERIT_DELTA)
+		return px_error_set(S->err, PX_ERR_CONFIG,
+				    "accelerator plugin '%s' drives the solve: [solver] merit must be fc3d, natural or minmap, not delta (there are no sweeps)",
+				    ac->ops->h.name);
 	ac->cnt.p = p;
 	ac->info = S->info;
 	ac->info.apply = apply_counted;
@@ -990,6 +1009,39 @@ static int solve_go_on(struct solve *S)
 	return PX_STOP_MAX_SWEEPS;
 }
 
+/* PX_ACCEL_DRIVES: the stop test at the warm start, then the
+ * accelerator's steps in place of the sweeps, each followed by the stop
+ * test (in accel_call), the best iterate's copy, the monitor and the
+ * time limit, at most max_sweeps of them; into *stop why they ended. Returns -1 when a record
+ * could not be stored. */
+static int solve_drive(struct solve *S, int *stop)
+{
+	struct px_report *rep = S->rep;
+
+	stop_test(S->p, S->set, S->lambda, S->wk.u, S->fr,
+		  px_plugin_state(S->pf), rep);
+	keep_best(S, rep->merit);
+	while (!rep->converged && rep->accel_steps < S->set->max_sweeps) {
+		const int got = accel_call(&S->ac, 0, S->p, S->set, S->lambda,
+					   S->wk.u, &S->kern, S->fr,
+					   px_plugin_state(S->pf), rep);
+
+		S->swept = now();
+		if (got < 0)
+			return -1;
+		if (!got) { /* nothing more the plugin can do */
+			*stop = PX_STOP_STALLED;
+			break;
+		}
+		if (rep->converged)
+			break;
+		keep_best(S, rep->merit);
+		if ((*stop = solve_go_on(S)) != PX_STOP_MAX_SWEEPS)
+			break;
+	}
+	return 0;
+}
+
 /* One solve of sv from lambda, its clock started at t0. */
 static int solver_run(struct px_solver *sv, double *lambda,
 		      struct px_report *rep, struct px_error *err, double t0,
@@ -1026,7 +1078,9 @@ static int solver_run(struct px_solver *sv, double *lambda,
 		rc = best_prepare(S);
 	rep->prepare_seconds = now() - tp + sv->create_prepare;
 	sv->create_prepare = 0.0;
-	while (!rc && rep->sweeps < S->set->max_sweeps) {
+	if (!rc && S->ac.drives && solve_drive(S, &stop) < 0)
+		rc = px_error_set(err, PX_ERR_NOMEM, "%s", accel_nomem);
+	while (!rc && !S->ac.drives && rep->sweeps < S->set->max_sweeps) {
 		struct px_sweep_record rec;
 		double dn = 0, df = 0, lmax = 0;
 		int part;

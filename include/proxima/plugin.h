@@ -17,7 +17,8 @@
  * rfactor   decides R and how it shrinks when a sweep is rejected,
  * scheduler decides how a sweep runs on the cores,
  * accelerator (optional, ABI 1.3) may replace the iterate between sweeps,
- *           e.g. by a subspace minimization (Silcowitz et al. 2010).
+ *           e.g. by a subspace minimization (Silcowitz et al. 2010), or
+ *           (ABI 1.10, PX_ACCEL_DRIVES) run the whole solve itself.
  *
  * ABI changelog (bump MINOR when appending fields to the end of a struct or
  * adding a kind; bump MAJOR for any other change, and reset MINOR):
@@ -87,6 +88,24 @@
  *        PX_ACCEL_TIME_LIMIT, on which the driver ends the solve as a
  *        time limit. Plugins built against 1.0-1.8 load as before (their
  *        steps run to their end).
+ *  1.10 accelerator ops gain flags (read only from plugins of minor >= 10
+ *        whose ops_size covers it) and the flag PX_ACCEL_DRIVES: such an
+ *        accelerator drives the whole solve. The host runs no sweep: after
+ *        prepare it runs the stop test of [solver] merit (which must not
+ *        be delta) at the warm start, then calls step again and again,
+ *        each call one step of the plugin's own method (a Newton step,
+ *        say), and after each the stop test, the monitor and the time
+ *        limit; max_sweeps bounds the calls, and a call that leaves
+ *        lambda as it was ends the solve as stalled.
+ *        A redesign of the accelerator kind rather than a sixth kind: a
+ *        solver that drives needs exactly an accelerator's host (A's
+ *        blocks, the counted product, the friction set), records and
+ *        describe, and the driver's stop tests, monitor and time limit;
+ *        a new kind would repeat all of it in the loader, the config
+ *        and the driver. A driving accelerator's step may leave an
+ *        iterate worse by its merit than the one it was given (a
+ *        proximal or Newton method is not monotone in the stop test's
+ *        merit). Plugins built against 1.0-1.9 load and run as before.
  *
  * When the host calls what (no change of ABI): a host may keep a solver
  * across solves of one problem whose b changes between them (px_solver,
@@ -119,7 +138,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 9u
+#define PX_ABI_MINOR 10u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -551,6 +570,15 @@ struct px_accel_host {
 	const void *time_ctx;
 };
 
+/* Flags of an accelerator (px_accelerator_ops.flags, ABI 1.10). */
+enum {
+	/* The plugin drives the whole solve: the host calls step in place of
+	 * sweeps (every is ignored), runs the stop test after each call and
+	 * ends the solve as stalled after a call that left lambda as it was.
+	 * step may then leave a worse iterate than it was given. */
+	PX_ACCEL_DRIVES = 1u << 0,
+};
+
 /* Flags of a step's result. */
 enum {
 	PX_ACCEL_NOT_SPD = 1u << 0,    /* a reduced system was found
@@ -596,8 +624,9 @@ struct px_accelerator_ops {
 	int (*prepare)(void *state, const struct px_accel_host *host,
 		       uint64_t *every, char *err, size_t errlen);
 	/* Between sweeps. May replace host->lambda; must never leave it worse
-	 * by its merit than the iterate it was given. Never allocates, logs
-	 * or fails (a failed inner solve is a flag in res). */
+	 * by its merit than the iterate it was given (a driving plugin's may:
+	 * PX_ACCEL_DRIVES). Never allocates, logs or fails (a failed inner
+	 * solve is a flag in res). */
 	void (*step)(void *state, const struct px_accel_host *host,
 		     struct px_accel_result *res);
 	/* May be NULL. Once, when a solve ends without converging: may put
@@ -613,6 +642,8 @@ struct px_accelerator_ops {
 	/* ABI 1.8, may be NULL: the state kept across solves (see
 	 * struct px_persist_ops). */
 	const struct px_persist_ops *persist;
+	/* ABI 1.10: PX_ACCEL_* flags of the plugin (PX_ACCEL_DRIVES). */
+	uint32_t flags;
 };
 
 /* ---- helpers plugins may use ---------------------------------------- */

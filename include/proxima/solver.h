@@ -38,6 +38,12 @@
  * put back the best iterate it saw. Without an accelerator nothing of this
  * runs and every iterate is bit for bit what it was before.
  *
+ * A driving accelerator (plugin ABI 1.10, PX_ACCEL_DRIVES: prox) runs the
+ * whole solve: no sweep, its step called in a loop, each call followed by
+ * the stop test (merit must not be delta), the monitor and the time limit;
+ * max_sweeps bounds the calls, a call that leaves lambda as it was stops
+ * the solve as stalled, and sweeps stays 0.
+ *
  * Other stops (px_report.stop), all between sweeps, lambda then the last
  * accepted iterate (or the accelerator's):
  *   stalled     stall_sweeps accepted sweeps in a row missed the stop test

@@ -136,23 +136,6 @@ static void ssn_destroy(void *state)
 	free(state);
 }
 
-/* J's pattern: scalar row 3i + r holds, for every block (i, j) of A, the
- * columns 3j .. 3j + 2, in order. */
-static void jacobian_pattern(struct ssn *s)
-{
-	const struct ssn_matrix *a = &s->a;
-	size_t at = 0;
-
-	for (size_t i = 0; i < s->n; i++)
-		for (int r = 0; r < 3; r++) {
-			s->jp[3 * i + r] = (int)at;
-			for (size_t q = a->ptr[i]; q < a->ptr[i + 1]; q++)
-				for (int c = 0; c < 3; c++)
-					s->ji[at++] = (int)(3 * a->col[q] + c);
-		}
-	s->jp[s->m] = (int)at;
-}
-
 /* A, J's pattern and the work arrays, built at the first Newton run of a
  * solve (a solve that never stagnates pays nothing for them). 0, or -1
  * (out of memory, or more non-zeros than UMFPACK's int indices hold). */
@@ -182,7 +165,7 @@ static int newton_ready(struct ssn *s, const struct px_accel_host *h)
 	if (!s->jp || !s->ji || !s->jx || !s->rho || !s->g || !s->x ||
 	    !s->u || !s->phi || !s->d || !s->xt || !s->ut || !s->phit)
 		return -1;
-	jacobian_pattern(s);
+	ssn_matrix_pattern(&s->a, s->jp, s->ji);
 	for (size_t k = 0; k < n; k++) {
 		const double *D = s->a.blk + 9 * s->a.diag[k];
 		const double dt = 0.5 * (D[4] + D[8]);

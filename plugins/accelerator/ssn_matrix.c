@@ -25,6 +25,20 @@ void ssn_matrix_free(struct ssn_matrix *a)
 	memset(a, 0, sizeof *a);
 }
 
+void ssn_matrix_pattern(const struct ssn_matrix *a, int *jp, int *ji)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < a->n; i++)
+		for (int r = 0; r < 3; r++) {
+			jp[3 * i + r] = (int)at;
+			for (size_t q = a->ptr[i]; q < a->ptr[i + 1]; q++)
+				for (int c = 0; c < 3; c++)
+					ji[at++] = (int)(3 * a->col[q] + c);
+		}
+	jp[3 * a->n] = (int)at;
+}
+
 static int cmp_u32(const void *x, const void *y)
 {
 	const uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;

@@ -22,4 +22,9 @@ struct ssn_matrix {
 int ssn_matrix_build(struct ssn_matrix *a, const struct px_accel_host *h);
 void ssn_matrix_free(struct ssn_matrix *a);
 
+/* The scalar CSR pattern of a Jacobian with a's block pattern (jp: 3 n +
+ * 1 row starts, ji: 9 a->ptr[n] columns): scalar row 3i + r holds, for
+ * every block (i, j), the columns 3j .. 3j + 2, in order. */
+void ssn_matrix_pattern(const struct ssn_matrix *a, int *jp, int *ji);
+
 #endif
