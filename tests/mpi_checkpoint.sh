@@ -147,17 +147,33 @@ rank_pid() {
 	done
 }
 
-# signal SIG RANK CSV STEP: once CSV holds step STEP's row, SIG to RANK.
+# signal SIG RANK CSV STEP: once CSV holds step STEP's row, SIG to RANK,
+# deterministically: the ranks' pids are found first, both ranks are
+# stopped (SIGSTOP) as soon as the row is there, the run is checked not to
+# have ended meanwhile (a loaded machine), and only then SIG goes to RANK
+# and the ranks go on (SIGCONT). A signal that came after the last step
+# would test nothing (and once made the SIGUSR1 check fail).
 signal() {
+	i=0
+	while p0=$(rank_pid 0) && p1=$(rank_pid 1) &&
+		{ [ -z "$p0" ] || [ -z "$p1" ]; }; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || fail "the ranks' pids not found in 60 s"
+		sleep 0.1
+	done
 	i=0
 	while ! [ -f "$3" ] || [ "$(wc -l <"$3")" -le "$4" ]; do
 		i=$((i + 1))
-		[ $i -lt 600 ] || fail "step $4 not reached in 60 s"
-		sleep 0.1
+		[ $i -lt 6000 ] || fail "step $4 not reached in 60 s"
+		sleep 0.01
 	done
-	p=$(rank_pid "$2")
-	[ -n "$p" ] || fail "rank $2's pid not found"
+	kill -STOP "$p0" "$p1"
+	[ "$(wc -l <"$3")" -le 40 ] ||
+		fail "the run ended before $1 could be sent (step $4's row seen too late)"
+	[ "$2" -eq 0 ] && p=$p0 || p=$p1
 	kill -"$1" "$p"
+	kill -CONT "$p0" "$p1" 2>/dev/null
+	:
 }
 
 seed=${PX_KILL_SEED:-35}
