@@ -48,7 +48,7 @@
 
 #include <proxima/plugin.h>
 
-#include "ssn_matrix.h"
+#include "ac_newton.h"
 
 /* The most a failure raises sigma over its rule, and the line search's
  * trials (halvings of the step). */
@@ -62,7 +62,8 @@ struct prox {
 	size_t n, m, nnz;
 	int *jp, *ji; /* J's rows as UMFPACK's columns: it sees J^T */
 	double *jx;
-	void *symbolic;
+	struct ac_lu lu;
+	double *rho;                        /* r_n, r_t per contact at sigma */
 	double *g;                          /* G_k, 9 per contact */
 	double *z, *x, *u, *phi, *d, *xt, *ut, *phit, *best, *hist;
 	double scale;   /* a: the mean diagonal entry of A */
@@ -75,7 +76,7 @@ struct prox {
 	int active;            /* a centre is set */
 	/* statistics of the solve */
 	unsigned long long outer, steps, trials, raises;
-	double umf_peak, bytes;
+	double bytes;
 };
 
 enum { P_SIGMA, P_NU, P_SIGMA_MIN, P_MAX_INNER, P_INNER_TOL, P_MEMORY };
@@ -128,14 +129,12 @@ static int prox_create(const union px_value *v, void **state, char *err,
 
 static void free_arrays(struct prox *s)
 {
-	double **v[] = {&s->jx, &s->g,  &s->z,	  &s->x,    &s->u,
-			&s->phi, &s->d, &s->xt, &s->ut, &s->phit,
-			&s->best, &s->hist};
+	double **v[] = {&s->jx,	 &s->rho, &s->g,  &s->z,   &s->x,
+			&s->u,	 &s->phi, &s->d,  &s->xt,  &s->ut,
+			&s->phit, &s->best, &s->hist};
 
 	ssn_matrix_free(&s->a);
-	if (s->symbolic)
-		umfpack_di_free_symbolic(&s->symbolic);
-	s->symbolic = NULL;
+	ac_lu_free(&s->lu);
 	free(s->jp);
 	free(s->ji);
 	s->jp = s->ji = NULL;
@@ -168,14 +167,17 @@ static int arrays(struct prox *s, const struct px_accel_host *h)
 	s->jp = malloc((m + 1) * sizeof *s->jp);
 	s->ji = malloc((s->nnz + 1) * sizeof *s->ji);
 	s->jx = malloc((s->nnz + 1) * sizeof *s->jx);
+	s->rho = malloc((2 * n + 1) * sizeof *s->rho);
 	s->g = malloc((9 * n + 1) * sizeof *s->g);
 	s->hist = malloc((size_t)s->memory * sizeof *s->hist);
-	if (!s->jp || !s->ji || !s->jx || !s->g || !s->hist)
+	if (!s->jp || !s->ji || !s->jx || !s->rho || !s->g || !s->hist)
 		return -1;
 	for (size_t i = 0; i < sizeof v / sizeof *v; i++)
 		if (!(*v[i] = malloc((m + 1) * sizeof **v[i])))
 			return -1;
 	ssn_matrix_pattern(&s->a, s->jp, s->ji);
+	s->lu = (struct ac_lu){
+		.m = (int)m, .jp = s->jp, .ji = s->ji, .jx = s->jx};
 	for (size_t k = 0; k < n; k++) {
 		const double *D = s->a.blk + 9 * s->a.diag[k];
 
@@ -184,6 +186,7 @@ static int arrays(struct prox *s, const struct px_accel_host *h)
 	s->scale = trace > 0.0 ? trace / (double)m : 1.0;
 	s->bytes = (double)((m + 1) * sizeof *s->jp +
 			    2 * (s->nnz + 1) * sizeof *s->jx +
+			    (2 * n + 1) * sizeof *s->rho +
 			    (9 * n + 1) * sizeof *s->g +
 			    (size_t)s->memory * sizeof *s->hist +
 			    9 * (m + 1) * sizeof *s->z +
@@ -199,18 +202,8 @@ static int prox_prepare(void *state, const struct px_accel_host *h,
 	const struct px_problem_info *p = h->p;
 
 	free_arrays(s);
-	if (p->bs != 3 || !(h->friction_flags & PX_FRICTION_IS_DISC)) {
-		snprintf(err, errlen,
-			 "supports the disc friction set on 3-row contacts only (friction plugin '%s', %u rows per contact)",
-			 h->friction_name, (unsigned)p->bs);
+	if (ac_refused(h, err, errlen))
 		return 1;
-	}
-	if (!(h->a_rowptr && h->a_cols && h->a_blocks) &&
-	    !(p->body_a && p->body_b)) {
-		snprintf(err, errlen,
-			 "the host gives neither the blocks of A nor the bodies of the contacts (plugin ABI 1.7)");
-		return 1;
-	}
 	s->n = p->n_contacts;
 	s->m = 3 * s->n;
 	if (arrays(s, h)) {
@@ -222,9 +215,21 @@ static int prox_prepare(void *state, const struct px_accel_host *h,
 	s->sigma = NAN;
 	s->best_psi0 = HUGE_VAL;
 	s->outer = s->steps = s->trials = s->raises = 0;
-	s->umf_peak = 0.0;
+	s->lu.peak = 0.0;
 	*every = 1;
 	return 0;
+}
+
+/* r_n and r_t of contact k at sigma: 1 / (A_nn + sigma) and
+ * 2 / (A_ss + A_tt + 2 sigma). */
+static void contact_r(const struct prox *s, size_t k, double sigma,
+		      double *rn, double *rt)
+{
+	const double *D = s->a.blk + 9 * s->a.diag[k];
+	const double dn = D[0] + sigma, dt = D[4] + D[8] + 2.0 * sigma;
+
+	*rn = dn > 0.0 ? 1.0 / dn : 1.0;
+	*rt = dt > 0.0 ? 2.0 / dt : 1.0;
 }
 
 /* phi of the problem regularized by sigma about z at x, from w = A x + b
@@ -238,125 +243,30 @@ static double ac_phi(const struct prox *s, const struct px_problem_info *p,
 
 	for (size_t k = 0; k < s->n; k++) {
 		const double *xk = x + 3 * k, *wk = w + 3 * k, *zk = s->z + 3 * k;
-		const double *D = s->a.blk + 9 * s->a.diag[k];
-		const double dn = D[0] + sigma, dt = D[4] + D[8] + 2.0 * sigma;
-		const double rn = dn > 0.0 ? 1.0 / dn : 1.0;
-		const double rt = dt > 0.0 ? 2.0 / dt : 1.0;
-		const double mu = p->friction[k].mu;
-		const double yn = xk[0] - rn * (wk[0] + sigma * (xk[0] - zk[0]));
-		const double yt[2] = {
-			xk[1] - rt * (wk[1] + sigma * (xk[1] - zk[1])),
-			xk[2] - rt * (wk[2] + sigma * (xk[2] - zk[2]))};
-		const double R = yn > 0.0 ? mu * yn : 0.0;
-		const double nrm = hypot(yt[0], yt[1]);
-		double *f = phi + 3 * k, *G = g ? g + 9 * k : NULL;
+		const double v[3] = {wk[0] + sigma * (xk[0] - zk[0]),
+				     wk[1] + sigma * (xk[1] - zk[1]),
+				     wk[2] + sigma * (xk[2] - zk[2])};
+		double rn, rt;
 
-		f[0] = xk[0] - (yn > 0.0 ? yn : 0.0);
-		if (G)
-			memset(G, 0, 9 * sizeof *G);
-		if (G && yn > 0.0)
-			G[0] = 1.0;
-		if (nrm <= R) {
-			f[1] = xk[1] - yt[0];
-			f[2] = xk[2] - yt[1];
-			if (G)
-				G[4] = G[8] = 1.0;
-		} else {
-			const double h0 = yt[0] / nrm, h1 = yt[1] / nrm;
-			const double c = R / nrm;
-
-			f[1] = xk[1] - R * h0;
-			f[2] = xk[2] - R * h1;
-			if (G) {
-				if (yn > 0.0) {
-					G[3] = mu * h0;
-					G[6] = mu * h1;
-				}
-				G[4] = c * (1.0 - h0 * h0);
-				G[5] = G[7] = -c * h0 * h1;
-				G[8] = c * (1.0 - h1 * h1);
-			}
-		}
-		psi += f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
+		contact_r(s, k, sigma, &rn, &rt);
+		psi += ac_contact(xk, v, rn, rt, p->friction[k].mu, phi + 3 * k,
+				  g ? g + 9 * k : NULL);
 	}
 	return psi;
 }
 
-/* J's values at sigma: row block i is (I - G_i) on the diagonal block
- * plus G_i diag(r_i) (A_ij + sigma I [i = j]) for every block j. */
-static void jacobian_values(struct prox *s)
-{
-	const struct ssn_matrix *a = &s->a;
-	const double sigma = s->sigma;
-
-	for (size_t i = 0; i < s->n; i++) {
-		const double *G = s->g + 9 * i;
-		const double *D = a->blk + 9 * a->diag[i];
-		const double dn = D[0] + sigma, dt = D[4] + D[8] + 2.0 * sigma;
-		const double rn = dn > 0.0 ? 1.0 / dn : 1.0;
-		const double rt = dt > 0.0 ? 2.0 / dt : 1.0;
-		const double r[3] = {rn, rt, rt};
-		const size_t nb = a->ptr[i + 1] - a->ptr[i];
-
-		for (size_t q = a->ptr[i]; q < a->ptr[i + 1]; q++) {
-			const double *B = a->blk + 9 * q;
-			const int on_diag = q == a->diag[i];
-			const size_t off = q - a->ptr[i];
-
-			for (int row = 0; row < 3; row++)
-				for (int c = 0; c < 3; c++) {
-					double v = 0.0;
-
-					for (int l = 0; l < 3; l++)
-						v += G[3 * row + l] * r[l] *
-						     (B[3 * l + c] +
-						      (on_diag && l == c) * sigma);
-					if (on_diag)
-						v += (row == c) - G[3 * row + c];
-					/* scalar row 3i + row: nb blocks of 3 */
-					s->jx[a->ptr[i] * 9 + row * 3 * nb +
-					      3 * off + c] = v;
-				}
-		}
-	}
-}
-
-/* d = -J^-1 phi at x. Returns 0, or -1 when UMFPACK fails (a singular J,
- * out of memory) or d is not finite. */
+/* d = -J^-1 phi at x, J at sigma: row block i is (I - G_i) on the
+ * diagonal block plus G_i diag(r_i) (A_ij + sigma I [i = j]) for every
+ * block j. Returns 0, or -1 when UMFPACK fails (a singular J, out of
+ * memory) or d is not finite. */
 static int newton_direction(struct prox *s)
 {
-	double info[UMFPACK_INFO];
-	void *numeric = NULL;
-	int st;
-
-	jacobian_values(s);
-	if (!s->symbolic &&
-	    umfpack_di_symbolic((int)s->m, (int)s->m, s->jp, s->ji, s->jx,
-				&s->symbolic, NULL, info) != UMFPACK_OK) {
-		s->symbolic = NULL;
+	for (size_t k = 0; k < s->n; k++)
+		contact_r(s, k, s->sigma, &s->rho[2 * k], &s->rho[2 * k + 1]);
+	ac_jacobian(&s->a, s->g, s->rho, s->sigma, 0.0, s->jx);
+	if (ac_factor(&s->lu) != UMFPACK_OK)
 		return -1;
-	}
-	st = umfpack_di_numeric(s->jp, s->ji, s->jx, s->symbolic, &numeric,
-				NULL, info);
-	s->umf_peak = fmax(s->umf_peak, info[UMFPACK_PEAK_MEMORY] *
-						info[UMFPACK_SIZE_OF_UNIT]);
-	if (st != UMFPACK_OK) {
-		if (numeric)
-			umfpack_di_free_numeric(&numeric);
-		return -1;
-	}
-	for (size_t i = 0; i < s->m; i++)
-		s->phit[i] = -s->phi[i];
-	/* UMFPACK holds J^T (J's rows as its columns): solve its transpose */
-	st = umfpack_di_solve(UMFPACK_At, s->jp, s->ji, s->jx, s->d, s->phit,
-			      numeric, NULL, info);
-	umfpack_di_free_numeric(&numeric);
-	if (st != UMFPACK_OK)
-		return -1;
-	for (size_t i = 0; i < s->m; i++)
-		if (!isfinite(s->d[i]))
-			return -1;
-	return 0;
+	return ac_solve(&s->lu, s->phi, s->d, s->phit);
 }
 
 static double norm2(const double *v, size_t m)
@@ -519,8 +429,8 @@ static void prox_describe(const void *state, char *buf, size_t len)
 		 s->a.ptr ? s->a.ptr[s->n] : 0,
 		 s->a.colors ? " (probed: " : " (copied, ", s->a.colors,
 		 (unsigned long long)s->a.products,
-		 (s->bytes + s->umf_peak) / 1048576.0, s->bytes / 1048576.0,
-		 s->umf_peak / 1048576.0);
+		 (s->bytes + s->lu.peak) / 1048576.0, s->bytes / 1048576.0,
+		 s->lu.peak / 1048576.0);
 }
 
 /* What `proxima plugins --describe prox` prints (ABI 1.4). */

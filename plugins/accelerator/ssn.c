@@ -47,7 +47,7 @@
 
 #include <proxima/plugin.h>
 
-#include "ssn_matrix.h"
+#include "ac_newton.h"
 
 struct ssn {
 	long window, max_newton;
@@ -56,7 +56,7 @@ struct ssn {
 	size_t n, m, nnz;
 	int *jp, *ji;   /* J's rows as UMFPACK's columns: it sees J^T */
 	double *jx;
-	void *symbolic;
+	struct ac_lu lu;
 	double *rho;                       /* rho_n, rho_t per contact */
 	double *g;                         /* G_k, 9 per contact */
 	double *x, *u, *phi, *d, *xt, *ut, *phit, *prev, *hist;
@@ -108,9 +108,7 @@ static int ssn_create(const union px_value *v, void **state, char *err,
 static void free_arrays(struct ssn *s)
 {
 	ssn_matrix_free(&s->a);
-	if (s->symbolic)
-		umfpack_di_free_symbolic(&s->symbolic);
-	s->symbolic = NULL;
+	ac_lu_free(&s->lu);
 	free(s->jp);
 	free(s->ji);
 	free(s->jx);
@@ -166,6 +164,8 @@ static int newton_ready(struct ssn *s, const struct px_accel_host *h)
 	    !s->u || !s->phi || !s->d || !s->xt || !s->ut || !s->phit)
 		return -1;
 	ssn_matrix_pattern(&s->a, s->jp, s->ji);
+	s->lu = (struct ac_lu){
+		.m = (int)m, .jp = s->jp, .ji = s->ji, .jx = s->jx};
 	for (size_t k = 0; k < n; k++) {
 		const double *D = s->a.blk + 9 * s->a.diag[k];
 		const double dt = 0.5 * (D[4] + D[8]);
@@ -186,18 +186,8 @@ static int ssn_prepare(void *state, const struct px_accel_host *h,
 
 	free_arrays(s);
 	s->built = 0;
-	if (p->bs != 3 || !(h->friction_flags & PX_FRICTION_IS_DISC)) {
-		snprintf(err, errlen,
-			 "supports the disc friction set on 3-row contacts only (friction plugin '%s', %u rows per contact)",
-			 h->friction_name, (unsigned)p->bs);
+	if (ac_refused(h, err, errlen))
 		return 1;
-	}
-	if (!(h->a_rowptr && h->a_cols && h->a_blocks) &&
-	    !(p->body_a && p->body_b)) {
-		snprintf(err, errlen,
-			 "the host gives neither the blocks of A nor the bodies of the contacts (plugin ABI 1.7)");
-		return 1;
-	}
 	s->n = n;
 	s->m = m;
 	s->prev = malloc((m + 1) * sizeof *s->prev);
@@ -223,80 +213,11 @@ static double ac_phi(const struct ssn *s, const struct px_problem_info *p,
 {
 	double psi = 0.0;
 
-	for (size_t k = 0; k < s->n; k++) {
-		const double *xk = x + 3 * k, *uk = u + 3 * k;
-		const double rn = s->rho[2 * k], rt = s->rho[2 * k + 1];
-		const double mu = p->friction[k].mu;
-		const double yn = xk[0] - rn * uk[0];
-		const double yt[2] = {xk[1] - rt * uk[1], xk[2] - rt * uk[2]};
-		const double R = yn > 0.0 ? mu * yn : 0.0;
-		const double nrm = hypot(yt[0], yt[1]);
-		double *f = phi + 3 * k, *G = g ? g + 9 * k : NULL;
-
-		f[0] = xk[0] - (yn > 0.0 ? yn : 0.0);
-		if (G)
-			memset(G, 0, 9 * sizeof *G);
-		if (G && yn > 0.0)
-			G[0] = 1.0;
-		if (nrm <= R) {
-			f[1] = xk[1] - yt[0];
-			f[2] = xk[2] - yt[1];
-			if (G) {
-				G[4] = G[8] = 1.0;
-			}
-		} else {
-			const double h0 = yt[0] / nrm, h1 = yt[1] / nrm;
-			const double c = R / nrm;
-
-			f[1] = xk[1] - R * h0;
-			f[2] = xk[2] - R * h1;
-			if (G) {
-				if (yn > 0.0) {
-					G[3] = mu * h0;
-					G[6] = mu * h1;
-				}
-				G[4] = c * (1.0 - h0 * h0);
-				G[5] = G[7] = -c * h0 * h1;
-				G[8] = c * (1.0 - h1 * h1);
-			}
-		}
-		psi += f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
-	}
+	for (size_t k = 0; k < s->n; k++)
+		psi += ac_contact(x + 3 * k, u + 3 * k, s->rho[2 * k],
+				  s->rho[2 * k + 1], p->friction[k].mu,
+				  phi + 3 * k, g ? g + 9 * k : NULL);
 	return psi;
-}
-
-/* J's values: row block i is (I - G_i) on the diagonal block plus
- * G_i diag(rho_i) A_ij for every block j. */
-static void jacobian_values(struct ssn *s, double reg)
-{
-	const struct ssn_matrix *a = &s->a;
-
-	for (size_t i = 0; i < s->n; i++) {
-		const double *G = s->g + 9 * i;
-		const double rho[3] = {s->rho[2 * i], s->rho[2 * i + 1],
-				       s->rho[2 * i + 1]};
-		const size_t nb = a->ptr[i + 1] - a->ptr[i];
-
-		for (size_t q = a->ptr[i]; q < a->ptr[i + 1]; q++) {
-			const double *B = a->blk + 9 * q;
-			const size_t off = q - a->ptr[i];
-
-			for (int r = 0; r < 3; r++)
-				for (int c = 0; c < 3; c++) {
-					double v = 0.0;
-
-					for (int l = 0; l < 3; l++)
-						v += G[3 * r + l] * rho[l] *
-						     B[3 * l + c];
-					if (q == a->diag[i])
-						v += (r == c) * (1.0 + reg) -
-						     G[3 * r + c];
-					/* scalar row 3i + r: nb blocks of 3 */
-					s->jx[a->ptr[i] * 9 + r * 3 * nb +
-					      3 * off + c] = v;
-				}
-		}
-	}
 }
 
 /* d = -(J + reg I)^-1 phi, reg from s->reg up 100x at a time while the
@@ -304,44 +225,19 @@ static void jacobian_values(struct ssn *s, double reg)
  * (singular up to reg 1e-2, out of memory). */
 static int newton_direction(struct ssn *s, double reg)
 {
-	double info[UMFPACK_INFO];
-	void *numeric = NULL;
 	int st;
 
 	for (;;) {
-		jacobian_values(s, reg);
-		if (!s->symbolic &&
-		    umfpack_di_symbolic((int)s->m, (int)s->m, s->jp, s->ji,
-					s->jx, &s->symbolic, NULL,
-					info) != UMFPACK_OK) {
-			s->symbolic = NULL;
-			return -1;
-		}
-		st = umfpack_di_numeric(s->jp, s->ji, s->jx, s->symbolic,
-					&numeric, NULL, info);
+		ac_jacobian(&s->a, s->g, s->rho, 0.0, reg, s->jx);
+		st = ac_factor(&s->lu);
 		if (st == UMFPACK_OK)
 			break;
-		if (numeric)
-			umfpack_di_free_numeric(&numeric);
-		numeric = NULL;
 		if (st != UMFPACK_WARNING_singular_matrix || reg >= 1e-2)
 			return -1;
 		reg = reg > 0.0 ? reg * 100.0 : 1e-12;
 		s->regularized++;
 	}
-	for (size_t i = 0; i < s->m; i++)
-		s->phit[i] = -s->phi[i];
-	/* UMFPACK holds J^T (J's rows as its columns): solve its
-	 * transpose */
-	st = umfpack_di_solve(UMFPACK_At, s->jp, s->ji, s->jx, s->d, s->phit,
-			      numeric, NULL, info);
-	umfpack_di_free_numeric(&numeric);
-	if (st != UMFPACK_OK)
-		return -1;
-	for (size_t i = 0; i < s->m; i++)
-		if (!isfinite(s->d[i]))
-			return -1;
-	return 0;
+	return ac_solve(&s->lu, s->phi, s->d, s->phit);
 }
 
 static double inf_norm(const double *v, size_t m)

@@ -1,0 +1,153 @@
+/* Alart and Curnier's reformulation of 3-row contacts with disc friction,
+ * its generalized Jacobian on A's block pattern and its LU by UMFPACK: the
+ * semismooth Newton pieces of the ssn and prox accelerators
+ * (ac_newton.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <suitesparse/umfpack.h>
+
+#include "ac_newton.h"
+
+int ac_refused(const struct px_accel_host *h, char *err, size_t errlen)
+{
+	const struct px_problem_info *p = h->p;
+
+	if (p->bs != 3 || !(h->friction_flags & PX_FRICTION_IS_DISC)) {
+		snprintf(err, errlen,
+			 "supports the disc friction set on 3-row contacts only (friction plugin '%s', %u rows per contact)",
+			 h->friction_name, (unsigned)p->bs);
+		return 1;
+	}
+	if (!(h->a_rowptr && h->a_cols && h->a_blocks) &&
+	    !(p->body_a && p->body_b)) {
+		snprintf(err, errlen,
+			 "the host gives neither the blocks of A nor the bodies of the contacts (plugin ABI 1.7)");
+		return 1;
+	}
+	return 0;
+}
+
+double ac_contact(const double x[3], const double v[3], double rn, double rt,
+		  double mu, double f[3], double G[9])
+{
+	const double yn = x[0] - rn * v[0];
+	const double yt[2] = {x[1] - rt * v[1], x[2] - rt * v[2]};
+	const double R = yn > 0.0 ? mu * yn : 0.0;
+	const double nrm = hypot(yt[0], yt[1]);
+
+	f[0] = x[0] - (yn > 0.0 ? yn : 0.0);
+	if (G)
+		memset(G, 0, 9 * sizeof *G);
+	if (G && yn > 0.0)
+		G[0] = 1.0;
+	if (nrm <= R) { /* sticking: y_t inside the disc */
+		f[1] = x[1] - yt[0];
+		f[2] = x[2] - yt[1];
+		if (G)
+			G[4] = G[8] = 1.0;
+	} else { /* sliding, or no normal force: onto the disc's edge */
+		const double h0 = yt[0] / nrm, h1 = yt[1] / nrm;
+		const double c = R / nrm;
+
+		f[1] = x[1] - R * h0;
+		f[2] = x[2] - R * h1;
+		if (G) {
+			if (yn > 0.0) {
+				G[3] = mu * h0;
+				G[6] = mu * h1;
+			}
+			G[4] = c * (1.0 - h0 * h0);
+			G[5] = G[7] = -c * h0 * h1;
+			G[8] = c * (1.0 - h1 * h1);
+		}
+	}
+	return f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
+}
+
+void ac_jacobian(const struct ssn_matrix *a, const double *g,
+		 const double *rho, double sigma, double reg, double *jx)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		const double *G = g + 9 * i;
+		const double r[3] = {rho[2 * i], rho[2 * i + 1],
+				     rho[2 * i + 1]};
+		const size_t nb = a->ptr[i + 1] - a->ptr[i];
+
+		for (size_t q = a->ptr[i]; q < a->ptr[i + 1]; q++) {
+			const double *B = a->blk + 9 * q;
+			const int on_diag = q == a->diag[i];
+			const size_t off = q - a->ptr[i];
+
+			for (int row = 0; row < 3; row++)
+				for (int c = 0; c < 3; c++) {
+					double v = 0.0;
+
+					for (int l = 0; l < 3; l++)
+						v += G[3 * row + l] * r[l] *
+						     (B[3 * l + c] +
+						      (on_diag && l == c) * sigma);
+					if (on_diag)
+						v += (row == c) * (1.0 + reg) -
+						     G[3 * row + c];
+					/* scalar row 3i + row: nb blocks of 3 */
+					jx[a->ptr[i] * 9 + row * 3 * nb +
+					   3 * off + c] = v;
+				}
+		}
+	}
+}
+
+int ac_factor(struct ac_lu *lu)
+{
+	double info[UMFPACK_INFO];
+	int st;
+
+	if (!lu->symbolic) {
+		st = umfpack_di_symbolic(lu->m, lu->m, lu->jp, lu->ji, lu->jx,
+					 &lu->symbolic, NULL, info);
+		if (st != UMFPACK_OK) {
+			lu->symbolic = NULL;
+			return st;
+		}
+	}
+	st = umfpack_di_numeric(lu->jp, lu->ji, lu->jx, lu->symbolic,
+				&lu->numeric, NULL, info);
+	lu->peak = fmax(lu->peak, info[UMFPACK_PEAK_MEMORY] *
+					  info[UMFPACK_SIZE_OF_UNIT]);
+	if (st != UMFPACK_OK && lu->numeric)
+		umfpack_di_free_numeric(&lu->numeric);
+	if (st != UMFPACK_OK)
+		lu->numeric = NULL;
+	return st;
+}
+
+int ac_solve(struct ac_lu *lu, const double *phi, double *d, double *work)
+{
+	double info[UMFPACK_INFO];
+	const size_t m = (size_t)lu->m;
+	int st;
+
+	for (size_t i = 0; i < m; i++)
+		work[i] = -phi[i];
+	/* UMFPACK holds J^T (J's rows as its columns): solve its transpose */
+	st = umfpack_di_solve(UMFPACK_At, lu->jp, lu->ji, lu->jx, d, work,
+			      lu->numeric, NULL, info);
+	umfpack_di_free_numeric(&lu->numeric);
+	lu->numeric = NULL;
+	if (st != UMFPACK_OK)
+		return -1;
+	for (size_t i = 0; i < m; i++)
+		if (!isfinite(d[i]))
+			return -1;
+	return 0;
+}
+
+void ac_lu_free(struct ac_lu *lu)
+{
+	if (lu->numeric)
+		umfpack_di_free_numeric(&lu->numeric);
+	if (lu->symbolic)
+		umfpack_di_free_symbolic(&lu->symbolic);
+	lu->numeric = lu->symbolic = NULL;
+}
