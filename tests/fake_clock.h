@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <proxima/plugin.h>
 #include <proxima/proxima.h>
@@ -104,6 +105,38 @@ static inline struct px_config *fake_clock_config(const char *text,
 	cr_assert_eq(px_config_set_plugin(cfg, wrap, &err), PX_OK, "%s",
 		     err.msg);
 	return cfg;
+}
+
+/* After a solve under c's clock that ran out: it stopped on its time
+ * limit after exactly `asked` questions (none after the answer "none
+ * left"), leaving in x the lowest-merit iterate of its history. */
+static inline void fake_clock_stopped(const struct fake_clock *c,
+				      uint64_t asked,
+				      const struct px_problem *p,
+				      const double *x,
+				      const struct px_report *rep)
+{
+	cr_assert_eq(rep->stop, PX_STOP_TIME_LIMIT, "%s",
+		     px_stop_name(rep->stop));
+	cr_assert_eq(c->asked, asked, "no question after the answer 'none left'");
+	cr_assert_eq(rep->merit, lowest_merit(rep));
+	cr_assert_eq(px_merit_fc3d(p, x, NULL), rep->merit);
+}
+
+/* A fake-clock test's config, c's owner of the loaded accelerator, the
+ * two reports (unconstrained and limited), x and p, freed. */
+static inline void fake_clock_free(struct fake_clock *c,
+				   struct px_config *cfg,
+				   struct px_report *ref,
+				   struct px_report *rep, double *x,
+				   struct px_problem *p)
+{
+	px_report_free(ref);
+	px_report_free(rep);
+	free(x);
+	px_config_free(cfg);
+	px_config_free(c->owner);
+	px_problem_destroy(p);
 }
 
 #endif

@@ -98,18 +98,27 @@ static int hog(void *ctx, void *out)
 	return CHILD_OK;
 }
 
+/* fn run in a child capped at mem_gib (10 s) ends by SIGSEGV, as why
+ * (named name), into *rep. */
+static void dies_as(child_fn fn, double mem_gib, int why, const char *name,
+		    struct child_report *rep)
+{
+	const struct child_caps caps = {10.0, mem_gib};
+	struct out o = {0};
+
+	cr_assert_eq(child_run(fn, NULL, &o, sizeof o, &caps, rep), 0);
+	cr_assert_eq(rep->why, why, "%s", child_why_name(rep->why));
+	cr_assert_str_eq(child_why_name(rep->why), name);
+	cr_assert_eq(rep->signal, SIGSEGV);
+}
+
 Test(bench_child, a_child_out_of_memory_is_memory)
 {
-	const struct child_caps caps = {10.0, 0.25};
 	struct child_report rep;
-	struct out o = {0};
 
 	if (SANITIZED)
 		cr_skip_test("a sanitizer's allocator");
-	cr_assert_eq(child_run(hog, NULL, &o, sizeof o, &caps, &rep), 0);
-	cr_assert_eq(rep.why, CHILD_MEMORY, "%s", child_why_name(rep.why));
-	cr_assert_str_eq(child_why_name(rep.why), "memory");
-	cr_assert_eq(rep.signal, SIGSEGV);
+	dies_as(hog, 0.25, CHILD_MEMORY, "memory", &rep);
 	cr_assert_lt(rep.peak_mib, 256.0);
 }
 
@@ -124,16 +133,11 @@ static int crash(void *ctx, void *out)
 
 Test(bench_child, a_crash_is_a_crash)
 {
-	const struct child_caps caps = {10.0, 1.0};
 	struct child_report rep;
-	struct out o = {0};
 
 	if (SANITIZED)
 		cr_skip_test("a sanitizer's signal handlers");
-	cr_assert_eq(child_run(crash, NULL, &o, sizeof o, &caps, &rep), 0);
-	cr_assert_eq(rep.why, CHILD_CRASH, "%s", child_why_name(rep.why));
-	cr_assert_str_eq(child_why_name(rep.why), "crash");
-	cr_assert_eq(rep.signal, SIGSEGV);
+	dies_as(crash, 1.0, CHILD_CRASH, "crash", &rep);
 }
 
 /* A solve of two-boxes.dat to an fc3d error of 0 (it never ends by

@@ -7,11 +7,14 @@
 #include "helpers.h"
 #include "outfile.h"
 
-/* A fresh folder for one test. */
-static void fresh(char *dir, size_t len)
+/* Files over `bytes` fail with EFBIG (no SIGXFSZ: it would kill the
+ * test). */
+static void file_size_limit(rlim_t bytes)
 {
-	snprintf(dir, len, "/tmp/px-outfile-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	const struct rlimit lim = {bytes, RLIM_INFINITY};
+
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
 }
 
 /* The names in dir but . and .., sorted, joined by spaces. */
@@ -41,15 +44,25 @@ static void put(const char *path, const char *text)
 	cr_assert_eq(fclose(f), 0);
 }
 
+/* A fresh folder for one test into dir (64 bytes), and path (128 bytes)
+ * the file name in it, which holds old when old is not NULL. */
+static void in_fresh_folder(char *dir, char *path, const char *name,
+			    const char *old)
+{
+	snprintf(dir, 64, "/tmp/px-outfile-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, 128, "%s/%s", dir, name);
+	if (old)
+		put(path, old);
+}
+
 Test(outfile, commit_replaces_the_file_and_leaves_nothing_else)
 {
 	char dir[64], path[128], buf[256];
 	struct px_outfile o;
 	struct px_error err = {0};
 
-	fresh(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/out.csv", dir);
-	put(path, "old\n");
+	in_fresh_folder(dir, path, "out.csv", "old\n");
 	cr_assert_eq(px_outfile_open(&o, path, &err), PX_OK);
 	fputs("new\n", o.f);
 	/* until the commit: the old file, and a hidden temporary one */
@@ -71,9 +84,7 @@ Test(outfile, abort_keeps_the_old_file)
 	struct px_outfile o;
 	struct px_error err = {0};
 
-	fresh(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/out.csv", dir);
-	put(path, "old\n");
+	in_fresh_folder(dir, path, "out.csv", "old\n");
 	cr_assert_eq(px_outfile_open(&o, path, &err), PX_OK);
 	fputs("half a", o.f);
 	fflush(o.f);
@@ -91,8 +102,7 @@ Test(outfile, missing_folder_and_a_folder_as_target)
 	struct px_outfile o;
 	struct px_error err = {0};
 
-	fresh(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/no/out.csv", dir);
+	in_fresh_folder(dir, path, "no/out.csv", NULL);
 	cr_assert_eq(px_outfile_open(&o, path, &err), PX_ERR_IO);
 	cr_assert_str_eq(
 	    strstr(err.msg, "/no/out.csv"),
@@ -123,9 +133,7 @@ Test(outfile, published_rows_are_visible_and_whole)
 	struct px_outfile o;
 	struct px_error err = {0};
 
-	fresh(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/run.csv", dir);
-	put(path, "a previous run\n");
+	in_fresh_folder(dir, path, "run.csv", "a previous run\n");
 	cr_assert_eq(px_outfile_open(&o, path, &err), PX_OK);
 	fputs("step\n", o.f);
 	cr_assert_eq(px_outfile_publish(&o, &err), PX_OK, "%s", err.msg);
@@ -147,19 +155,16 @@ Test(outfile, published_rows_are_visible_and_whole)
  * header and the rows that fit whole, and the error says why. */
 Test(outfile, failed_row_is_cut_back_to_the_last_whole_one)
 {
-	const struct rlimit lim = {1000, RLIM_INFINITY};
 	char dir[64], path[128], row[101], buf[2048];
 	struct px_outfile o;
 	struct px_error err = {0};
 	int rows = 0, rc = PX_OK;
 
-	fresh(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/run.csv", dir);
+	in_fresh_folder(dir, path, "run.csv", NULL);
 	memset(row, 'x', 99);
 	row[99] = '\n';
 	row[100] = '\0';
-	signal(SIGXFSZ, SIG_IGN);
-	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	file_size_limit(1000);
 	cr_assert_eq(px_outfile_open(&o, path, &err), PX_OK);
 	fputs("head\n", o.f);
 	cr_assert_eq(px_outfile_publish(&o, &err), PX_OK);
@@ -179,16 +184,12 @@ Test(outfile, failed_row_is_cut_back_to_the_last_whole_one)
 /* Past the limit in a file renamed at the end: the old file stays. */
 Test(outfile, failed_commit_keeps_the_old_file)
 {
-	const struct rlimit lim = {1000, RLIM_INFINITY};
 	char dir[64], path[128], buf[256];
 	struct px_outfile o;
 	struct px_error err = {0};
 
-	fresh(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/state.csv", dir);
-	put(path, "old\n");
-	signal(SIGXFSZ, SIG_IGN);
-	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	in_fresh_folder(dir, path, "state.csv", "old\n");
+	file_size_limit(1000);
 	cr_assert_eq(px_outfile_open(&o, path, &err), PX_OK);
 	for (int i = 0; i < 2000; i++)
 		fputc('y', o.f);

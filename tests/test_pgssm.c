@@ -634,19 +634,10 @@ Test(pgssm, time_limit_stops_between_cg_iterations)
 	c.allow = 3;
 	c.asked = 0;
 	cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s", err.msg);
-	cr_assert_eq(rep.stop, PX_STOP_TIME_LIMIT, "%s",
-		     px_stop_name(rep.stop));
-	cr_assert_eq(c.asked, 4, "no question after the answer 'none left'");
+	fake_clock_stopped(&c, 4, p, x, &rep);
 	cr_assert_eq(rep.accel_steps, 1);
 	cr_assert(rep.accel[0].flags & PX_ACCEL_TIME_LIMIT);
 	cr_assert_eq(rep.accel[0].inner, 3);
 	cr_assert_eq(rep.sweeps, ref.accel[0].after_sweep);
-	cr_assert_eq(rep.merit, lowest_merit(&rep));
-	cr_assert_eq(px_merit_fc3d(p, x, NULL), rep.merit);
-	px_report_free(&ref);
-	px_report_free(&rep);
-	free(x);
-	px_config_free(cfg);
-	px_config_free(c.owner);
-	px_problem_destroy(p);
+	fake_clock_free(&c, cfg, &ref, &rep, x, p);
 }

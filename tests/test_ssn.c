@@ -202,22 +202,13 @@ Test(ssn, time_limit_stops_between_newton_steps)
 	c.allow = 2;
 	c.asked = 0;
 	cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s", err.msg);
-	cr_assert_eq(rep.stop, PX_STOP_TIME_LIMIT, "%s",
-		     px_stop_name(rep.stop));
-	cr_assert_eq(c.asked, 3, "no question after the answer 'none left'");
+	fake_clock_stopped(&c, 3, p, x, &rep);
 	cr_assert_eq(rep.accel_steps, run + 1);
 	cr_assert(rep.accel[run].flags & PX_ACCEL_TIME_LIMIT);
 	cr_assert_eq(rep.accel[run].substeps, 1);
 	cr_assert_eq(rep.accel[run].after_sweep, ref.accel[run].after_sweep);
 	cr_assert_eq(rep.sweeps, rep.accel[run].after_sweep);
-	cr_assert_eq(rep.merit, lowest_merit(&rep));
-	cr_assert_eq(px_merit_fc3d(p, x, NULL), rep.merit);
-	px_report_free(&ref);
-	px_report_free(&rep);
-	free(x);
-	px_config_free(cfg);
-	px_config_free(c.owner);
-	px_problem_destroy(p);
+	fake_clock_free(&c, cfg, &ref, &rep, x, p);
 }
 
 /* conf/robust.ini on KaplasTower, whose Newton steps take tens of
