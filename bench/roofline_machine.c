@@ -144,54 +144,66 @@ double roofline_triad(size_t n, int threads, double min_time)
 	OP(1) OP(2) OP(3) OP(4) OP(5) OP(6) OP(7) OP(8) OP(9) OP(10) OP(11)
 #define CHAINS_16(OP) CHAINS_12(OP) OP(12) OP(13) OP(14) OP(15)
 
-/* `iters` rounds of every chain; returns the sum of their lanes */
+/* FMA_CHAINS(LANES, CHAINS): the body of a function of `iters` that runs
+ * `iters` rounds of every chain and returns the sum of their lanes, in the
+ * vector type V of LANES doubles with the intrinsics V_SET1, V_FMA, V_ADD,
+ * V_ZERO and V_STORE, which each ISA's function defines first */
+#define DECL(j) V x##j = V_SET1(1.0 + 1e-3 * (j));
+#define STEP(j) x##j = V_FMA(x##j, m, c);
+#define SUM(j) s = V_ADD(s, x##j);
+#define FMA_CHAINS(LANES, CHAINS)                                             \
+	const V m = V_SET1(0.999999), c = V_SET1(1e-7);                       \
+	V s = V_ZERO();                                                       \
+	double out[LANES], sum = 0.0;                                         \
+                                                                               \
+	CHAINS(DECL)                                                          \
+	for (uint64_t i = 0; i < iters; i++) {                                \
+		CHAINS(STEP)                                                  \
+	}                                                                     \
+	CHAINS(SUM)                                                           \
+	V_STORE(out, s);                                                      \
+	for (int i = 0; i < (LANES); i++)                                     \
+		sum += out[i];                                                \
+	return sum;
+
 #if defined(__x86_64__)
-#define DECL(j) __m512d x##j = _mm512_set1_pd(1.0 + 1e-3 * (j));
-#define STEP(j) x##j = _mm512_fmadd_pd(x##j, m, c);
-#define SUM(j) s = _mm512_add_pd(s, x##j);
+#define V __m512d
+#define V_SET1 _mm512_set1_pd
+#define V_FMA _mm512_fmadd_pd
+#define V_ADD _mm512_add_pd
+#define V_ZERO _mm512_setzero_pd
+#define V_STORE _mm512_storeu_pd
 __attribute__((target("avx512f"))) static double fma_avx512(uint64_t iters)
 {
-	const __m512d m = _mm512_set1_pd(0.999999), c = _mm512_set1_pd(1e-7);
-	__m512d s = _mm512_setzero_pd();
-	double out[8], sum = 0.0;
-
-	CHAINS_16(DECL)
-	for (uint64_t i = 0; i < iters; i++) {
-		CHAINS_16(STEP)
-	}
-	CHAINS_16(SUM)
-	_mm512_storeu_pd(out, s);
-	for (int i = 0; i < 8; i++)
-		sum += out[i];
-	return sum;
+	FMA_CHAINS(8, CHAINS_16)
 }
-#undef DECL
-#undef STEP
-#undef SUM
+#undef V
+#undef V_SET1
+#undef V_FMA
+#undef V_ADD
+#undef V_ZERO
+#undef V_STORE
 
-#define DECL(j) __m256d x##j = _mm256_set1_pd(1.0 + 1e-3 * (j));
-#define STEP(j) x##j = _mm256_fmadd_pd(x##j, m, c);
-#define SUM(j) s = _mm256_add_pd(s, x##j);
+#define V __m256d
+#define V_SET1 _mm256_set1_pd
+#define V_FMA _mm256_fmadd_pd
+#define V_ADD _mm256_add_pd
+#define V_ZERO _mm256_setzero_pd
+#define V_STORE _mm256_storeu_pd
 __attribute__((target("avx2,fma"))) static double fma_avx2(uint64_t iters)
 {
-	const __m256d m = _mm256_set1_pd(0.999999), c = _mm256_set1_pd(1e-7);
-	__m256d s = _mm256_setzero_pd();
-	double out[4], sum = 0.0;
-
-	CHAINS_12(DECL)
-	for (uint64_t i = 0; i < iters; i++) {
-		CHAINS_12(STEP)
-	}
-	CHAINS_12(SUM)
-	_mm256_storeu_pd(out, s);
-	for (int i = 0; i < 4; i++)
-		sum += out[i];
-	return sum;
+	FMA_CHAINS(4, CHAINS_12)
 }
+#undef V
+#undef V_SET1
+#undef V_FMA
+#undef V_ADD
+#undef V_ZERO
+#undef V_STORE
+#endif
 #undef DECL
 #undef STEP
 #undef SUM
-#endif
 
 /* the baseline: 2-lane vectors (SSE2, NEON), a multiply and an add (or
  * the FMA the compiler contracts them into) */
