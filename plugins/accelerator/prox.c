@@ -3,434 +3,62 @@
  * PX_ACCEL_DRIVES: the host runs no sweep, it calls step, one Newton step
  * each, and runs its stop test after each).
  *
- * Outer iteration (the proximal point method, Rockafellar 1976): from the
- * centre z, solve the regularized problem FC3D(A + sigma I, b - sigma z),
- * whose velocity is u_sigma(x) = A x + b + sigma (x - z); its solution is
- * the next centre, and a centre that solves it solves the original
- * problem. The regularization makes the inner problem strongly monotone
- * and its Jacobians non-singular where A is rank-deficient (contacts
- * outnumbering the freedoms of the bodies).
- *
- * Inner iteration: Alart and Curnier's reformulation of the regularized
- * problem, contact by contact,
- *
- *     y_n = x_n - r_n u_n,            y_t = x_t - r_t u_t
- *     phi_n = x_n - max(0, y_n)
- *     phi_t = x_t - proj_{disc(mu max(0, y_n))}(y_t)
- *
- * (u = u_sigma, r_n = 1 / (A_nn + sigma), r_t = 2 / (A_ss + A_tt + 2
- * sigma)), with the Jacobian J = (I - G) + G diag(r) (A + sigma I), G the
- * projection's generalized derivative: sparse with A's block pattern and
- * unsymmetric, factorized by UMFPACK (SuiteSparse), the symbolic analysis
- * once per solve. A non-monotone line search (Grippo, Lampariello and
- * Lucidi 1986) on ||phi||^2: a trial is compared with the largest of the
- * last `memory` merits.
- *
- * Adaptive sigma: at each centre, sigma = sigma0 * a * min(1, e)^nu * boost,
- * a the mean diagonal entry of A, e = ||phi_0(z)|| / ||z|| the relative
- * residual of the original problem (phi_0: phi at sigma = 0), at least
- * sigma_min * a: the regularization vanishes as the solve converges, and
- * the last proximal steps are Newton steps on the original problem
- * (superlinear). A Newton step that fails (a singular J, a line search
- * without descent) raises boost 10x and is retried in the same call, up
- * to 10^6; a proximal step without a failure lowers boost 10x, to 1.
- *
- * Memory: every array is allocated in prepare (A, J's pattern and values,
- * the work vectors); UMFPACK's numeric factorization is allocated and freed
- * inside each Newton step, so nothing grows from one step to the next.
- * describe reports the peak: the arrays plus the largest peak UMFPACK
- * reported. Disc friction on 3-row contacts only. */
-#include <math.h>
+ * The method is prox_method.c's, which the accelerator auto runs between
+ * Gauss-Seidel sweeps instead. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <suitesparse/umfpack.h>
 
 #include <proxima/plugin.h>
 
-#include "ac_newton.h"
+#include "prox_method.h"
 
-/* The most a failure raises sigma over its rule, and the line search's
- * trials (halvings of the step). */
-#define BOOST_MAX 1e6
-#define MAX_TRIALS 30
-
-struct prox {
-	double sigma0, nu, sigma_min, inner_tol;
-	long max_inner, memory;
-	struct ssn_matrix a;
-	size_t n, m, nnz;
-	int *jp, *ji; /* J's rows as UMFPACK's columns: it sees J^T */
-	double *jx;
-	struct ac_lu lu;
-	double *rho;                        /* r_n, r_t per contact at sigma */
-	double *g;                          /* G_k, 9 per contact */
-	double *z, *x, *u, *phi, *d, *xt, *ut, *phit, *best, *hist;
-	double scale;   /* a: the mean diagonal entry of A */
-	double sigma, boost;
-	double psi, psi_start; /* ||phi_sigma(x)||^2, and at the centre */
-	double psi0;           /* ||phi_0(x)||^2, the original problem's */
-	double best_psi0;      /* ||phi_0||^2 of best */
-	long inner;            /* Newton steps of this centre */
-	long nh, next;         /* merits in hist (a ring), where the next goes */
-	int active;            /* a centre is set */
-	/* statistics of the solve */
-	unsigned long long outer, steps, trials, raises;
-	double bytes;
-};
-
-enum { P_SIGMA, P_NU, P_SIGMA_MIN, P_MAX_INNER, P_INNER_TOL, P_MEMORY };
-
-static const struct px_param_decl prox_params[] = {
-	[P_SIGMA] = {"sigma", PX_PARAM_REAL, "1",
-		     "the proximal regularization sigma far from a solution, relative to the mean diagonal entry of A (each centre's is this times min(1, relative residual)^nu)",
-		     1e-12, 1e12, NULL},
-	[P_NU] = {"nu", PX_PARAM_REAL, "1",
-		  "the exponent of the relative residual in sigma's rule (0: a fixed sigma)",
-		  0, 4, NULL},
-	[P_SIGMA_MIN] = {"sigma_min", PX_PARAM_REAL, "1e-10",
-			 "the least sigma, relative to the mean diagonal entry of A; at most sigma",
-			 0, 1e12, NULL},
-	[P_MAX_INNER] = {"max_inner", PX_PARAM_INT, "10",
-			 "Newton steps per proximal step at most", 1, 10000,
-			 NULL},
-	[P_INNER_TOL] = {"inner_tol", PX_PARAM_REAL, "0.1",
-			 "a proximal step ends when the regularized problem's ||phi|| fell to this factor of its value at the centre",
-			 0, 1, NULL},
-	[P_MEMORY] = {"memory", PX_PARAM_INT, "10",
-		      "the non-monotone line search compares a trial with the largest of this many last merits (1: Armijo's monotone search)",
-		      1, 100, NULL},
-};
+static const struct px_param_decl prox_params[] = {PROX_METHOD_PARAMS};
 
 static int prox_create(const union px_value *v, void **state, char *err,
 		       size_t errlen)
 {
-	struct prox *s;
+	struct prox_method *s = calloc(1, sizeof *s);
 
-	if (v[P_SIGMA_MIN].r > v[P_SIGMA].r) {
-		snprintf(err, errlen, "sigma_min = %g exceeds sigma = %g",
-			 v[P_SIGMA_MIN].r, v[P_SIGMA].r);
-		return 1;
-	}
-	s = calloc(1, sizeof *s);
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return 1;
 	}
-	s->sigma0 = v[P_SIGMA].r;
-	s->nu = v[P_NU].r;
-	s->sigma_min = v[P_SIGMA_MIN].r;
-	s->max_inner = v[P_MAX_INNER].i;
-	s->inner_tol = v[P_INNER_TOL].r;
-	s->memory = v[P_MEMORY].i;
+	if (prox_method_init(s, v, err, errlen)) {
+		free(s);
+		return 1;
+	}
 	*state = s;
 	return 0;
 }
 
-static void free_arrays(struct prox *s)
-{
-	double **v[] = {&s->jx,	 &s->rho, &s->g,  &s->z,   &s->x,
-			&s->u,	 &s->phi, &s->d,  &s->xt,  &s->ut,
-			&s->phit, &s->best, &s->hist};
-
-	ssn_matrix_free(&s->a);
-	ac_lu_free(&s->lu);
-	free(s->jp);
-	free(s->ji);
-	s->jp = s->ji = NULL;
-	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
-		free(*v[i]);
-		*v[i] = NULL;
-	}
-}
-
 static void prox_destroy(void *state)
 {
-	free_arrays(state);
+	prox_method_free(state);
 	free(state);
-}
-
-/* A, J's pattern and every work array, for one solve. 0, or -1 (out of
- * memory, or more non-zeros than UMFPACK's int indices hold). */
-static int arrays(struct prox *s, const struct px_accel_host *h)
-{
-	const size_t n = s->n, m = s->m;
-	double **v[] = {&s->z,	&s->x,	  &s->u, &s->phi, &s->d,
-			&s->xt, &s->ut, &s->phit, &s->best};
-	double trace = 0.0;
-
-	if (ssn_matrix_build(&s->a, h))
-		return -1;
-	s->nnz = 9 * s->a.ptr[n];
-	if (s->nnz > (size_t)2147483647)
-		return -1;
-	s->jp = malloc((m + 1) * sizeof *s->jp);
-	s->ji = malloc((s->nnz + 1) * sizeof *s->ji);
-	s->jx = malloc((s->nnz + 1) * sizeof *s->jx);
-	s->rho = malloc((2 * n + 1) * sizeof *s->rho);
-	s->g = malloc((9 * n + 1) * sizeof *s->g);
-	s->hist = malloc((size_t)s->memory * sizeof *s->hist);
-	if (!s->jp || !s->ji || !s->jx || !s->rho || !s->g || !s->hist)
-		return -1;
-	for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-		if (!(*v[i] = malloc((m + 1) * sizeof **v[i])))
-			return -1;
-	ssn_matrix_pattern(&s->a, s->jp, s->ji);
-	s->lu = (struct ac_lu){
-		.m = (int)m, .jp = s->jp, .ji = s->ji, .jx = s->jx};
-	for (size_t k = 0; k < n; k++) {
-		const double *D = s->a.blk + 9 * s->a.diag[k];
-
-		trace += D[0] + D[4] + D[8];
-	}
-	s->scale = trace > 0.0 ? trace / (double)m : 1.0;
-	s->bytes = (double)((m + 1) * sizeof *s->jp +
-			    2 * (s->nnz + 1) * sizeof *s->jx +
-			    (2 * n + 1) * sizeof *s->rho +
-			    (9 * n + 1) * sizeof *s->g +
-			    (size_t)s->memory * sizeof *s->hist +
-			    9 * (m + 1) * sizeof *s->z +
-			    2 * (n + 1) * sizeof *s->a.ptr +
-			    s->a.ptr[n] * (sizeof *s->a.col + 9 * sizeof *s->a.blk));
-	return 0;
 }
 
 static int prox_prepare(void *state, const struct px_accel_host *h,
 			uint64_t *every, char *err, size_t errlen)
 {
-	struct prox *s = state;
-	const struct px_problem_info *p = h->p;
-
-	free_arrays(s);
-	if (ac_refused(h, err, errlen))
-		return 1;
-	s->n = p->n_contacts;
-	s->m = 3 * s->n;
-	if (arrays(s, h)) {
-		snprintf(err, errlen, "out of memory for %zu contacts", s->n);
-		return 1;
-	}
-	s->active = 0;
-	s->boost = 1.0;
-	s->sigma = NAN;
-	s->best_psi0 = HUGE_VAL;
-	s->outer = s->steps = s->trials = s->raises = 0;
-	s->lu.peak = 0.0;
 	*every = 1;
-	return 0;
+	return prox_method_prepare(state, h, err, errlen);
 }
 
-/* r_n and r_t of contact k at sigma: 1 / (A_nn + sigma) and
- * 2 / (A_ss + A_tt + 2 sigma). */
-static void contact_r(const struct prox *s, size_t k, double sigma,
-		      double *rn, double *rt)
-{
-	const double *D = s->a.blk + 9 * s->a.diag[k];
-	const double dn = D[0] + sigma, dt = D[4] + D[8] + 2.0 * sigma;
-
-	*rn = dn > 0.0 ? 1.0 / dn : 1.0;
-	*rt = dt > 0.0 ? 2.0 / dt : 1.0;
-}
-
-/* phi of the problem regularized by sigma about z at x, from w = A x + b
- * (sigma = 0: the original problem's), and (g not NULL) each contact's G.
- * Returns ||phi||^2. */
-static double ac_phi(const struct prox *s, const struct px_problem_info *p,
-		     double sigma, const double *x, const double *w,
-		     double *phi, double *g)
-{
-	double psi = 0.0;
-
-	for (size_t k = 0; k < s->n; k++) {
-		const double *xk = x + 3 * k, *wk = w + 3 * k, *zk = s->z + 3 * k;
-		const double v[3] = {wk[0] + sigma * (xk[0] - zk[0]),
-				     wk[1] + sigma * (xk[1] - zk[1]),
-				     wk[2] + sigma * (xk[2] - zk[2])};
-		double rn, rt;
-
-		contact_r(s, k, sigma, &rn, &rt);
-		psi += ac_contact(xk, v, rn, rt, p->friction[k].mu, phi + 3 * k,
-				  g ? g + 9 * k : NULL);
-	}
-	return psi;
-}
-
-/* d = -J^-1 phi at x, J at sigma: row block i is (I - G_i) on the
- * diagonal block plus G_i diag(r_i) (A_ij + sigma I [i = j]) for every
- * block j. Returns 0, or -1 when UMFPACK fails (a singular J, out of
- * memory) or d is not finite. */
-static int newton_direction(struct prox *s)
-{
-	for (size_t k = 0; k < s->n; k++)
-		contact_r(s, k, s->sigma, &s->rho[2 * k], &s->rho[2 * k + 1]);
-	ac_jacobian(&s->a, s->g, s->rho, s->sigma, 0.0, s->jx);
-	if (ac_factor(&s->lu) != UMFPACK_OK)
-		return -1;
-	return ac_solve(&s->lu, s->phi, s->d, s->phit);
-}
-
-static double norm2(const double *v, size_t m)
-{
-	double r = 0.0;
-
-	for (size_t i = 0; i < m; i++)
-		r += v[i] * v[i];
-	return r;
-}
-
-/* The regularized problem's phi, G and merit at x with the current sigma;
- * the line search's memory starts over. */
-static void restart_merit(struct prox *s, const struct px_problem_info *p)
-{
-	s->psi = ac_phi(s, p, s->sigma, s->x, s->u, s->phi, s->g);
-	s->hist[0] = s->psi;
-	s->nh = 1;
-	s->next = 1 % s->memory;
-}
-
-/* A new centre z = lambda, its sigma by the rule, and x = z. psi0 is
- * ||phi_0(z)||^2, the original problem's merit there. */
-static void centre(struct prox *s, const struct px_accel_host *h,
-		   double psi0)
-{
-	const double zz = norm2(h->lambda, s->m);
-	const double e = zz > 0.0 ? fmin(1.0, sqrt(psi0 / zz)) : 1.0;
-
-	memcpy(s->z, h->lambda, s->m * sizeof *s->z);
-	memcpy(s->x, h->lambda, s->m * sizeof *s->x);
-	s->sigma = s->scale * fmax(s->sigma_min,
-				   s->sigma0 * pow(e, s->nu) * s->boost);
-	restart_merit(s, h->p);
-	s->psi_start = s->psi;
-	s->inner = 0;
-	s->active = 1;
-	s->outer++;
-}
-
-/* One Newton step on the regularized problem from x, with the line
- * search. 0 when it was taken (x, u, phi, psi moved), or -1. */
-static int newton_step(struct prox *s, const struct px_problem_info *p,
-		       struct px_accel_result *res)
-{
-	double ref = 0.0, t = 1.0;
-
-	if (newton_direction(s)) {
-		res->flags |= PX_ACCEL_SINGULAR;
-		return -1;
-	}
-	for (long i = 0; i < s->nh; i++)
-		ref = fmax(ref, s->hist[i]);
-	for (int trial = 0; trial < MAX_TRIALS; trial++, t *= 0.5) {
-		double psit;
-
-		for (size_t i = 0; i < s->m; i++)
-			s->xt[i] = s->x[i] + t * s->d[i];
-		p->apply(p->ctx, s->xt, s->ut, 1);
-		psit = ac_phi(s, p, s->sigma, s->xt, s->ut, s->phit, NULL);
-		res->inner++;
-		s->trials++;
-		if (psit <= ref - 2e-4 * t * s->psi) {
-			memcpy(s->x, s->xt, s->m * sizeof *s->x);
-			memcpy(s->u, s->ut, s->m * sizeof *s->u);
-			s->psi = ac_phi(s, p, s->sigma, s->x, s->u, s->phi,
-					s->g);
-			s->hist[s->next] = s->psi;
-			s->next = (s->next + 1) % s->memory;
-			s->nh += s->nh < s->memory;
-			return 0;
-		}
-	}
-	res->flags |= PX_ACCEL_FALLBACK;
-	return -1;
-}
-
-/* One Newton step (a new centre first when the last proximal step
- * ended); a failed one is retried with 10 times the regularization, up to
- * BOOST_MAX, while the solve's time limit leaves time (ABI 1.9: else
- * PX_ACCEL_TIME_LIMIT). lambda becomes the step's iterate; it stays as it was when
- * no step succeeds (the host then stops: stalled). */
 static void prox_step(void *state, const struct px_accel_host *h,
 		      struct px_accel_result *res)
 {
-	struct prox *s = state;
-	const struct px_problem_info *p = h->p;
-	int failed = 0;
-
-	if (!s->active) {
-		/* lambda is the last step's x, unless this is the first call
-		 * or the last one failed: then u = A lambda + b */
-		p->apply(p->ctx, h->lambda, s->u, 1);
-		s->psi0 = ac_phi(s, p, 0.0, h->lambda, s->u, s->phit, NULL);
-		centre(s, h, s->psi0);
-	}
-	res->merit_in = sqrt(s->psi0);
-	while (newton_step(s, p, res)) {
-		failed = 1;
-		if (s->boost >= BOOST_MAX ||
-		    !(h->time_left(h->time_ctx) > 0.0)) {
-			if (s->boost < BOOST_MAX)
-				res->flags |= PX_ACCEL_TIME_LIMIT;
-			s->active = 0; /* a fresh centre if called again */
-			res->merit_out = res->merit_in;
-			return;
-		}
-		s->boost *= 10.0;
-		s->sigma *= 10.0;
-		s->raises++;
-		restart_merit(s, p);
-	}
-	s->steps++;
-	s->inner++;
-	res->substeps = 1;
-	memcpy(h->lambda, s->x, s->m * sizeof *s->x);
-	res->replaced = 1;
-	s->psi0 = ac_phi(s, p, 0.0, s->x, s->u, s->phit, NULL);
-	res->merit_last = res->merit_out = sqrt(s->psi0);
-	if (s->psi0 < s->best_psi0) {
-		s->best_psi0 = s->psi0;
-		memcpy(s->best, s->x, s->m * sizeof *s->best);
-	}
-	if (s->psi <= s->inner_tol * s->inner_tol * s->psi_start ||
-	    s->inner >= s->max_inner) {
-		s->active = 0;
-		if (!failed && s->boost > 1.0)
-			s->boost /= 10.0;
-	}
+	prox_method_step(state, h, res);
 }
 
-/* The best iterate by the original problem's merit, when the solve ends
- * elsewhere. */
 static void prox_finish(void *state, const struct px_accel_host *h,
 			struct px_accel_result *res)
 {
-	struct prox *s = state;
-
-	(void)h;
-	if (!(s->best_psi0 < HUGE_VAL))
-		return;
-	/* lambda is the last step's x (or the entry iterate before it,
-	 * whose psi0 a failed call left) */
-	res->merit_in = res->merit_out = sqrt(s->psi0);
-	if (s->best_psi0 < s->psi0) {
-		memcpy(h->lambda, s->best, s->m * sizeof *s->best);
-		res->replaced = 1;
-		res->merit_out = sqrt(s->best_psi0);
-		res->flags |= PX_ACCEL_FALLBACK;
-	}
+	prox_method_finish(state, h, res);
 }
 
 static void prox_describe(const void *state, char *buf, size_t len)
 {
-	const struct prox *s = state;
-
-	snprintf(buf, len,
-		 "prox: %llu proximal steps, %llu Newton steps (%llu line-search trials, %llu raised sigma), sigma %.3g at the end; A %zu blocks%s%u colors, %llu products); peak %.3g MiB (arrays %.3g, UMFPACK %.3g)",
-		 s->outer, s->steps, s->trials, s->raises, s->sigma,
-		 s->a.ptr ? s->a.ptr[s->n] : 0,
-		 s->a.colors ? " (probed: " : " (copied, ", s->a.colors,
-		 (unsigned long long)s->a.products,
-		 (s->bytes + s->lu.peak) / 1048576.0, s->bytes / 1048576.0,
-		 s->lu.peak / 1048576.0);
+	prox_method_describe(state, buf, len);
 }
 
 /* What `proxima plugins --describe prox` prints (ABI 1.4). */
