@@ -147,7 +147,7 @@ int prox_method_prepare(struct prox_method *s,
 		snprintf(err, errlen, "out of memory for %zu contacts", s->n);
 		return 1;
 	}
-	s->active = 0;
+	s->active = s->own = 0;
 	s->boost = 1.0;
 	s->sigma = NAN;
 	s->best_psi0 = HUGE_VAL;
@@ -225,22 +225,25 @@ static void restart_merit(struct prox_method *s,
 	s->next = 1 % s->memory;
 }
 
-/* A new centre z = lambda, its sigma by the rule, and x = z. psi0 is
- * ||phi_0(z)||^2, the original problem's merit there. */
-static void centre(struct prox_method *s, const struct px_accel_host *h,
-		   double psi0)
+/* A new centre z = c (lambda, or the last iterate), its sigma by the rule,
+ * and x = z. psi0 is ||phi_0(z)||^2, the original problem's merit there. */
+static void centre(struct prox_method *s, const double *c,
+		   const struct px_problem_info *p, double psi0)
 {
-	const double zz = norm2(h->lambda, s->m);
-	const double e = zz > 0.0 ? fmin(1.0, sqrt(psi0 / zz)) : 1.0;
+	const double zz = norm2(c, s->m);
+	const double e = zz > 0.0 && !s->fresh ? fmin(1.0, sqrt(psi0 / zz))
+						: 1.0;
 
-	memcpy(s->z, h->lambda, s->m * sizeof *s->z);
-	memcpy(s->x, h->lambda, s->m * sizeof *s->x);
+	memmove(s->z, c, s->m * sizeof *s->z);
+	memmove(s->x, c, s->m * sizeof *s->x);
 	s->sigma = s->scale * fmax(s->sigma_min,
 				   s->sigma0 * pow(e, s->nu) * s->boost);
-	restart_merit(s, h->p);
+	restart_merit(s, p);
 	s->psi_start = s->psi;
 	s->inner = 0;
 	s->active = 1;
+	s->own = 1;
+	s->fresh = 0;
 	s->outer++;
 }
 
@@ -294,11 +297,15 @@ void prox_method_step(struct prox_method *s, const struct px_accel_host *h,
 	int failed = 0;
 
 	if (!s->active) {
-		/* lambda is the last step's x, unless this is the first call
-		 * or the last one failed: then u = A lambda + b */
-		p->apply(p->ctx, h->lambda, s->u, 1);
-		s->psi0 = ac_phi(s, p, 0.0, h->lambda, s->u, s->phit, NULL);
-		centre(s, h, s->psi0);
+		/* the next centre is the method's last iterate x, unless
+		 * there is none (the first step, or after
+		 * prox_method_recentre): then lambda. Under prox they are
+		 * the same; under auto, sweeps may have moved lambda. */
+		const double *c = s->own ? s->x : h->lambda;
+
+		p->apply(p->ctx, c, s->u, 1);
+		s->psi0 = ac_phi(s, p, 0.0, c, s->u, s->phit, NULL);
+		centre(s, c, p, s->psi0);
 	}
 	res->merit_in = sqrt(s->psi0);
 	while (newton_step(s, p, res)) {
@@ -335,9 +342,20 @@ void prox_method_step(struct prox_method *s, const struct px_accel_host *h,
 	}
 }
 
-void prox_method_recentre(struct prox_method *s)
+void prox_method_recentre(struct prox_method *s, int fresh)
 {
 	s->active = 0;
+	s->own = 0;
+	s->fresh = fresh;
+}
+
+double prox_method_merit(struct prox_method *s,
+			 const struct px_accel_host *h)
+{
+	const struct px_problem_info *p = h->p;
+
+	p->apply(p->ctx, h->lambda, s->ut, 1);
+	return sqrt(ac_phi(s, p, 0.0, h->lambda, s->ut, s->phit, NULL));
 }
 
 /* The best iterate by the original problem's merit, when the solve ends

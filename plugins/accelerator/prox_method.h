@@ -30,6 +30,9 @@ struct prox_method {
 	long inner;            /* Newton steps of this centre */
 	long nh, next;         /* merits in hist (a ring), where the next goes */
 	int active;            /* a centre is set */
+	int own;               /* x is the method's last iterate */
+	int fresh;             /* the next centre's sigma as far from a
+				  solution (prox_method_recentre) */
 	/* statistics of the solve */
 	unsigned long long outer, steps, trials, raises;
 	double bytes;
@@ -80,8 +83,15 @@ void prox_method_step(struct prox_method *s, const struct px_accel_host *h,
 		      struct px_accel_result *res);
 
 /* The next step starts from a new centre at h->lambda (which something
- * other than the method changed). */
-void prox_method_recentre(struct prox_method *s);
+ * other than the method changed); fresh: with sigma as far from a solution
+ * (sigma times A's mean diagonal entry, the boost kept), else by the rule
+ * from its residual. */
+void prox_method_recentre(struct prox_method *s, int fresh);
+
+/* ||phi_0(h->lambda)||, the original problem's Alart-Curnier residual at
+ * lambda (one product with A; the method's own iterate is untouched). */
+double prox_method_merit(struct prox_method *s,
+			 const struct px_accel_host *h);
 
 /* The best iterate by ||phi_0|| into h->lambda when it is better than the
  * last step's, as an accelerator's finish. */

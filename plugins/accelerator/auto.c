@@ -1,0 +1,394 @@
+/* Accelerator `auto`: Gauss-Seidel sweeps, or the proximal point Newton
+ * steps of prox (prox_method.c), whichever the measured progress per
+ * second says will reach the solution sooner (issue 33: every problem the
+ * method that suits it, without a sweep count to tune).
+ *
+ * The driver calls step after every accepted sweep (every = 1). In the
+ * sweeps phase the plugin measures, for each sweep, its wall time (from
+ * the end of its last call: the sweep and the driver's stop test) and its
+ * relative change d = ||lambda - lambda_prev||_inf / ||lambda||_inf, which
+ * for a linearly converging method shrinks as the error does. Over the
+ * last `window` sweeps that gives the sweeps' rate g = ln(d_old / d_now)
+ * / (their time), and the time they still need to bring d to `target`:
+ *
+ *     T_sweeps = ln(d_now / target) / g          (infinite when g <= 0)
+ *
+ * Newton's time to the same point is T_newton = newton_steps * t_step,
+ * t_step the measured time of a Newton step (before the first one:
+ * newton_cost times the mean sweep's). When T_sweeps > T_newton the
+ * Newton phase begins: each call runs Newton steps from the sweeps'
+ * iterate (a new proximal centre there) until the Alart-Curnier residual
+ * ||phi_0||_inf falls to tol ||lambda||_inf or max_newton steps, and
+ * returns the best iterate of the call by ||phi_0|| (the entry one
+ * included); the driver's stop test follows, and, if the solve goes on,
+ * one sweep, then the next call's Newton steps. The phase ends, back to
+ * sweeps for a window at least, when a call's Newton rate (ln of its
+ * residual's reduction per second) falls below the sweeps' last g, or no
+ * step succeeded (then newton_cost doubles, so that Newton is tried
+ * later). Small problems that the sweeps solve in a few sweeps never reach
+ * a decision; problems where Gauss-Seidel crawls (stacks, capsules) go to
+ * Newton after `window` + 1 sweeps.
+ *
+ * A's copy (or probing) and the Newton arrays are allocated at the first
+ * Newton phase of a solve, once. Disc friction on 3-row contacts only. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <proxima/plugin.h>
+
+#include "prox_method.h"
+
+enum {
+	P_WINDOW = PROX_METHOD_N_PARAMS,
+	P_TARGET,
+	P_NEWTON_COST,
+	P_NEWTON_STEPS,
+	P_TOL,
+	P_MAX_NEWTON
+};
+
+static const struct px_param_decl auto_params[] = {
+	PROX_METHOD_PARAMS,
+	[P_WINDOW] = {"window", PX_PARAM_INT, "4",
+		      "sweeps over which the sweeps' rate of progress is measured before a decision",
+		      1, 1000, NULL},
+	[P_TARGET] = {"target", PX_PARAM_REAL, "1e-10",
+		      "the relative change per sweep at which the sweeps are taken to have converged: the predictions aim there",
+		      1e-16, 1, NULL},
+	[P_NEWTON_COST] = {"newton_cost", PX_PARAM_REAL, "10",
+			   "a Newton step's time in mean sweeps, until one has been measured",
+			   0.1, 1e6, NULL},
+	[P_NEWTON_STEPS] = {"newton_steps", PX_PARAM_INT, "8",
+			    "the Newton steps the prediction takes to reach the target",
+			    1, 1000, NULL},
+	[P_TOL] = {"tol", PX_PARAM_REAL, "1e-14",
+		   "a Newton call stops when ||phi_0||_inf <= tol ||lambda||_inf",
+		   0, 1, NULL},
+	[P_MAX_NEWTON] = {"max_newton", PX_PARAM_INT, "1",
+			  "Newton steps per call at most", 1, 10000, NULL},
+};
+
+struct auto_state {
+	struct prox_method pm;
+	long window, newton_steps, max_newton;
+	double target, newton_cost, tol;
+	int newton;                /* the phase: 1 Newton, 0 sweeps */
+	int ready;                 /* the Newton arrays are allocated */
+	int have_prev;             /* prev holds the last sweep's lambda */
+	size_t m;
+	double *prev, *keep;       /* the last sweep's lambda; a call's best */
+	double *d, *t;             /* ring of window + 1 changes and times */
+	uint64_t nh;               /* sweeps measured */
+	uint64_t wait;             /* sweeps before the next decision */
+	double t_end;              /* when the last call ended */
+	double t_step;             /* a Newton step's time (0: none yet) */
+	/* statistics of the solve */
+	unsigned long long phases, backs, calls, steps, first;
+	double pred_sweeps, pred_newton; /* at the first switch */
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int auto_create(const union px_value *v, void **state, char *err,
+		       size_t errlen)
+{
+	struct auto_state *s = calloc(1, sizeof *s);
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return 1;
+	}
+	if (prox_method_init(&s->pm, v, err, errlen)) {
+		free(s);
+		return 1;
+	}
+	s->window = v[P_WINDOW].i;
+	s->target = v[P_TARGET].r;
+	s->newton_cost = v[P_NEWTON_COST].r;
+	s->newton_steps = v[P_NEWTON_STEPS].i;
+	s->tol = v[P_TOL].r;
+	s->max_newton = v[P_MAX_NEWTON].i;
+	*state = s;
+	return 0;
+}
+
+static void free_arrays(struct auto_state *s)
+{
+	prox_method_free(&s->pm);
+	free(s->prev);
+	free(s->keep);
+	free(s->d);
+	free(s->t);
+	s->prev = s->keep = s->d = s->t = NULL;
+}
+
+static void auto_destroy(void *state)
+{
+	free_arrays(state);
+	free(state);
+}
+
+static int auto_prepare(void *state, const struct px_accel_host *h,
+			uint64_t *every, char *err, size_t errlen)
+{
+	struct auto_state *s = state;
+	const size_t w = (size_t)s->window + 1;
+
+	free_arrays(s);
+	if (ac_refused(h, err, errlen))
+		return 1;
+	s->m = 3 * h->p->n_contacts;
+	s->prev = malloc((s->m + 1) * sizeof *s->prev);
+	s->keep = malloc((s->m + 1) * sizeof *s->keep);
+	s->d = malloc(w * sizeof *s->d);
+	s->t = malloc(w * sizeof *s->t);
+	if (!s->prev || !s->keep || !s->d || !s->t) {
+		snprintf(err, errlen, "out of memory for %zu contacts",
+			 h->p->n_contacts);
+		return 1;
+	}
+	s->newton = s->ready = s->have_prev = 0;
+	s->nh = s->wait = 0;
+	s->t_step = 0.0;
+	s->phases = s->backs = s->calls = s->steps = s->first = 0;
+	s->pred_sweeps = s->pred_newton = NAN;
+	s->t_end = now();
+	*every = 1;
+	return 0;
+}
+
+static double inf_norm(const double *v, size_t m)
+{
+	double r = 0.0;
+
+	for (size_t i = 0; i < m; i++)
+		r = fmax(r, fabs(v[i]));
+	return r;
+}
+
+/* The sweep that just ended, measured: its relative change and time into
+ * the ring. 0 when there is nothing to compare it with yet. */
+static int measure(struct auto_state *s, const double *lambda, double dt)
+{
+	const size_t w = (size_t)s->window + 1;
+	double dx = 0.0, scale;
+
+	if (!s->have_prev) {
+		memcpy(s->prev, lambda, s->m * sizeof *s->prev);
+		s->have_prev = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < s->m; i++)
+		dx = fmax(dx, fabs(lambda[i] - s->prev[i]));
+	memcpy(s->prev, lambda, s->m * sizeof *s->prev);
+	scale = inf_norm(lambda, s->m);
+	s->d[s->nh % w] = scale > 0.0 ? dx / scale : 0.0;
+	s->t[s->nh % w] = dt;
+	s->nh++;
+	return 1;
+}
+
+/* Whether the Newton phase should begin: the sweeps' predicted time to the
+ * target against Newton's (the prediction's figures into *ts, *tn). */
+static int newton_pays(struct auto_state *s, double *ts, double *tn)
+{
+	const size_t w = (size_t)s->window;
+	const double d_now = s->d[(s->nh - 1) % (w + 1)];
+	const double d_old = s->d[s->nh % (w + 1)]; /* w sweeps before */
+	double span = 0.0, g;
+
+	for (size_t i = 0; i < w; i++)
+		span += s->t[(s->nh - 1 - i) % (w + 1)];
+	if (!(d_now > s->target) || !(span > 0.0))
+		return 0; /* the sweeps are there, or no clock */
+	g = d_old > d_now ? log(d_old / d_now) / span : 0.0;
+	*ts = g > 0.0 ? log(d_now / s->target) / g : HUGE_VAL;
+	*tn = (double)s->newton_steps *
+	      (s->t_step > 0.0 ? s->t_step : s->newton_cost * span / (double)w);
+	return *ts > *tn;
+}
+
+/* Newton steps of the method until the residual is small, max_newton
+ * steps or the time limit; lambda left at the call's best iterate by
+ * ||phi_0|| (the entry one included). fresh: the first call of a phase,
+ * which starts the method's path at 0; later calls go on from the
+ * method's own iterate (the sweep since the last call is dropped: it
+ * would upset the proximal step under way). Returns 0, or -1 when no step
+ * succeeded. */
+static int newton_call(struct auto_state *s, const struct px_accel_host *h,
+		       int fresh, struct px_accel_result *res)
+{
+	/* the entry iterate is the call's first candidate */
+	const double first = prox_method_merit(&s->pm, h);
+	double last = NAN, best = first;
+	long k;
+
+	memcpy(s->keep, h->lambda, s->m * sizeof *s->keep);
+	if (fresh) {
+		/* the proximal path from the origin, as prox's (from the
+		 * sweeps' iterate it took 904 Newton steps on
+		 * Capsules-i125-1213 where it takes 26 from 0) */
+		memset(h->lambda, 0, s->m * sizeof *h->lambda);
+		prox_method_recentre(&s->pm, 1);
+	}
+	for (k = 0; k < s->max_newton; k++) {
+		struct px_accel_result r = {0};
+		const double ts = now();
+
+		if (!(h->time_left(h->time_ctx) > 0.0)) {
+			res->flags |= PX_ACCEL_TIME_LIMIT;
+			break;
+		}
+		prox_method_step(&s->pm, h, &r);
+		res->flags |= r.flags & ~PX_ACCEL_FALLBACK;
+		res->inner += r.inner;
+		if (!r.replaced)
+			break;
+		res->substeps++;
+		s->steps++;
+		s->t_step = now() - ts;
+		last = r.merit_out;
+		if (last < best) {
+			best = last;
+			memcpy(s->keep, h->lambda, s->m * sizeof *s->keep);
+		}
+		if (r.flags & PX_ACCEL_TIME_LIMIT ||
+		    !(last > s->tol * inf_norm(h->lambda, s->m)))
+			break;
+	}
+	res->merit_in = first;
+	res->merit_last = last;
+	res->merit_out = best;
+	if (memcmp(h->lambda, s->keep, s->m * sizeof *s->keep))
+		memcpy(h->lambda, s->keep, s->m * sizeof *s->keep);
+	return res->substeps ? 0 : -1;
+}
+
+/* Back to the sweeps, for a window at least, after a Newton call in which
+ * no step succeeded; Newton's predicted cost doubles. */
+static void to_sweeps(struct auto_state *s)
+{
+	s->newton = 0;
+	s->backs++;
+	s->have_prev = 0;
+	s->wait = (uint64_t)s->window + 1;
+	s->newton_cost *= 2.0;
+	s->t_step *= 2.0;
+}
+
+static void auto_step(void *state, const struct px_accel_host *h,
+		      struct px_accel_result *res)
+{
+	struct auto_state *s = state;
+	const double t = now();
+	double ts, tn;
+	int fresh = 0;
+
+	s->calls++;
+	if (!s->newton) {
+		if (!measure(s, h->lambda, t - s->t_end) ||
+		    s->nh <= (uint64_t)s->window || (s->wait && --s->wait) ||
+		    !newton_pays(s, &ts, &tn)) {
+			s->t_end = now();
+			return;
+		}
+		if (!s->phases++) {
+			s->first = s->calls;
+			s->pred_sweeps = ts;
+			s->pred_newton = tn;
+		}
+		s->newton = fresh = 1;
+	}
+	if (!s->ready) {
+		char err[256];
+
+		if (prox_method_prepare(&s->pm, h, err, sizeof err)) {
+			res->flags |= PX_ACCEL_SINGULAR; /* out of memory */
+			s->newton_cost = HUGE_VAL;
+			to_sweeps(s);
+			s->t_end = now();
+			return;
+		}
+		s->ready = 1;
+	}
+	if (newton_call(s, h, fresh, res))
+		to_sweeps(s);
+	s->t_end = now();
+}
+
+static void auto_describe(const void *state, char *buf, size_t len)
+{
+	const struct auto_state *s = state;
+	int at;
+
+	if (!s->phases) {
+		snprintf(buf, len, "auto: sweeps only (no Newton phase)");
+		return;
+	}
+	at = snprintf(buf, len,
+		      "auto: %llu Newton phases (%llu back to sweeps), %llu Newton steps; the first after sweep %llu, where the sweeps predicted %.3g s against Newton's %.3g s; ",
+		      s->phases, s->backs, s->steps, s->first, s->pred_sweeps,
+		      s->pred_newton);
+	if (at > 0 && (size_t)at < len)
+		prox_method_describe(&s->pm, buf + at, len - (size_t)at);
+}
+
+/* What `proxima plugins --describe auto` prints (ABI 1.4). */
+static const char auto_doc[] =
+	"Gauss-Seidel sweeps, or the Newton steps of the prox accelerator,\n"
+	"whichever the measured progress per second predicts will reach the\n"
+	"solution sooner: sweeps for the problems they solve quickly, Newton\n"
+	"for those where they crawl, without a sweep count to tune.\n"
+	"\n"
+	"After every accepted sweep it measures the sweep's time and its\n"
+	"relative change d = ||lambda - lambda_prev|| / ||lambda||. Over the\n"
+	"last `window` sweeps that gives their rate g = ln(d_old / d_now) per\n"
+	"second and their predicted time to bring d to `target`,\n"
+	"ln(d_now / target) / g. Newton's predicted time is newton_steps\n"
+	"times a Newton step's measured time (newton_cost mean sweeps before\n"
+	"the first). When the sweeps' is longer, the Newton phase begins:\n"
+	"each call runs prox's steps (a proximal centre at the sweeps'\n"
+	"iterate) until ||phi_0|| <= tol ||lambda|| or max_newton steps, and\n"
+	"leaves the call's best iterate by ||phi_0||. It goes back to the\n"
+	"sweeps when a call's Newton rate (ln of the residual's reduction per\n"
+	"second) is below the sweeps' last g, or no step succeeded (then\n"
+	"Newton's predicted cost doubles).\n"
+	"\n"
+	"The first six parameters are prox's. A's copy (or probing) and the\n"
+	"Newton arrays are allocated at the first Newton phase of a solve.\n"
+	"Disc friction on 3-row contacts only.\n";
+
+static const struct px_accelerator_ops auto_ops = {
+	.h = {
+		.abi_major = PX_ABI_MAJOR,
+		.abi_minor = PX_ABI_MINOR,
+		.kind = PX_KIND_ACCELERATOR,
+		.ops_size = sizeof(struct px_accelerator_ops),
+		.name = "auto",
+		.summary = "Gauss-Seidel sweeps or prox's Newton steps, whichever the measured progress per second predicts is faster",
+		.params = auto_params,
+		.n_params = sizeof auto_params / sizeof *auto_params,
+		.create = auto_create,
+		.destroy = auto_destroy,
+	},
+	.prepare = auto_prepare,
+	.step = auto_step,
+	.describe = auto_describe,
+	.doc = auto_doc,
+};
+
+PX_PLUGIN_EXPORT const struct px_plugin_header *px_plugin_query(void);
+
+const struct px_plugin_header *px_plugin_query(void)
+{
+	return &auto_ops.h;
+}
