@@ -1,7 +1,7 @@
 /* Accelerator `auto`: Gauss-Seidel sweeps, or the proximal point Newton
  * steps of prox (prox_method.c), whichever the measured progress per
- * second says will reach the solution sooner (issue 33: every problem the
- * method that suits it, without a sweep count to tune).
+ * second predicts will reach the solution sooner (issue 33: each problem
+ * the method that suits it, without a sweep count to tune).
  *
  * The driver calls step after every accepted sweep (every = 1). In the
  * sweeps phase the plugin measures, for each sweep, its wall time (from
@@ -14,23 +14,27 @@
  *     T_sweeps = ln(d_now / target) / g          (infinite when g <= 0)
  *
  * Newton's time to the same point is T_newton = newton_steps * t_step,
- * t_step the measured time of a Newton step (before the first one:
+ * t_step the last measured Newton step's time (before the first one:
  * newton_cost times the mean sweep's). When T_sweeps > T_newton the
- * Newton phase begins: each call runs Newton steps from the sweeps'
- * iterate (a new proximal centre there) until the Alart-Curnier residual
- * ||phi_0||_inf falls to tol ||lambda||_inf or max_newton steps, and
- * returns the best iterate of the call by ||phi_0|| (the entry one
- * included); the driver's stop test follows, and, if the solve goes on,
- * one sweep, then the next call's Newton steps. The phase ends, back to
- * sweeps for a window at least, when a call's Newton rate (ln of its
- * residual's reduction per second) falls below the sweeps' last g, or no
- * step succeeded (then newton_cost doubles, so that Newton is tried
- * later). Small problems that the sweeps solve in a few sweeps never reach
- * a decision; problems where Gauss-Seidel crawls (stacks, capsules) go to
- * Newton after `window` + 1 sweeps.
+ * Newton phase begins, and lasts to the end of the solve unless no step
+ * succeeds: each call runs up to max_newton steps of prox's method and
+ * leaves the call's best iterate by ||phi_0||, the Alart-Curnier residual
+ * (the entry iterate included); the driver's stop test follows, and, if
+ * the solve goes on, one sweep and the next call. The method's path starts
+ * at 0, as prox's does, and goes on from its own iterate across calls
+ * (the sweeps between them are dropped): from the sweeps' iterate the
+ * regularized Newton steps of the Capsules problems stall (904 steps on
+ * Capsules-i125-1213 where 26 suffice from 0). A call in which no step
+ * succeeds ends the phase: back to sweeps for a window at least, Newton's
+ * predicted cost doubled. Problems that the sweeps solve in a few sweeps
+ * never reach a decision; those where Gauss-Seidel crawls (stacks,
+ * capsules) switch after window + 1 sweeps.
  *
- * A's copy (or probing) and the Newton arrays are allocated at the first
- * Newton phase of a solve, once. Disc friction on 3-row contacts only. */
+ * The decision reads the clock, so two runs of one solve may switch after
+ * different sweeps (a different lambda within the tolerance); the other
+ * configs are deterministic. A's copy (or probing) and the Newton arrays
+ * are allocated at the first Newton phase of a solve, once. Disc friction
+ * on 3-row contacts only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,7 +242,7 @@ static int newton_call(struct auto_state *s, const struct px_accel_host *h,
 		 * sweeps' iterate it took 904 Newton steps on
 		 * Capsules-i125-1213 where it takes 26 from 0) */
 		memset(h->lambda, 0, s->m * sizeof *h->lambda);
-		prox_method_recentre(&s->pm, 1);
+		prox_method_restart(&s->pm);
 	}
 	for (k = 0; k < s->max_newton; k++) {
 		struct px_accel_result r = {0};
@@ -344,8 +348,8 @@ static void auto_describe(const void *state, char *buf, size_t len)
 
 /* What `proxima plugins --describe auto` prints (ABI 1.4). */
 static const char auto_doc[] =
-	"Gauss-Seidel sweeps, or the Newton steps of the prox accelerator,\n"
-	"whichever the measured progress per second predicts will reach the\n"
+	"Gauss-Seidel sweeps, then the Newton steps of the prox accelerator\n"
+	"when the measured progress per second predicts that they reach the\n"
 	"solution sooner: sweeps for the problems they solve quickly, Newton\n"
 	"for those where they crawl, without a sweep count to tune.\n"
 	"\n"
@@ -355,17 +359,18 @@ static const char auto_doc[] =
 	"second and their predicted time to bring d to `target`,\n"
 	"ln(d_now / target) / g. Newton's predicted time is newton_steps\n"
 	"times a Newton step's measured time (newton_cost mean sweeps before\n"
-	"the first). When the sweeps' is longer, the Newton phase begins:\n"
-	"each call runs prox's steps (a proximal centre at the sweeps'\n"
-	"iterate) until ||phi_0|| <= tol ||lambda|| or max_newton steps, and\n"
-	"leaves the call's best iterate by ||phi_0||. It goes back to the\n"
-	"sweeps when a call's Newton rate (ln of the residual's reduction per\n"
-	"second) is below the sweeps' last g, or no step succeeded (then\n"
-	"Newton's predicted cost doubles).\n"
+	"the first). When the sweeps' is longer, the Newton phase begins and\n"
+	"lasts to the end of the solve: each call runs up to max_newton of\n"
+	"prox's steps, on a path that starts at 0 and goes on from its own\n"
+	"iterate across calls, and leaves the call's best iterate by the\n"
+	"Alart-Curnier residual ||phi_0||, the entry one included. A call in\n"
+	"which no step succeeds ends the phase (back to sweeps for a window,\n"
+	"Newton's predicted cost doubled).\n"
 	"\n"
-	"The first six parameters are prox's. A's copy (or probing) and the\n"
-	"Newton arrays are allocated at the first Newton phase of a solve.\n"
-	"Disc friction on 3-row contacts only.\n";
+	"The decision reads the clock: two runs may switch after different\n"
+	"sweeps. The first six parameters are prox's. A's copy (or probing)\n"
+	"and the Newton arrays are allocated at the first Newton phase of a\n"
+	"solve. Disc friction on 3-row contacts only.\n";
 
 static const struct px_accelerator_ops auto_ops = {
 	.h = {
@@ -374,7 +379,7 @@ static const struct px_accelerator_ops auto_ops = {
 		.kind = PX_KIND_ACCELERATOR,
 		.ops_size = sizeof(struct px_accelerator_ops),
 		.name = "auto",
-		.summary = "Gauss-Seidel sweeps or prox's Newton steps, whichever the measured progress per second predicts is faster",
+		.summary = "Gauss-Seidel sweeps, then prox's Newton steps when the measured progress per second predicts they are faster",
 		.params = auto_params,
 		.n_params = sizeof auto_params / sizeof *auto_params,
 		.create = auto_create,

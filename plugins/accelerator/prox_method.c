@@ -299,7 +299,7 @@ void prox_method_step(struct prox_method *s, const struct px_accel_host *h,
 	if (!s->active) {
 		/* the next centre is the method's last iterate x, unless
 		 * there is none (the first step, or after
-		 * prox_method_recentre): then lambda. Under prox they are
+		 * prox_method_restart): then lambda. Under prox they are
 		 * the same; under auto, sweeps may have moved lambda. */
 		const double *c = s->own ? s->x : h->lambda;
 
@@ -342,11 +342,11 @@ void prox_method_step(struct prox_method *s, const struct px_accel_host *h,
 	}
 }
 
-void prox_method_recentre(struct prox_method *s, int fresh)
+void prox_method_restart(struct prox_method *s)
 {
 	s->active = 0;
 	s->own = 0;
-	s->fresh = fresh;
+	s->fresh = 1;
 }
 
 double prox_method_merit(struct prox_method *s,

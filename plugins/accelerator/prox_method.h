@@ -32,7 +32,7 @@ struct prox_method {
 	int active;            /* a centre is set */
 	int own;               /* x is the method's last iterate */
 	int fresh;             /* the next centre's sigma as far from a
-				  solution (prox_method_recentre) */
+				  solution (prox_method_restart) */
 	/* statistics of the solve */
 	unsigned long long outer, steps, trials, raises;
 	double bytes;
@@ -73,20 +73,20 @@ int prox_method_prepare(struct prox_method *s,
 			const struct px_accel_host *h, char *err,
 			size_t errlen);
 
-/* One Newton step from h->lambda (a new centre first when the last
- * proximal step ended, or after prox_method_recentre), lambda replaced by
- * its iterate; res as an accelerator's step fills it. A failed step is
- * retried with 10 times sigma, up to 10^6, while the solve's time limit
- * leaves time (else PX_ACCEL_TIME_LIMIT); lambda stays as it was when no
- * step succeeds. */
+/* One Newton step, lambda replaced by its iterate; res as an
+ * accelerator's step fills it. The step goes on from the method's last
+ * iterate, or from a new centre when the last proximal step ended (at
+ * that iterate; at h->lambda for the first step, or after
+ * prox_method_restart). A failed step is retried with 10 times sigma, up
+ * to 10^6, while the solve's time limit leaves time (else
+ * PX_ACCEL_TIME_LIMIT); lambda stays as it was when no step succeeds. */
 void prox_method_step(struct prox_method *s, const struct px_accel_host *h,
 		      struct px_accel_result *res);
 
-/* The next step starts from a new centre at h->lambda (which something
- * other than the method changed); fresh: with sigma as far from a solution
- * (sigma times A's mean diagonal entry, the boost kept), else by the rule
- * from its residual. */
-void prox_method_recentre(struct prox_method *s, int fresh);
+/* The next step starts the method's path again: a new centre at
+ * h->lambda with sigma as far from a solution (sigma times A's mean
+ * diagonal entry, the boost kept). */
+void prox_method_restart(struct prox_method *s);
 
 /* ||phi_0(h->lambda)||, the original problem's Alart-Curnier residual at
  * lambda (one product with A; the method's own iterate is untouched). */
