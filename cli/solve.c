@@ -136,6 +136,7 @@ static void print_result(const struct px_solve_result *r)
 	       rep->seconds, px_cli_us_per_sweep(rep), rep->prepare_seconds);
 	if (r->scheduler[0])
 		printf("scheduler   %s\n", r->scheduler);
+	printf("kernel      %s\n", px_cli_kernel_name(rep));
 	if (px_config_plugin(r->cfg, PX_KIND_ACCELERATOR))
 		print_accelerator(r);
 }
