@@ -196,6 +196,15 @@ static const double zeros[12];
 		(void)o3_;                                                     \
 	} while (0)
 #include "kernel_wide_step.h"
+#undef W_NAME
+#pragma GCC pop_options
+
+/* the same 4-lane code with AVX-512VL's 32 vector registers, so that the
+ * step's ~40 live vectors stay out of memory */
+#pragma GCC push_options
+#pragma GCC target("avx2,avx512f,avx512vl")
+#define W_NAME(x) x##_avx512vl
+#include "kernel_wide_step.h"
 #pragma GCC pop_options
 #endif
 
@@ -205,7 +214,11 @@ void px_wide_select(struct px_kernel_ctx *c)
 	c->wide_isa = "generic";
 #if defined(__x86_64__) && defined(__GNUC__)
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx2")) {
+	if (__builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512vl")) {
+		c->wide_relax = relax_lists_avx512vl;
+		c->wide_isa = "avx512vl";
+	} else if (__builtin_cpu_supports("avx2")) {
 		c->wide_relax = relax_lists_avx2;
 		c->wide_isa = "avx2";
 	} else {
