@@ -24,17 +24,19 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 	(void)y;
 
 	for (int j = 0; j < LANES; j++) {
-		const size_t kk = k[j];
+		/* an idle lane reads lane 0's contact (its results are
+		 * dropped) and the static world's zeros */
+		const size_t kk = on[j] ? k[j] : k[0];
 		const uint32_t ba = on[j] ? s->body_a[kk] : PX_STATIC;
 		const uint32_t bb = on[j] ? s->body_b[kk] : PX_STATIC;
 
-		f[j] = on[j] ? s->frame + 9 * kk : zeros;
-		lv[j] = on[j] ? s->lever + 6 * kk : zeros;
-		bq[j] = on[j] ? s->b + 3 * kk : zeros;
-		rq[j] = on[j] ? s->r + 3 * kk : zeros;
-		cq[j] = on[j] ? s->coef + 4 * kk : zeros;
-		lq[j] = on[j] ? s->lambda + 3 * kk : zeros;
-		sq[j] = on[j] && s->shift ? s->shift + kk : zeros;
+		f[j] = s->frame + 9 * kk;
+		lv[j] = s->lever + 6 * kk;
+		bq[j] = s->b + 3 * kk;
+		rq[j] = s->r + 3 * kk;
+		cq[j] = s->coef + 4 * kk;
+		lq[j] = s->lambda + 3 * kk;
+		sq[j] = s->shift ? s->shift + kk : zeros;
 		wpa[j] = ba != PX_STATIC ? s->w + 6 * (size_t)ba : NULL;
 		wpb[j] = bb != PX_STATIC ? s->w + 6 * (size_t)bb : NULL;
 		wa[j] = wpa[j] ? wpa[j] : zeros;
