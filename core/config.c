@@ -191,7 +191,21 @@ static const char solver_doc[] =
 	"orderings) solves the friction rows, a normal-only one the normal\n"
 	"row exactly. The r-factors then only give the starting point. It\n"
 	"supports the disc friction set on 3-row contacts; other sets are\n"
-	"refused. Every ordering and scheduler works with it.\n";
+	"refused. Every ordering and scheduler works with it.\n"
+	"\n"
+	"kernel = wide (issue 34) runs the rigid 3-row update on up to 4\n"
+	"contacts at once, one per SIMD lane: the lanes are the independent\n"
+	"lists a scheduler hands the kernel in one call (colored with patches\n"
+	"= 4 per thread and lanes = 4: each lane walks one patch in order).\n"
+	"The vector code is chosen at run time (AVX-512VL, AVX2, else the\n"
+	"baseline's vectors) and does the scalar kernel's operations in its\n"
+	"order, so lambda is the same bit for bit on x86-64 for any run and\n"
+	"thread count. It applies to rigid 3-row problems with a diagonal R\n"
+	"and the disc or a separable set (box); elsewhere (ellipsoid, blocked,\n"
+	"local_solve = newton, factorized or assembled A) the scalar kernels\n"
+	"run, and the report's kernel line says which ran. On this project's\n"
+	"2-core AMD EPYC it is slower than the scalar kernel\n"
+	"(doc/benchmarks.md, the wide kernel).\n";
 
 const char *px_config_solver_doc(void)
 {
