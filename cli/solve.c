@@ -131,12 +131,12 @@ static void print_result(const struct px_solve_result *r)
 	if (s->merit == PX_MERIT_NATURAL || s->merit == PX_MERIT_MINMAP)
 		printf("merit       %s %.3e\n", px_cli_merit_name(s->merit),
 		       rep->merit);
+	printf("kernel      %s\n", px_cli_kernel_name(rep));
 	/* per sweep: without the accelerator's calls (their own line) */
 	printf("time        %.6f s (%.3g us per sweep; prepare %.6f s)\n",
 	       rep->seconds, px_cli_us_per_sweep(rep), rep->prepare_seconds);
 	if (r->scheduler[0])
 		printf("scheduler   %s\n", r->scheduler);
-	printf("kernel      %s\n", px_cli_kernel_name(rep));
 	if (px_config_plugin(r->cfg, PX_KIND_ACCELERATOR))
 		print_accelerator(r);
 }
