@@ -13,14 +13,24 @@
  * vectors, and scatters the impulses and velocities back.
  *
  * Four lanes because relax_lists takes at most PX_MAX_LISTS = 4 lists
- * (plugin ABI 1.4; raising it changes the ABI). On x86-64 the vector code
- * is built twice, for AVX2 and for the baseline (SSE2, two halves), and
- * chosen at run time by __builtin_cpu_supports; elsewhere (arm64: NEON)
- * the compiler's generic vectors. Neither build may fuse a product and a
- * sum (no "fma" target, -ffp-contract=off where the compiler would): every
- * lane does the scalar kernel's operations in its order, so lambda is bit
- * for bit kernel_rigid3.c's whichever lane or list a contact is in, and so
- * the same for any thread count (tests/test_wide.c).
+ * (plugin ABI 1.4; raising it changes the ABI), so an AVX-512 machine
+ * runs 4 lanes too, in the 32 registers of AVX-512VL. On x86-64 the
+ * vector code is built three times, for AVX-512VL, AVX2 and the baseline
+ * (SSE2, two halves), and chosen at run time by __builtin_cpu_supports;
+ * elsewhere (arm64: NEON) the compiler's generic vectors. No build may
+ * fuse a product and a sum (fp-contract off for this file): every lane
+ * does the scalar kernel's operations in its order, so lambda is bit for
+ * bit kernel_rigid3.c's whichever lane or list a contact is in, and so the
+ * same for any thread count (tests/test_wide.c), where kernel_rigid3.c is
+ * itself built without fused multiply-adds (x86-64's baseline).
+ *
+ * Cost: on grid-24 (bench/schedulers, bench/roofline, an AMD EPYC under
+ * load) 41-67 ns per contact-sweep in the sweeps, against the scalar
+ * kernel's 21-25 on the same lists: a step of 4 lanes is about 1000
+ * instructions, most of them moving data between the contacts' and
+ * bodies' arrays and the lanes (doc/benchmarks.md, the wide kernel).
+ * Masked gathers (vgatherqpd) instead of the transposes were slower
+ * still (97-105 ns), as were loads of each lane's values one by one.
  *
  * Friction: the disc (PX_FRICTION_IS_DISC) in the vectors, the lanes on
  * the rim or off a zero radius through px_disc_project one by one (its
@@ -35,7 +45,9 @@
 #include "kernel_wide.h"
 #include "problem_impl.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
 #pragma GCC optimize("fp-contract=off")
 #endif
 
@@ -135,10 +147,11 @@ static void separable_lane(const struct wide *s, uint32_t k, double ln,
 
 /* The step and the loops over the lists, built once per instruction set
  * (kernel_wide_step.h). A lane reads its contact's and bodies' values
- * through a pointer (zeros for an idle lane or the static world): the
- * baseline one value at a time, AVX2 four consecutive values of each
- * lane at once, transposed in registers (masked gathers were 3x slower on
- * grid-24, AMD EPYC). W_T4(p, off, o0..o3): o_i[j] = p[j][off + i];
+ * through a pointer (zeros for the static world and an idle lane's
+ * bodies; an idle lane reads lane 0's contact, its results dropped): the
+ * baseline one value at a time, AVX2 four consecutive values of each lane
+ * at once, transposed in registers (masked gathers were slower on grid-24,
+ * AMD EPYC). W_T4(p, off, o0..o3): o_i[j] = p[j][off + i];
  * W_T3 the same for i < 3, reading no further; W_ONE(p, off). */
 static const double zeros[12];
 
