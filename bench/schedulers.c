@@ -49,6 +49,8 @@ static const struct scheduler schedulers[] = {
 	{"lanes4 patches4", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 4\nlanes = 4\n", 1, NULL},
 	{"wide patches4", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 4\nlanes = 4\n", 1, "kernel = wide\n"},
 	{"lanes4 patches8", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 8\nlanes = 4\n", 1, NULL},
+	{"lanes4 colors", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\nlanes = 4\n", 1, NULL},
+	{"wide colors", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\nlanes = 4\n", 1, "kernel = wide\n"},
 	{"wide patches8", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 8\nlanes = 4\n", 1, "kernel = wide\n"},
 };
 enum { N_SCHEDULERS = sizeof schedulers / sizeof *schedulers };
