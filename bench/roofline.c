@@ -58,6 +58,10 @@ static const struct variant {
 	{"factorized", "factorized", "general", PX_FORM_FACTORIZED, 0, 0},
 	{"assembled", "assembled", "general", PX_FORM_RIGID, 1, 0},
 	{"rigid3-colored", "rigid", "rigid3", PX_FORM_RIGID, 0, 1},
+	/* [solver] kernel = wide (issue 34): colored, 4 patches per thread
+	 * and lanes = 4, so that each call hands the 4 SIMD lanes a patch */
+	{"wide", "rigid", "wide", PX_FORM_RIGID, 0, 0},
+	{"wide-colored", "rigid", "wide", PX_FORM_RIGID, 0, 1},
 };
 enum { N_VARIANTS = sizeof variants / sizeof *variants };
 
@@ -72,7 +76,9 @@ static void usage(FILE *f)
 		"sequential sweeps (default 50), the best of the solves run in S\n"
 		"seconds (default 0.5), for each variant (rigid3, rigid, factorized,\n"
 		"assembled: the form of A and its kernel, sequential; rigid3-colored:\n"
-		"the colored scheduler on T threads) and prints the measured\n"
+		"the colored scheduler on T threads; wide, wide-colored: [solver]\n"
+		"kernel = wide with colored patches = 4 per thread, lanes = 4, on 1\n"
+		"and T threads) and prints the measured\n"
 		"ns per contact-sweep, the limit max(bytes/bandwidth, flops/peak)\n"
 		"and their ratio. --solve-only: no machine measurement, one solve\n"
 		"per variant (for perf stat or cachegrind). --llc: the last-level\n"
@@ -160,8 +166,16 @@ static double measure_solve(const struct options *o, const struct variant *v,
 		 "[solver]\nmerit = delta\nabs_tol = 0\nrel_tol = 0\nmax_sweeps = %lu\nkernel = %s\n"
 		 "[friction]\nplugin = disc\n[rfactor]\nplugin = local\ngamma = 1\nnu = 1\n"
 		 "[scheduler]\n",
-		 o->sweeps, strcmp(v->kernel, "rigid3") ? "generic" : "auto");
-	if (v->threaded)
+		 o->sweeps,
+		 !strcmp(v->kernel, "wide")     ? "wide"
+		 : strcmp(v->kernel, "rigid3") ? "generic"
+					       : "auto");
+	if (!strcmp(v->kernel, "wide"))
+		snprintf(text + strlen(text), sizeof text - strlen(text),
+			 "plugin = colored\ncoloring = greedy\nmerge_below = 0\npatches = %d\nlanes = 4\nthreads = %d\n",
+			 4 * (v->threaded ? o->threads : 1),
+			 v->threaded ? o->threads : 1);
+	else if (v->threaded)
 		snprintf(text + strlen(text), sizeof text - strlen(text),
 			 "plugin = colored\ncoloring = greedy\nmerge_below = 0\npatches = 2\nthreads = %d\n",
 			 o->threads);
@@ -226,7 +240,7 @@ static int run_scene(const struct options *o, const struct machine *m,
 		n = px_problem_n_contacts(p);
 		lambda = malloc(n * 3 * sizeof *lambda);
 		if (!lambda || (sec = measure_solve(o, v, p, lambda)) < 0 ||
-		    roofline_cost(p, !strcmp(v->kernel, "rigid3"), lambda,
+		    roofline_cost(p, strcmp(v->kernel, "general") != 0, lambda,
 				  &cost)) {
 			if (sec >= 0)
 				fprintf(stderr, "roofline: out of memory\n");
@@ -311,7 +325,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < N_VARIANTS; i++)
 			known |= !strcmp(o.variant, variants[i].name);
 		if (!known) {
-			fprintf(stderr, "roofline: unknown variant '%s' (rigid3, rigid, factorized, assembled, rigid3-colored)\n",
+			fprintf(stderr, "roofline: unknown variant '%s' (rigid3, rigid, factorized, assembled, rigid3-colored, wide, wide-colored)\n",
 				o.variant);
 			return 2;
 		}

@@ -33,17 +33,25 @@ struct scheduler {
 	const char *label;
 	const char *ini; /* the [scheduler] section's lines, %d = threads */
 	int threaded;
+	const char *solver; /* more [solver] lines, or NULL */
 };
 
 static const struct scheduler schedulers[] = {
-	{"sequential", "plugin = sequential\n", 0},
-	{"jacobi", "plugin = jacobi\nthreads = %d\nserial_below = 0\n", 1},
-	{"colored greedy", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\n", 1},
-	{"colored balanced", "plugin = colored\ncoloring = balanced\nthreads = %d\nmerge_below = 0\n", 1},
-	{"colored merged", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 64\n", 1},
-	{"colored patches2", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 2\n", 1},
-	{"colored patches4", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 4\n", 1},
-	{"naive", "plugin = naive\nthreads = %d\n", 1},
+	{"sequential", "plugin = sequential\n", 0, NULL},
+	{"jacobi", "plugin = jacobi\nthreads = %d\nserial_below = 0\n", 1, NULL},
+	{"colored greedy", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\n", 1, NULL},
+	{"colored balanced", "plugin = colored\ncoloring = balanced\nthreads = %d\nmerge_below = 0\n", 1, NULL},
+	{"colored merged", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 64\n", 1, NULL},
+	{"colored patches2", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 2\n", 1, NULL},
+	{"colored patches4", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 4\n", 1, NULL},
+	{"naive", "plugin = naive\nthreads = %d\n", 1, NULL},
+	/* issue 34: the same lists, 4 per call, scalar and in SIMD lanes */
+	{"lanes4 patches4", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 4\nlanes = 4\n", 1, NULL},
+	{"wide patches4", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 4\nlanes = 4\n", 1, "kernel = wide\n"},
+	{"lanes4 patches8", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 8\nlanes = 4\n", 1, NULL},
+	{"lanes4 colors", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\nlanes = 4\n", 1, NULL},
+	{"wide colors", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\nlanes = 4\n", 1, "kernel = wide\n"},
+	{"wide patches8", "plugin = colored\ncoloring = greedy\nthreads = %d\nmerge_below = 0\npatches = 8\nlanes = 4\n", 1, "kernel = wide\n"},
 };
 enum { N_SCHEDULERS = sizeof schedulers / sizeof *schedulers };
 
@@ -90,6 +98,9 @@ static int make_config(const struct scheduler *sched, int threads,
 		at = snprintf(text, sizeof text,
 			      "[solver]\nmerit = natural\nnatural_r = 100\nabs_tol = %.17g\ncheck_tol = 1e300\nmax_sweeps = %llu\n",
 			      target, (unsigned long long)sweeps);
+	if (sched->solver)
+		at += snprintf(text + at, sizeof text - (size_t)at, "%s",
+			       sched->solver);
 	at += snprintf(text + at, sizeof text - (size_t)at,
 		       "[friction]\nplugin = disc\n[rfactor]\nplugin = local\ngamma = 1\nnu = 1\n[scheduler]\n");
 	snprintf(text + at, sizeof text - (size_t)at, sched->ini, threads);

@@ -45,6 +45,9 @@ int px_cli_write_history(const char *path, const struct px_report *rep,
 /* Microseconds per sweep of a solve, without the plugins' set-up and the
  * accelerator's calls. */
 double px_cli_us_per_sweep(const struct px_report *rep);
+/* Which relax kernel ran the full sweeps (px_report.rigid_kernel): "wide
+ * rigid 3-row, 4 SIMD lanes", "rigid 3-row" or "general". */
+const char *px_cli_kernel_name(const struct px_report *rep);
 /* The name of an enum px_merit, as configs spell it. */
 const char *px_cli_merit_name(int merit);
 /* A divergence (enum px_divergence): its word in the JSON report

@@ -236,6 +236,7 @@ json_object *px_json_solve(const struct px_solve_result *r)
 	px_json_set(o, "time", x);
 	px_json_set(o, "scheduler",
 		    px_json_str(r->scheduler[0] ? r->scheduler : NULL));
+	px_json_set(o, "kernel", px_json_str(px_cli_kernel_name(rep)));
 	px_json_set(o, "accelerator", accelerator(r));
 	px_json_set(o, "outputs", outputs(r->opts));
 	px_json_set(o, "error", px_json_str(r->error[0] ? r->error : NULL));

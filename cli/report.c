@@ -48,6 +48,16 @@ double px_cli_us_per_sweep(const struct px_report *rep)
 	       (double)rep->sweeps;
 }
 
+const char *px_cli_kernel_name(const struct px_report *rep)
+{
+	static const char *const name[] = {"general", "rigid 3-row",
+					   "wide rigid 3-row, 4 SIMD lanes"};
+
+	return name[rep->rigid_kernel >= 0 && rep->rigid_kernel <= 2
+			    ? rep->rigid_kernel
+			    : 0];
+}
+
 const char *px_cli_merit_name(int merit)
 {
 	static const char *const name[] = {"delta", "fc3d", "natural",

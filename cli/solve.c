@@ -135,6 +135,7 @@ static void print_result(const struct px_solve_result *r)
 	if (s->merit == PX_MERIT_NATURAL || s->merit == PX_MERIT_MINMAP)
 		printf("merit       %s %.3e\n", px_cli_merit_name(s->merit),
 		       rep->merit);
+	printf("kernel      %s\n", px_cli_kernel_name(rep));
 	/* per sweep: without the accelerator's calls (their own line); a
 	 * solve the accelerator drove has none */
 	if (rep->sweeps)

@@ -52,8 +52,8 @@ static const struct px_param_decl solver_decl[] = {
 	 "merits other than fc3d: success only if ||lambda - prox(lambda - v)|| / max(||b||, ||lambda||, ||v||) <= check_tol",
 	 0, 1e300, NULL},
 	{"kernel", PX_PARAM_CHOICE, "auto",
-	 "relax kernel: auto = the one of rigid 3-row contacts (fixed sizes) for full sweeps when the problem is rigid with 3 rows, R diagonal and the friction set not separable; generic = always the general one",
-	 0, -1, "auto|generic"},
+	 "relax kernel: auto = the one of rigid 3-row contacts (fixed sizes) for full sweeps when the problem is rigid with 3 rows, R diagonal and the friction set not separable; generic = always the general one; wide = full sweeps of rigid 3-row contacts with the disc or a separable set (box) run the independent lists a scheduler hands over (colored patches = K lanes = 4) side by side in 4 SIMD lanes (AVX2 where the CPU has it), the same lambda as auto bit for bit; elsewhere as auto",
+	 0, -1, "auto|generic|wide"},
 	{"check", PX_PARAM_BOOL, "off",
 	 "check the friction plugin's every projection (a finite impulse, written only into its rows) and the ordering's every rewritten permutation, and name the plugin when one fails; costs a copy per projection",
 	 0, -1, NULL},
@@ -191,7 +191,21 @@ static const char solver_doc[] =
 	"orderings) solves the friction rows, a normal-only one the normal\n"
 	"row exactly. The r-factors then only give the starting point. It\n"
 	"supports the disc friction set on 3-row contacts; other sets are\n"
-	"refused. Every ordering and scheduler works with it.\n";
+	"refused. Every ordering and scheduler works with it.\n"
+	"\n"
+	"kernel = wide (issue 34) runs the rigid 3-row update on up to 4\n"
+	"contacts at once, one per SIMD lane: the lanes are the independent\n"
+	"lists a scheduler hands the kernel in one call (colored with patches\n"
+	"= 4 per thread and lanes = 4: each lane walks one patch in order).\n"
+	"The vector code is chosen at run time (AVX-512VL, AVX2, else the\n"
+	"baseline's vectors) and does the scalar kernel's operations in its\n"
+	"order, so lambda is the same bit for bit on x86-64 for any run and\n"
+	"thread count. It applies to rigid 3-row problems with a diagonal R\n"
+	"and the disc or a separable set (box); elsewhere (ellipsoid, blocked,\n"
+	"local_solve = newton, factorized or assembled A) the scalar kernels\n"
+	"run, and the report's kernel line says which ran. On this project's\n"
+	"2-core AMD EPYC it is slower than the scalar kernel\n"
+	"(doc/benchmarks.md, the wide kernel).\n";
 
 const char *px_config_solver_doc(void)
 {

@@ -29,6 +29,7 @@
 
 #include "kernel.h"
 #include "kernel_rigid3.h"
+#include "kernel_wide.h"
 #include "problem_impl.h"
 
 /* Rows [r0, r1) of the contact velocity v_k = (A lambda + b)_k, with A's
@@ -290,6 +291,10 @@ static void kernel_relax_lists(void *ctx, const uint32_t *const *lists,
 	const int tally = c->tally && c->prev;
 	struct px_tally_part t = {0};
 
+	if (c->wide && part == PX_PART_FULL) {
+		c->wide_relax(c, lists, counts, m);
+		return;
+	}
 	if (c->rigid3 && part == PX_PART_FULL) {
 		px_r3_relax_lists(c, lists, counts, m);
 		return;
@@ -558,6 +563,17 @@ void px_kernel_set_local(struct px_kernel_ctx *c, double tol,
 	c->rigid3 = 0;
 }
 
+int px_kernel_set_wide(struct px_kernel_ctx *c)
+{
+	if (!px_wide_applies(c))
+		return PX_OK;
+	if (px_wide_init(c))
+		return PX_ERR_NOMEM;
+	px_wide_select(c);
+	c->wide = 1;
+	return PX_OK;
+}
+
 size_t px_kernel_bytes(const struct px_kernel_ctx *c)
 {
 	const struct px_problem *p = c->p;
@@ -574,6 +590,8 @@ size_t px_kernel_bytes(const struct px_kernel_ctx *c)
 			 (c->conf_ptr[p->n] + 1) * sizeof *c->conf;
 	if (c->coef)
 		bytes += 3 * p->n * sizeof *c->coef;
+	if (c->wcoef)
+		bytes += 4 * p->n * sizeof *c->wcoef;
 	return bytes;
 }
 
@@ -586,5 +604,6 @@ void px_kernel_fini(struct px_kernel_ctx *c)
 	free(c->conf_ptr);
 	free(c->conf);
 	free(c->coef);
+	free(c->wcoef);
 	memset(c, 0, sizeof *c);
 }

@@ -103,6 +103,15 @@ struct px_kernel_ctx {
 	int local_newton;
 	double local_tol;
 	unsigned local_max_iter;
+	/* [solver] kernel = wide (kernel_wide.h): full relax_lists calls run
+	 * the lists side by side in SIMD lanes; wcoef holds A_sn, A_tn, A_ts
+	 * and mu per contact, wide_isa the instruction set chosen */
+	int wide;
+	double *wcoef;
+	void (*wide_relax)(const struct px_kernel_ctx *c,
+			   const uint32_t *const *lists, const size_t *counts,
+			   unsigned m);
+	const char *wide_isa;
 };
 
 /* diag holds the diagonal blocks already: the rigid kernel gathers from it
@@ -130,6 +139,12 @@ void px_kernel_fini(struct px_kernel_ctx *c);
  * point then takes the general kernel (the rigid one projects once). */
 void px_kernel_set_local(struct px_kernel_ctx *c, double tol,
 			 unsigned max_iter);
+
+/* [solver] kernel = wide: full relax_lists calls go through the wide
+ * kernel where it applies (px_wide_applies; call after
+ * px_kernel_set_local), else nothing changes and c->wide stays 0. 0 or
+ * PX_ERR_NOMEM. */
+int px_kernel_set_wide(struct px_kernel_ctx *c);
 
 /* local_newton.c. Contact k's one-contact problem with diagonal block D
  * (3x3), velocity v0 at its impulse lam0 (the rows of `part`), disc

@@ -529,6 +529,9 @@ static int solve_kernel(struct solve *S)
 	if (S->set->local_solve == PX_LOCAL_NEWTON)
 		px_kernel_set_local(&wk->kctx, S->set->local_tol,
 				    (unsigned)S->set->local_max_iter);
+	if (S->set->kernel == PX_KERNEL_WIDE &&
+	    px_kernel_set_wide(&wk->kctx))
+		return px_error_set(S->err, PX_ERR_NOMEM, "out of memory");
 	wk->kctx.prev = wk->prev;
 	wk->kctx.tally = &S->tally;
 	return PX_OK;
@@ -617,7 +620,7 @@ static int solve_warm(struct solve *S, int kept)
 	if (wk->r0 != wk->r && S->r_moved)
 		memcpy(wk->r, wk->r0, S->nr * sizeof *wk->r);
 	S->r_moved = 0;
-	S->rep->rigid_kernel = wk->kctx.rigid3;
+	S->rep->rigid_kernel = wk->kctx.wide ? 2 : wk->kctx.rigid3;
 	S->info.lambda = S->lambda;
 	return PX_OK;
 }

@@ -310,9 +310,9 @@ Test(cli, describe_unknown_name_lists_the_known_ones)
 	cr_assert_eq(px_plugin_foreach(name_of, NULL, want + strlen(want), NULL),
 		     PX_OK);
 	strcat(want, "solver)\n");
-	/* ssn and prox are there when configure found UMFPACK */
+	/* auto, prox and ssn are there when configure found UMFPACK */
 	cr_assert(strstr(want, "known: pgssm, box, disc, ellipsoid, coordinate, identity, ipp, random, staggered, blocked, global, local, colored, jacobi, naive, sequential, ") ||
-			  strstr(want, "known: pgssm, prox, ssn, box, disc, ellipsoid, coordinate, identity, ipp, random, staggered, blocked, global, local, colored, jacobi, naive, sequential, "),
+			  strstr(want, "known: auto, pgssm, prox, ssn, box, disc, ellipsoid, coordinate, identity, ipp, random, staggered, blocked, global, local, colored, jacobi, naive, sequential, "),
 		  "%s", want);
 	cr_assert_eq(run("plugins --describe frob"), 2);
 	cr_assert_str_eq(out, "");

@@ -62,6 +62,9 @@ enum px_merit {
 enum px_kernel_choice {
 	PX_KERNEL_AUTO = 0,    /* the rigid 3-row kernel where it applies */
 	PX_KERNEL_GENERIC = 1, /* always the general kernel (for comparisons) */
+	PX_KERNEL_WIDE = 2,    /* the rigid 3-row update in SIMD lanes, one
+				  per independent list (issue 34), where it
+				  applies; else as auto */
 };
 
 /* [solver] local_solve: what one visit of a contact does. */

@@ -148,7 +148,9 @@ struct px_report {
 	double sweep_seconds;   /* of it, inside the scheduler's sweeps (the
 				   rest: set-up, stop tests, roll-backs) */
 	int rigid_kernel;  /* full sweeps ran the kernel of rigid 3-row
-			      contacts ([solver] kernel = auto) */
+			      contacts ([solver] kernel = auto): 1, or 2 in
+			      SIMD lanes ([solver] kernel = wide); 0: the
+			      general kernel */
 	struct px_sweep_record *history; /* one per sweep; free with px_report_free */
 	size_t n_history;
 	/* The accelerator's calls (all zero without one). */

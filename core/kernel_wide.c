@@ -1,0 +1,241 @@
+/* The wide relax kernel ([solver] kernel = wide, issue 34): the rigid 3-row
+ * update of kernel_rigid3.c (Erleben 2017, eq. 20-24) on up to four
+ * contacts at once, one per SIMD lane, in structure-of-arrays form. The
+ * lanes are the independent lists of one relax_lists call (plugin.h: no
+ * contact of one list shares a dynamic body with a contact of another),
+ * so lane j walks list j in its order, Gauss-Seidel inside each list: with
+ * `colored patches = K lanes = 4` every lane is one spatial patch, and a
+ * wide sweep keeps the sequential order's convergence inside each (Box2D
+ * v3 instead packs single contacts of one graph color, which costs
+ * sweeps on lattices: bench/schedulers.sh). Per step the kernel gathers
+ * the lanes' contact data and bodies' velocities into vectors, computes
+ * the normal row, the friction rows and the velocity changes in the
+ * vectors, and scatters the impulses and velocities back.
+ *
+ * Four lanes because relax_lists takes at most PX_MAX_LISTS = 4 lists
+ * (plugin ABI 1.4; raising it changes the ABI), so an AVX-512 machine
+ * runs 4 lanes too, in the 32 registers of AVX-512VL. On x86-64 the
+ * vector code is built three times, for AVX-512VL, AVX2 and the baseline
+ * (SSE2, two halves), and chosen at run time by __builtin_cpu_supports;
+ * elsewhere (arm64: NEON) the compiler's generic vectors. No build may
+ * fuse a product and a sum (fp-contract off for this file): every lane
+ * does the scalar kernel's operations in its order, so lambda is bit for
+ * bit kernel_rigid3.c's whichever lane or list a contact is in, and so the
+ * same for any thread count (tests/test_wide.c), where kernel_rigid3.c is
+ * itself built without fused multiply-adds (x86-64's baseline).
+ *
+ * Cost: on grid-24 (bench/schedulers, bench/roofline, an AMD EPYC under
+ * load) 41-67 ns per contact-sweep in the sweeps, against the scalar
+ * kernel's 21-25 on the same lists: a step of 4 lanes is about 1000
+ * instructions, most of them moving data between the contacts' and
+ * bodies' arrays and the lanes (doc/benchmarks.md, the wide kernel).
+ * Masked gathers (vgatherqpd) instead of the transposes were slower
+ * still (97-105 ns), as were loads of each lane's values one by one.
+ *
+ * Friction: the disc (PX_FRICTION_IS_DISC) in the vectors, the lanes on
+ * the rim or off a zero radius through px_disc_project one by one (its
+ * hypot has no vector form); a separable set (box) row by row per lane
+ * through the plugin, as kernel.c's friction_diagonal does. Other sets
+ * (ellipsoid) and block R keep the scalar kernels: px_wide_applies. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_wide.h"
+#include "problem_impl.h"
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#define LANES 4
+typedef double v4 __attribute__((vector_size(LANES * sizeof(double))));
+typedef long long v4m __attribute__((vector_size(LANES * sizeof(double))));
+
+
+int px_wide_applies(const struct px_kernel_ctx *c)
+{
+	const struct px_problem *p = c->p;
+
+	return p->form == PX_FORM_RIGID && p->bs == 3 &&
+	       c->r_shape != PX_R_BLOCK && !c->local_newton &&
+	       (c->is_disc || c->separable);
+}
+
+int px_wide_init(struct px_kernel_ctx *c)
+{
+	const struct px_problem *p = c->p;
+
+	c->wcoef = malloc(4 * p->n * sizeof *c->wcoef + 1);
+	if (!c->wcoef)
+		return PX_ERR_NOMEM;
+	for (size_t k = 0; k < p->n; k++) {
+		c->wcoef[4 * k] = c->diag[9 * k + 3];     /* A_sn */
+		c->wcoef[4 * k + 1] = c->diag[9 * k + 6]; /* A_tn */
+		c->wcoef[4 * k + 2] = c->diag[9 * k + 7]; /* A_ts */
+		c->wcoef[4 * k + 3] = p->friction[k].mu;
+	}
+	return PX_OK;
+}
+
+/* What every lane reads the same, loaded once per call. */
+struct wide {
+	const double *restrict frame, *restrict lever, *restrict b;
+	const double *restrict r, *restrict coef, *restrict shift;
+	const double *restrict inv_mass, *restrict inv_inertia;
+	const uint32_t *restrict body_a, *restrict body_b;
+	const struct px_friction_params *friction;
+	double *restrict lambda, *restrict w, *restrict prev;
+	px_project_fn project;
+	const void *fstate;
+	int is_disc;
+};
+
+static inline struct wide wide_load(const struct px_kernel_ctx *c)
+{
+	const struct px_problem *p = c->p;
+
+	return (struct wide){
+		.frame = p->frame,
+		.lever = p->lever,
+		.b = p->b,
+		.r = c->r,
+		.coef = c->wcoef,
+		.shift = p->shift,
+		.inv_mass = p->inv_mass,
+		.inv_inertia = p->inv_inertia,
+		.body_a = p->body_a,
+		.body_b = p->body_b,
+		.friction = p->friction,
+		.lambda = c->lambda,
+		.w = c->w,
+		.prev = c->prev,
+		.project = c->project,
+		.fstate = c->fstate,
+		.is_disc = c->is_disc,
+	};
+}
+
+/* m ? a : b lane by lane (a macro: a function returning a vector would
+ * change the ABI between the AVX2 and the baseline builds) */
+#define SEL(m, a, b) ((v4)(((v4m)(a) & (m)) | ((v4m)(b) & ~(m))))
+
+/* Lane j's friction rows of a separable set, as friction_diagonal does:
+ * s first, then t seeing s's change through A_ts. */
+static void separable_lane(const struct wide *s, uint32_t k, double ln,
+			   const double *lam, double v1, double v2,
+			   double *out)
+{
+	const double *r = s->r + 3 * (size_t)k;
+	const double a_ts = s->coef[4 * (size_t)k + 2];
+	double z[2], d;
+
+	z[0] = lam[1] - r[1] * v1;
+	z[1] = lam[2];
+	s->project(s->fstate, &s->friction[k], ln, z, 2);
+	d = z[0] - lam[1];
+	out[1] = z[0];
+	v2 += a_ts * d;
+	z[0] = out[1];
+	z[1] = lam[2] - r[2] * v2;
+	s->project(s->fstate, &s->friction[k], ln, z, 2);
+	out[2] = z[1];
+}
+
+/* The step and the loops over the lists, built once per instruction set
+ * (kernel_wide_step.h). A lane reads its contact's and bodies' values
+ * through a pointer (zeros for the static world and an idle lane's
+ * bodies; an idle lane reads lane 0's contact, its results dropped): the
+ * baseline one value at a time, AVX2 four consecutive values of each lane
+ * at once, transposed in registers (masked gathers were slower on grid-24,
+ * AMD EPYC). W_T4(p, off, o0..o3): o_i[j] = p[j][off + i];
+ * W_T3 the same for i < 3, reading no further; W_ONE(p, off). */
+static const double zeros[12];
+
+#define W_ONE(p, off) ((v4){(p)[0][off], (p)[1][off], (p)[2][off], (p)[3][off]})
+#define W_NAME(x) x##_generic
+#define W_T4(p, off, o0, o1, o2, o3)                                           \
+	do {                                                                   \
+		o0 = W_ONE(p, (off));                                          \
+		o1 = W_ONE(p, (off) + 1);                                      \
+		o2 = W_ONE(p, (off) + 2);                                      \
+		o3 = W_ONE(p, (off) + 3);                                      \
+	} while (0)
+#define W_T3(p, off, o0, o1, o2)                                               \
+	do {                                                                   \
+		o0 = W_ONE(p, (off));                                          \
+		o1 = W_ONE(p, (off) + 1);                                      \
+		o2 = W_ONE(p, (off) + 2);                                      \
+	} while (0)
+#include "kernel_wide_step.h"
+#undef W_NAME
+#undef W_T4
+#undef W_T3
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#include <immintrin.h>
+#define W_NAME(x) x##_avx2
+/* the 4x4 transpose of rows r0..r3 into columns o0..o3 */
+#define W_TRANSPOSE(r0, r1, r2, r3, o0, o1, o2, o3)                            \
+	do {                                                                   \
+		const __m256d t0_ = _mm256_unpacklo_pd(r0, r1);                \
+		const __m256d t1_ = _mm256_unpackhi_pd(r0, r1);                \
+		const __m256d t2_ = _mm256_unpacklo_pd(r2, r3);                \
+		const __m256d t3_ = _mm256_unpackhi_pd(r2, r3);                \
+		o0 = (v4)_mm256_permute2f128_pd(t0_, t2_, 0x20);               \
+		o1 = (v4)_mm256_permute2f128_pd(t1_, t3_, 0x20);               \
+		o2 = (v4)_mm256_permute2f128_pd(t0_, t2_, 0x31);               \
+		o3 = (v4)_mm256_permute2f128_pd(t1_, t3_, 0x31);               \
+	} while (0)
+#define W_T4(p, off, o0, o1, o2, o3)                                           \
+	W_TRANSPOSE(_mm256_loadu_pd((p)[0] + (off)),                           \
+		    _mm256_loadu_pd((p)[1] + (off)),                           \
+		    _mm256_loadu_pd((p)[2] + (off)),                           \
+		    _mm256_loadu_pd((p)[3] + (off)), o0, o1, o2, o3)
+#define W_T3(p, off, o0, o1, o2)                                               \
+	do {                                                                   \
+		const __m256i m3_ = _mm256_set_epi64x(0, -1, -1, -1);          \
+		v4 o3_;                                                        \
+		W_TRANSPOSE(_mm256_maskload_pd((p)[0] + (off), m3_),           \
+			    _mm256_maskload_pd((p)[1] + (off), m3_),           \
+			    _mm256_maskload_pd((p)[2] + (off), m3_),           \
+			    _mm256_maskload_pd((p)[3] + (off), m3_), o0, o1,   \
+			    o2, o3_);                                          \
+		(void)o3_;                                                     \
+	} while (0)
+#include "kernel_wide_step.h"
+#undef W_NAME
+#pragma GCC pop_options
+
+/* the same 4-lane code with AVX-512VL's 32 vector registers, so that the
+ * step's ~40 live vectors stay out of memory */
+#pragma GCC push_options
+#pragma GCC target("avx2,avx512f,avx512vl")
+#define W_NAME(x) x##_avx512vl
+#include "kernel_wide_step.h"
+#pragma GCC pop_options
+#endif
+
+void px_wide_select(struct px_kernel_ctx *c)
+{
+	c->wide_relax = relax_lists_generic;
+	c->wide_isa = "generic";
+#if defined(__x86_64__) && defined(__GNUC__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512vl")) {
+		c->wide_relax = relax_lists_avx512vl;
+		c->wide_isa = "avx512vl";
+	} else if (__builtin_cpu_supports("avx2")) {
+		c->wide_relax = relax_lists_avx2;
+		c->wide_isa = "avx2";
+	} else {
+		c->wide_isa = "sse2";
+	}
+#endif
+}

@@ -1,0 +1,247 @@
+/* The wide kernel's step and loops (kernel_wide.c), included once per
+ * instruction set. The includer defines W_NAME(x) (the names' suffix) and
+ * the loads W_ONE, W_T3 and W_T4 (kernel_wide.c). Every build does the
+ * same arithmetic, lane by lane in kernel_rigid3.c's order. */
+
+/* One step: lane j relaxes contact k[j] if on[j]. */
+static inline __attribute__((always_inline)) void
+W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
+	     struct px_tally_part *restrict t)
+{
+	const double *f[LANES], *lv[LANES], *bq[LANES], *rq[LANES], *cq[LANES];
+	const double *lq[LANES], *wa[LANES], *wb[LANES], *ia[LANES], *ib[LANES];
+	const double *mq[LANES], *nq[LANES], *sq[LANES];
+	double *wpa[LANES], *wpb[LANES];
+	double o_ln[LANES], o_s[LANES], o_t[LANES], rad_l[LANES];
+	double n_a[6][LANES], n_b[6][LANES];
+	v4 ux, uy, uz, v0, v1, v2, ln, dn, zs, zt, lam0, lam1, lam2;
+	v4 f0, f1, f2, f3, f4, f5, f6, f7, f8;
+	v4 l0, l1, l2, l3, l4, l5, wa0, wa1, wa2, wa3, wa4, wa5;
+	v4 wb0, wb1, wb2, wb3, wb4, wb5, x, y, d0, d1, d2, P0, P1, P2;
+	v4 t0, t1, t2, q0, q1, q2, q3, q4, q5, c0, c1, c2, c3, bb0, bb1, bb2;
+	v4 r0, r1, r2;
+	v4m moved;
+
+	(void)y;
+
+	for (int j = 0; j < LANES; j++) {
+		/* an idle lane reads lane 0's contact (its results are
+		 * dropped) and the static world's zeros */
+		const size_t kk = on[j] ? k[j] : k[0];
+		const uint32_t ba = on[j] ? s->body_a[kk] : PX_STATIC;
+		const uint32_t bb = on[j] ? s->body_b[kk] : PX_STATIC;
+
+		f[j] = s->frame + 9 * kk;
+		lv[j] = s->lever + 6 * kk;
+		bq[j] = s->b + 3 * kk;
+		rq[j] = s->r + 3 * kk;
+		cq[j] = s->coef + 4 * kk;
+		lq[j] = s->lambda + 3 * kk;
+		sq[j] = s->shift ? s->shift + kk : zeros;
+		wpa[j] = ba != PX_STATIC ? s->w + 6 * (size_t)ba : NULL;
+		wpb[j] = bb != PX_STATIC ? s->w + 6 * (size_t)bb : NULL;
+		wa[j] = wpa[j] ? wpa[j] : zeros;
+		wb[j] = wpb[j] ? wpb[j] : zeros;
+		ia[j] = wpa[j] ? s->inv_inertia + 6 * (size_t)ba : zeros;
+		ib[j] = wpb[j] ? s->inv_inertia + 6 * (size_t)bb : zeros;
+		mq[j] = wpa[j] ? s->inv_mass + ba : zeros;
+		nq[j] = wpb[j] ? s->inv_mass + bb : zeros;
+	}
+	W_T4(f, 0, f0, f1, f2, f3);
+	W_T4(f, 4, f4, f5, f6, f7);
+	f8 = W_ONE(f, 8);
+	W_T4(lv, 0, l0, l1, l2, l3);
+	W_T4(lv, 2, x, y, l4, l5);
+	W_T4(wa, 0, wa0, wa1, wa2, wa3);
+	W_T4(wa, 2, x, y, wa4, wa5);
+	W_T4(wb, 0, wb0, wb1, wb2, wb3);
+	W_T4(wb, 2, x, y, wb4, wb5);
+	/* associated as kernel_rigid3.c's solve */
+	ux = wa0 + (wa4 * l2 - wa5 * l1);
+	uy = wa1 + (wa5 * l0 - wa3 * l2);
+	uz = wa2 + (wa3 * l1 - wa4 * l0);
+	ux -= wb0 + (wb4 * l5 - wb5 * l4);
+	uy -= wb1 + (wb5 * l3 - wb3 * l5);
+	uz -= wb2 + (wb3 * l4 - wb4 * l3);
+	W_T3(lq, 0, lam0, lam1, lam2);
+	W_T3(bq, 0, bb0, bb1, bb2);
+	W_T3(rq, 0, r0, r1, r2);
+	W_T4(cq, 0, c0, c1, c2, c3);
+	(void)c2;
+	v0 = bb0 + f0 * ux + f1 * uy + f2 * uz;
+	if (s->shift)
+		v0 += W_ONE(sq, 0) * lam0;
+	v1 = bb1 + f3 * ux + f4 * uy + f5 * uz;
+	v2 = bb2 + f6 * ux + f7 * uy + f8 * uz;
+	ln = lam0 - r0 * v0;
+	ln = SEL(ln > 0.0, ln, (v4){0});
+	dn = ln - lam0;
+	v1 = v1 + c0 * dn;
+	v2 = v2 + c1 * dn;
+	if (s->is_disc) {
+		const v4 rad = c3 * ln, rr = rad * rad;
+		v4m inside, zero, rest;
+
+		zs = lam1 - r1 * v1;
+		zt = lam2 - r2 * v2;
+		/* px_disc_surely_inside, then its rad = 0 case; the rest (on
+		 * or outside the rim) lane by lane */
+		inside = (rr >= DBL_MIN) & (rr <= DBL_MAX) &
+			 (zs * zs + zt * zt < rr * (1.0 - 16.0 * DBL_EPSILON));
+		zero = ~inside & (rad == 0.0) & (zs - zs == 0.0) &
+		       (zt - zt == 0.0);
+		zs = SEL(zero, zs * rad, zs);
+		zt = SEL(zero, zt * rad, zt);
+		rest = ~(inside | zero);
+		if (rest[0] | rest[1] | rest[2] | rest[3]) {
+			*(v4 *)o_s = zs;
+			*(v4 *)o_t = zt;
+			*(v4 *)rad_l = rad;
+			for (int j = 0; j < LANES; j++)
+				if (rest[j] && on[j]) {
+					double z[2] = {o_s[j], o_t[j]};
+
+					px_disc_project(z, rad_l[j]);
+					o_s[j] = z[0];
+					o_t[j] = z[1];
+				}
+			zs = *(v4 *)o_s;
+			zt = *(v4 *)o_t;
+		}
+	} else {
+		double vv1[LANES], vv2[LANES], lnl[LANES];
+
+		*(v4 *)vv1 = v1;
+		*(v4 *)vv2 = v2;
+		*(v4 *)lnl = ln;
+		for (int j = 0; j < LANES; j++) {
+			double out[3];
+
+			o_s[j] = o_t[j] = 0.0;
+			if (!on[j])
+				continue;
+			separable_lane(s, k[j], lnl[j], lq[j], vv1[j], vv2[j],
+				       out);
+			o_s[j] = out[1];
+			o_t[j] = out[2];
+		}
+		zs = *(v4 *)o_s;
+		zt = *(v4 *)o_t;
+	}
+	*(v4 *)o_ln = ln;
+	*(v4 *)o_s = zs;
+	*(v4 *)o_t = zt;
+	/* the commit: P, the impulse change in the world frame, and the
+	 * bodies' new velocities (kernel_rigid3.c's commit,
+	 * px_body_impulse) */
+	d0 = ln - lam0;
+	d1 = zs - lam1;
+	d2 = zt - lam2;
+	/* as in the scalar kernels, an unchanged impulse (d = 0; NaN counts
+	 * as a change) leaves its bodies alone; when no lane's changes, as
+	 * on the ball grids' horizontal contacts in every patch at once,
+	 * the step skips the bodies' update */
+	moved = (d0 != 0.0) | (d1 != 0.0) | (d2 != 0.0);
+	if (moved[0] | moved[1] | moved[2] | moved[3]) {
+		P0 = f0 * d0 + f3 * d1 + f6 * d2;
+		P1 = f1 * d0 + f4 * d1 + f7 * d2;
+		P2 = f2 * d0 + f5 * d1 + f8 * d2;
+		W_T4(ia, 0, q0, q1, q2, q3);
+		W_T4(ia, 2, x, y, q4, q5);
+		x = W_ONE(mq, 0);
+		(void)y;
+		t0 = l1 * P2 - l2 * P1;
+		t1 = l2 * P0 - l0 * P2;
+		t2 = l0 * P1 - l1 * P0;
+		*(v4 *)n_a[0] = wa0 + x * P0;
+		*(v4 *)n_a[1] = wa1 + x * P1;
+		*(v4 *)n_a[2] = wa2 + x * P2;
+		*(v4 *)n_a[3] = wa3 + (q0 * t0 + q1 * t1 + q2 * t2);
+		*(v4 *)n_a[4] = wa4 + (q1 * t0 + q3 * t1 + q4 * t2);
+		*(v4 *)n_a[5] = wa5 + (q2 * t0 + q4 * t1 + q5 * t2);
+		W_T4(ib, 0, q0, q1, q2, q3);
+		W_T4(ib, 2, x, y, q4, q5);
+		x = -W_ONE(nq, 0);
+		t0 = l4 * P2 - l5 * P1;
+		t1 = l5 * P0 - l3 * P2;
+		t2 = l3 * P1 - l4 * P0;
+		*(v4 *)n_b[0] = wb0 + x * P0;
+		*(v4 *)n_b[1] = wb1 + x * P1;
+		*(v4 *)n_b[2] = wb2 + x * P2;
+		*(v4 *)n_b[3] = wb3 - (q0 * t0 + q1 * t1 + q2 * t2);
+		*(v4 *)n_b[4] = wb4 - (q1 * t0 + q3 * t1 + q4 * t2);
+		*(v4 *)n_b[5] = wb5 - (q2 * t0 + q4 * t1 + q5 * t2);
+	}
+	/* the scatter, lane by lane; an unchanged impulse leaves the bodies
+	 * alone, as in the scalar kernels */
+	for (int j = 0; j < LANES; j++) {
+		const size_t kk = k[j];
+		double *lam, old[3], out[3];
+
+		if (!on[j])
+			continue;
+		lam = s->lambda + 3 * kk;
+		old[0] = lam[0];
+		old[1] = lam[1];
+		old[2] = lam[2];
+		out[0] = o_ln[j];
+		out[1] = o_s[j];
+		out[2] = o_t[j];
+		if (s->prev)
+			memcpy(s->prev + 3 * kk, old, sizeof old);
+		memcpy(lam, out, sizeof out);
+		if (t)
+			px_tally_block(t, out, old, 3);
+		if (!moved[j])
+			continue;
+		if (wpa[j])
+			for (int i = 0; i < 6; i++)
+				wpa[j][i] = n_a[i][j];
+		if (wpb[j])
+			for (int i = 0; i < 6; i++)
+				wpb[j][i] = n_b[i][j];
+	}
+}
+
+/* The lists side by side, lane j on list j, until the longest ends. */
+static inline __attribute__((always_inline)) void
+W_NAME(lanes)(const struct wide *s, const uint32_t *const *lists,
+	      const size_t *counts, unsigned m,
+	      struct px_tally_part *restrict t)
+{
+	size_t longest = 0;
+
+	for (unsigned j = 0; j < m; j++)
+		longest = counts[j] > longest ? counts[j] : longest;
+	for (size_t i = 0; i < longest; i++) {
+		uint32_t k[LANES] = {0};
+		int on[LANES] = {0};
+
+		for (unsigned j = 0; j < m; j++)
+			if (i < counts[j]) {
+				k[j] = lists[j][i];
+				on[j] = 1;
+			}
+		W_NAME(step)(s, k, on, t);
+	}
+}
+
+/* px_kernel_ctx.wide_relax: m lists, LANES at a time. */
+static void W_NAME(relax_lists)(const struct px_kernel_ctx *c,
+				const uint32_t *const *lists,
+				const size_t *counts, unsigned m)
+{
+	const struct wide s = wide_load(c);
+	struct px_tally_part t = {0};
+
+	for (unsigned j0 = 0; j0 < m; j0 += LANES) {
+		const unsigned mm = m - j0 < LANES ? m - j0 : LANES;
+
+		if (c->tally && c->prev)
+			W_NAME(lanes)(&s, lists + j0, counts + j0, mm, &t);
+		else
+			W_NAME(lanes)(&s, lists + j0, counts + j0, mm, NULL);
+	}
+	if (c->tally && c->prev)
+		px_tally_merge(c->tally, &t);
+}
