@@ -1,0 +1,148 @@
+/* The accelerator auto (built with UMFPACK): conf/auto.ini solves every
+ * shared problem to an fc3d error of 1e-8, the answers checked by the
+ * oracles; it stays on Gauss-Seidel sweeps where they converge quickly and
+ * moves to prox's Newton steps where they crawl (Capsules); its refusals
+ * and parameters are one exact message each. Its decision reads the clock
+ * but compares two measured times on the same machine, so the cases here
+ * are chosen far from the boundary. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "oracle.h"
+
+/* Coulomb's law per contact (tests/oracle.h) relative to each contact's
+ * own scale, at fc3d 1e-8, as for prox (tests/test_prox.c) */
+#define AUTO_LAW_REL 1e-5
+
+static struct px_problem *shared(const char *name)
+{
+	char path[4096];
+	struct px_problem *p;
+	struct px_error err = {0};
+
+	cr_assert_eq(px_problem_read(shared_problem(name, path, sizeof path),
+				     &p, PX_FCLIB_R_NONE, NULL, &err),
+		     PX_OK, "%s", err.msg);
+	return p;
+}
+
+/* p solved with conf/auto.ini from zero, converged, the answer checked by
+ * the oracles; its report into *rep (the caller frees it). */
+static void solves(const char *name, struct px_report *rep)
+{
+	struct px_problem *p = shared(name);
+	struct px_config *cfg;
+	struct px_error err = {0};
+	double *x = calloc(px_problem_n_contacts(p) * 3 + 1, sizeof *x);
+
+	cr_assert_eq(px_config_read(PX_TEST_SRCDIR "/conf/auto.ini", &cfg,
+				    &err),
+		     PX_OK, "%s", err.msg);
+	cr_assert_eq(px_solve(p, cfg, x, rep, &err), PX_OK, "%s: %s", name,
+		     err.msg);
+	cr_assert(rep->converged, "%s: stopped (%s) after %llu sweeps", name,
+		  px_stop_name(rep->stop), (unsigned long long)rep->sweeps);
+	assert_solution(p, x, AUTO_LAW_REL, 0.0, 1e-8, name);
+	cr_log_info("%s: %llu sweeps, %llu Newton steps", name,
+		    (unsigned long long)rep->sweeps,
+		    (unsigned long long)rep->accel_substeps);
+	free(x);
+	px_config_free(cfg);
+	px_problem_destroy(p);
+}
+
+Test(auto_accel, solves_every_shared_problem)
+{
+	static const char *const files[] = {
+		"BoxesStack1-i100000-32.hdf5.dat", "Capsules-i122-1617.dat",
+		"Capsules-i125-1213.hdf5",
+		"Confeti-ex13-4contact-Fc3D-SBM.dat", "FC3D_Example1.dat",
+		"FC3D_Example1_SBM.dat", "FrictionContact3D_1c.dat",
+		"GFC3D_TwoRods1-condensed.dat", "KaplasTower-i1061-4.hdf5.dat",
+		"NESpheres_10_1.dat", "OneObject-i1028-138.hdf5.dat",
+		"Rover1040.dat", "Rover4516.dat",
+	};
+
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		struct px_report rep;
+
+		solves(files[i], &rep);
+		px_report_free(&rep);
+	}
+}
+
+/* Rover4516's sweeps converge in about ten: the prediction never favours
+ * Newton (about 80 sweeps' worth before one is measured). The Capsules'
+ * crawl (Gauss-Seidel alone needs thousands of sweeps to 1e-8): Newton
+ * after window + 1 = 5 sweeps at the earliest, and the solve ends in far
+ * fewer sweeps than the sweeps alone would take. */
+Test(auto_accel, sweeps_where_they_are_quick_newton_where_they_crawl)
+{
+	struct px_report rep;
+
+	solves("Rover4516.dat", &rep);
+	cr_assert_eq(rep.accel_substeps, 0, "Newton steps on Rover4516");
+	px_report_free(&rep);
+	solves("Capsules-i125-1213.hdf5", &rep);
+	cr_assert_gt(rep.accel_substeps, 0, "no Newton step on Capsules-i125");
+	for (size_t i = 0; i < rep.n_accel; i++)
+		if (rep.accel[i].substeps) {
+			cr_assert_geq(rep.accel[i].after_sweep, 5);
+			break;
+		}
+	cr_assert_lt(rep.sweeps, 500, "%llu sweeps",
+		     (unsigned long long)rep.sweeps);
+	px_report_free(&rep);
+}
+
+static void refused_at_solve(const char *text, const char *want)
+{
+	struct px_config *cfg = config_from_text(text);
+	struct px_problem *p = shared("Rover4516.dat");
+	struct px_report rep;
+	struct px_error err = {0};
+	double *x = calloc(px_problem_n_contacts(p) * 3 + 1, sizeof *x);
+
+	cr_assert_neq(px_solve(p, cfg, x, &rep, &err), PX_OK);
+	cr_assert_str_eq(err.msg, want);
+	free(x);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
+Test(auto_accel, refuses_other_friction_sets)
+{
+	refused_at_solve(
+		"[friction]\nplugin = ellipsoid\n[accelerator]\nplugin = auto\n",
+		"accelerator plugin 'auto': prepare: supports the disc friction set on 3-row contacts only (friction plugin 'ellipsoid', 3 rows per contact)");
+}
+
+static void refused(const char *text, int code, const char *fmt)
+{
+	char path[64], want[2048];
+	struct px_config *cfg = (void *)1;
+	struct px_error err = {0};
+
+	write_temp_ini(text, path, sizeof path);
+	snprintf(want, sizeof want, fmt, path, getenv("PROXIMA_PLUGIN_PATH"));
+	cr_assert_eq(px_config_read(path, &cfg, &err), code, "%s", err.msg);
+	cr_assert_null(cfg);
+	cr_assert_str_eq(err.msg, want);
+	unlink(path);
+}
+
+/* its own parameters, and prox's (the first six) checked as prox's are */
+Test(auto_accel, bad_parameters_are_one_exact_message)
+{
+	refused("[accelerator]\nplugin = auto\nwindow = 0\n", PX_ERR_CONFIG,
+		"%s:3: [accelerator] window: '0' is out of range [1, 1000]");
+	refused("[accelerator]\nplugin = auto\ntarget = 2\n", PX_ERR_CONFIG,
+		"%s:3: [accelerator] target: '2' is out of range [1e-16, 1]");
+	refused("[accelerator]\nplugin = auto\nnewton_steps = x\n",
+		PX_ERR_CONFIG,
+		"%s:3: [accelerator] newton_steps: 'x' is not an integer");
+	refused("[accelerator]\nplugin = auto\nsigma = 1e-3\nsigma_min = 1e-2\n",
+		PX_ERR_PLUGIN,
+		"%s:2: [accelerator] plugin: %s/accelerator_auto.so: create failed: sigma_min = 0.01 exceeds sigma = 0.001");
+}
