@@ -133,6 +133,9 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 	struct holder *ho = malloc((2 * n + 1) * sizeof *ho);
 	const double *b = px_problem_b_const(p), *pos = px_problem_positions(p);
 	const struct px_friction_params *fr = px_problem_friction_const(p);
+	/* soft contact: Gamma, per contact of its two bodies alone (gamma
+	 * A_nn), the same on every rank that holds the contact */
+	const double *shift = px_problem_normal_shift(p);
 	int rc;
 
 	*d = (struct px_dist_part){.kind = PX_DIST_RIGID, .combine = combine,
@@ -140,11 +143,6 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 	if (bs != 3) {
 		rc = px_error_set(err, PX_ERR_INVALID,
 				  "the distributed solve of a scene needs 3-row contacts (this scene has torsional friction)");
-		goto done;
-	}
-	if (px_problem_normal_shift(p)) {
-		rc = px_error_set(err, PX_ERR_INVALID,
-				  "the distributed solve of a scene does not take soft contact (stabilization = soft)");
 		goto done;
 	}
 	rc = rows && sh && ho ? px_dynamics_build(w, &dyn, err)
@@ -174,8 +172,11 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 	d->total = calloc(6 * d->n_bodies + 1, sizeof *d->total);
 	d->fric = malloc((d->n_own + 1) * sizeof *d->fric);
 	d->point = malloc((3 * d->n_own + 1) * sizeof *d->point);
+	if (shift)
+		d->shift = malloc((d->n_own + 1) * sizeof *d->shift);
 	if (!d->gid || !d->world_contact || !d->b0 || !d->frame || !d->lever || !d->body_a ||
-	    !d->body_b || !d->fric || !d->point || !d->body_gid || !d->body_owner ||
+	    !d->body_b || !d->fric || !d->point || (shift && !d->shift) ||
+	    !d->body_gid || !d->body_owner ||
 	    !d->inv_mass || !d->inv_inertia || !d->copies || !d->shared ||
 	    !d->vbar || !d->self || !d->du || !d->total) {
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for a part");
@@ -218,6 +219,8 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 		d->body_a[j] = rows[k].pa;
 		d->body_b[j] = rows[k].pb;
 		d->fric[j] = fr[k];
+		if (shift)
+			d->shift[j] = shift[k];
 		memcpy(d->point + 3 * j, pos ? pos + 3 * k : c[k].p, 3 * sizeof *d->point);
 		j++;
 	}
@@ -262,6 +265,8 @@ int px_dist_rigid_build(struct px_dist_part *d, struct px_error *err)
 	if (!rc)
 		rc = px_problem_set_rigid(d->p, d->n_bodies, im, ii, d->body_a,
 					  d->body_b, d->lever, err);
+	if (!rc && d->shift)
+		rc = px_problem_set_normal_shift(d->p, d->shift, err);
 	if (!rc)
 		memcpy(px_problem_b(d->p), d->b0, 3 * d->n_own * sizeof *d->b0);
 done:

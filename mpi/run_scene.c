@@ -47,8 +47,8 @@ static void gather(const struct px_dist_world *dw, double *all,
 	const struct px_dist_part *d = &dw->d;
 
 	mine[G_CONTACTS] = (double)d->n_own;
-	mine[G_SWEEPS] = (double)dw->res.sweeps;
-	mine[G_CONV] = dw->res.converged;
+	mine[G_SWEEPS] = (double)dw->sweeps;
+	mine[G_CONV] = dw->converged;
 	memcpy(mine + G_JX, dw->static_impulse, 3 * sizeof *mine);
 	px_dist_world_sums(dw, mine + G_PX, e);
 	mine[G_KIN] = e[0];

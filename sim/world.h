@@ -142,13 +142,21 @@ struct px_step_solve {
 	const struct px_problem *problem; /* as the world built it */
 	const double *warm_start;         /* lambda the solve started from
 					     (contact cache or zero) */
-	double *lambda;                   /* what px_solve returned; with one
-					     substep and no soft contact the
-					     hook may overwrite it, and the
-					     bodies then move by what it holds
-					     (a distributed solve puts the
-					     ranks' impulses here) */
+	double *lambda;                   /* what px_solve returned; a
+					     solving hook (px_world_hook_solves)
+					     overwrites it, and the bodies then
+					     move by what it holds (a
+					     distributed solve puts the ranks'
+					     impulses here) */
 	const struct px_report *report;   /* px_solve's report, history too */
+	/* A solving hook only (else NULL): it may point *body_velocities
+	 * at M^-1 J^T lambda of its solve (6 per dynamic body, in the
+	 * world's order, valid until the step's next solve), which the
+	 * world then adds to the free velocities instead of applying lambda
+	 * anew: what the world's own kept solver does with substeps, so that
+	 * a hook solving the world's problem alone moves the bodies as the
+	 * world would, bit for bit. */
+	const double **body_velocities;
 };
 
 /* Called by px_world_step after each velocity solve (steps without
@@ -169,9 +177,21 @@ void px_world_set_solve_hook(struct px_world *w, px_world_solve_hook fn,
 /* With on non-zero, the hook is the step's velocity solve: px_world_step
  * does not solve, the hook finds the warm start in s->lambda and the
  * bodies move by what it leaves there (a distributed run's ranks solve
- * together inside it). One substep and no soft contact only: the step
- * fails otherwise. The step's statistics then count no sweep. */
+ * together inside it). It is then called at every solve of the step,
+ * also where the world has no contact (s->problem NULL, no row in
+ * s->lambda), so that every world of a distributed run meets the others
+ * at each: once per substep, twice with soft contact. Not with
+ * post-stabilization (whose solve is the world's own): the step fails.
+ * The step's statistics then count no sweep. */
 void px_world_hook_solves(struct px_world *w, int on);
+
+/* Called at the start of every substep after the first (substep i >= 1,
+ * before its free velocities), with the solve hook's ctx: a distributed
+ * run brings the copies of other worlds' bodies up to date there. A
+ * non-zero return fails the step. NULL removes it. */
+typedef int (*px_world_substep_hook)(void *ctx, uint32_t i,
+				     struct px_error *err);
+void px_world_set_substep_hook(struct px_world *w, px_world_substep_hook fn);
 
 /* The contacts of the last step and their impulses (n, s, t[, tau] in the
  * contact frame, per contact block_size values). */
