@@ -120,6 +120,8 @@ static void count_copies(struct px_dist_part *d, struct holder *h, size_t m)
 }
 
 int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
+			  const struct px_dynamics *wdyn,
+			  const struct px_contact_rows *wrows,
 			  const struct px_region *reg, enum px_dist_combine combine,
 			  struct px_dist_part *d, struct px_error *err)
 {
@@ -127,8 +129,10 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 	const double *lam;
 	uint32_t bs;
 	size_t n = px_world_contacts(w, &c, &lam, &bs), m = 0, mh = 0, j = 0;
-	struct px_dynamics dyn = {0};
-	struct px_contact_rows *rows = malloc((n + 1) * sizeof *rows);
+	struct px_dynamics own_dyn = {0};
+	const struct px_dynamics *dp = wdyn ? wdyn : &own_dyn;
+	struct px_contact_rows *made = wrows ? NULL : malloc((n + 1) * sizeof *made);
+	const struct px_contact_rows *rows = wrows ? wrows : made;
 	struct share *sh = malloc((4 * n + 1) * sizeof *sh);
 	struct holder *ho = malloc((2 * n + 1) * sizeof *ho);
 	const double *b = px_problem_b_const(p), *pos = px_problem_positions(p);
@@ -145,12 +149,15 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 				  "the distributed solve of a scene needs 3-row contacts (this scene has torsional friction)");
 		goto done;
 	}
-	rc = rows && sh && ho ? px_dynamics_build(w, &dyn, err)
+	rc = rows && sh && ho ? PX_OK
 			      : px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	if (!rc && !wdyn)
+		rc = px_dynamics_build(w, &own_dyn, err);
 	if (rc)
 		goto done;
-	px_contact_rows_build(w, &dyn, c, n, rows);
-	d->n_bodies = dyn.n;
+	if (!wrows)
+		px_contact_rows_build(w, dp, c, n, made);
+	d->n_bodies = dp->n;
 	for (size_t k = 0; k < n; k++)
 		d->n_own += contact_owner(reg, &c[k]) == reg->rank;
 	d->gid = malloc((d->n_own + 1) * sizeof *d->gid);
@@ -182,12 +189,12 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for a part");
 		goto done;
 	}
-	for (size_t i = 0; i < dyn.n; i++) {
-		d->body_gid[i] = reg->gid[dyn.world[i]];
-		d->body_owner[i] = reg->owner[dyn.world[i]];
+	for (size_t i = 0; i < dp->n; i++) {
+		d->body_gid[i] = reg->gid[dp->world[i]];
+		d->body_owner[i] = reg->owner[dp->world[i]];
 	}
-	memcpy(d->inv_mass, dyn.inv_mass, dyn.n * sizeof *d->inv_mass);
-	memcpy(d->inv_inertia, dyn.inv_inertia, 9 * dyn.n * sizeof *d->inv_inertia);
+	memcpy(d->inv_mass, dp->inv_mass, dp->n * sizeof *d->inv_mass);
+	memcpy(d->inv_inertia, dp->inv_inertia, 9 * dp->n * sizeof *d->inv_inertia);
 	for (size_t k = 0; k < n; k++) {
 		const int oc = contact_owner(reg, &c[k]);
 		const uint32_t ends[2] = {rows[k].pa, rows[k].pb};
@@ -228,8 +235,8 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 	if (build_links(d, sh, m))
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the links");
 done:
-	px_dynamics_free(&dyn);
-	free(rows);
+	px_dynamics_free(&own_dyn);
+	free(made);
 	free(sh);
 	free(ho);
 	return rc;

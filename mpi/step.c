@@ -314,7 +314,7 @@ static int solve_step(struct px_dist_world *dw, const struct px_step_solve *s,
 	if (s && !s->problem) /* no contact in this rank's world */
 		s = NULL;
 	if (!rc && s &&
-	    (rc = px_dist_rigid_capture(dw->w, s->problem, dw->reg,
+	    (rc = px_dist_rigid_capture(dw->w, s->problem, s->dynamics, s->rows, dw->reg,
 					dw->o.combine, d, err)))
 		px_dist_prefix_rank(err, dw->rank);
 	if (!rc) {
@@ -383,7 +383,7 @@ static int solve_kept(struct px_dist_world *dw, const struct px_step_solve *s,
 		*d = (struct px_dist_part){.kind = PX_DIST_RIGID,
 					   .combine = dw->o.combine, .bs = 3,
 					   .width = 6};
-		rc = px_dist_rigid_capture(dw->w, s->problem, dw->reg,
+		rc = px_dist_rigid_capture(dw->w, s->problem, s->dynamics, s->rows, dw->reg,
 					   dw->o.combine, d, err);
 		if (!rc && !(dw->kl = calloc(3 * d->n_own + 1, sizeof *dw->kl)))
 			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");

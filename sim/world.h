@@ -137,6 +137,8 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 /* The velocity solve of a step, as px_world_step ran it: for tools that
  * study the step's contact problem (proxima compare). Valid only during
  * the hook's call. */
+struct px_dynamics;
+struct px_contact_rows;
 struct px_step_solve {
 	uint64_t step;                    /* the step being taken (1 first) */
 	const struct px_problem *problem; /* as the world built it */
@@ -157,6 +159,11 @@ struct px_step_solve {
 	 * a hook solving the world's problem alone moves the bodies as the
 	 * world would, bit for bit. */
 	const double **body_velocities;
+	/* The step's bodies and contact rows as its collision left them,
+	 * which the problem's A is of (after a substep the bodies have
+	 * moved): sim/world_problem.h */
+	const struct px_dynamics *dynamics;
+	const struct px_contact_rows *rows;
 };
 
 /* Called by px_world_step after each velocity solve (steps without

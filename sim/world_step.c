@@ -421,6 +421,8 @@ static int substep_solve(struct px_world *w, struct step *t,
 			.lambda = t->lsub,
 			.report = rep,
 			.body_velocities = w->hook_solves ? &t->hook_dv : NULL,
+			.dynamics = &t->d,
+			.rows = t->rows,
 		};
 
 		rc = w->hook(w->hook_ctx, &view, err);
