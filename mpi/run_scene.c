@@ -83,8 +83,41 @@ static void gather(const struct px_dist_world *dw, double *all,
 		}
 }
 
+/* The per-rank load of the last gather: the most own contacts of a rank
+ * and its ratio to the mean over the ranks (1: even; 1 too when no rank
+ * has a contact). */
+static double load_imbalance(const struct totals *t, int size)
+{
+	const double mean = t->sum[G_CONTACTS] / size;
+
+	return mean > 0 ? t->most[G_CONTACTS] / mean : 1.0;
+}
+
+/* fn's CSV text (one line) less its newline, then more, into f. */
+static void csv_line(FILE *f, const struct px_step_stats *st, const char *more)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (m) {
+		if (st)
+			px_step_stats_csv_row(m, st);
+		else
+			px_step_stats_csv_header(m);
+		fclose(m);
+	}
+	if (text && len && text[len - 1] == '\n')
+		text[len - 1] = 0;
+	fprintf(f, "%s,%s\n", text ? text : "", more);
+	free(text);
+}
+
 /* After step k (rank 0): the run's totals and the CSV row, flushed (a
- * failed write: the CSV cut back to its last whole row, err). */
+ * failed write: the CSV cut back to its last whole row, err). The
+ * serial run's columns, then the per-rank load: the most own contacts of
+ * a rank (contacts_rank_max) and its ratio to the mean
+ * (load_imbalance). */
 static int tally(struct totals *t, unsigned long long k, double dt,
 		 const struct px_dist_world *dw, double seconds,
 		 struct px_outfile *csv, struct px_error *err)
@@ -97,7 +130,7 @@ static int tally(struct totals *t, unsigned long long k, double dt,
 		.sweeps = (uint64_t)t->most[G_SWEEPS],
 		.merit = dw->res.fc3d,
 		.converged = t->sum[G_CONV] != 0,
-		.seconds_solve = dw->res.seconds,
+		.seconds_solve = dw->solve_seconds,
 		.seconds_total = seconds,
 		.kinetic = t->sum[G_KIN],
 		.potential = t->sum[G_POT],
@@ -113,7 +146,13 @@ static int tally(struct totals *t, unsigned long long k, double dt,
 	t->unconverged += t->sum[G_CONV] == 0;
 	if (!csv->f)
 		return PX_OK;
-	px_step_stats_csv_row(csv->f, &st);
+	{
+		char more[64];
+
+		snprintf(more, sizeof more, "%.0f,%.6f", t->most[G_CONTACTS],
+			 load_imbalance(t, dw->size));
+		csv_line(csv->f, &st, more);
+	}
 	return px_outfile_row(csv, err);
 }
 
@@ -131,6 +170,8 @@ static void report_head(const struct px_dist_args *a, const struct totals *t,
 		       start[(size_t)r * G_N + G_GHOST]);
 	printf("\npartition   recursive coordinate bisection of the centres, kept for the run: cut %.0f contacts (between bodies of different ranks) at the last step",
 	       t->sum[G_CUT]);
+	printf("; own contacts per rank at the last step: most %.0f, %.3f times the mean (load imbalance)",
+	       t->most[G_CONTACTS], load_imbalance(t, size));
 	printf("\nshared      %.0f bodies have copies on other ranks at the last step; ranks with contacts on them: 1: %.0f, 2: %.0f, 3: %.0f, 4 or more: %.0f\n",
 	       k[0] + k[1] + k[2] + k[3], k[0], k[1], k[2], k[3]);
 	printf("last step   step %llu's distributed solve, down to the fc3d error:\n", steps);
@@ -404,7 +445,7 @@ int px_dist_cmd_run(int argc, char **argv)
 		px_outfile_abort(&state);
 	if (!rc && rank == 0 && a.csv &&
 	    !(rc = px_outfile_open(&csv, a.csv, &err))) {
-		px_step_stats_csv_header(csv.f);
+		csv_line(csv.f, NULL, "contacts_rank_max,load_imbalance");
 		rc = px_outfile_publish(&csv, &err);
 	}
 	if (px_dist_agree(rc, &err))

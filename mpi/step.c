@@ -428,6 +428,7 @@ static int hook(void *ctx, const struct px_step_solve *s, struct px_error *err)
 				    : solve_step(dw, s, PX_OK, call, err);
 	dw->sweeps += dw->res.sweeps;
 	dw->converged &= dw->res.converged;
+	dw->solve_seconds += dw->res.seconds;
 	return rc;
 }
 
@@ -567,6 +568,7 @@ int px_dist_world_step(struct px_dist_world *dw, struct px_error *err)
 	dw->calls = 0;
 	dw->sweeps = 0;
 	dw->converged = 1;
+	dw->solve_seconds = 0;
 	dw->warm = 0;
 	dw->max_depth = 0;
 	memset(dw->static_impulse, 0, sizeof dw->static_impulse);

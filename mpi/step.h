@@ -48,6 +48,7 @@ struct px_dist_world {
 	struct px_dist_result res; /* the last solve's */
 	uint64_t sweeps;        /* the step's solves' */
 	int converged;          /* every solve of the step */
+	double solve_seconds;   /* the step's solves' (this rank's) */
 	double static_impulse[3]; /* of own contacts on static bodies: what
 				     moved the bodies in the step */
 	double max_depth;       /* of own contacts */

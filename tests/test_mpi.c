@@ -889,6 +889,34 @@ static void substep_column(const char *name, const char *more, char *path,
 	write_file(name, text, path, len);
 }
 
+/* The distributed run's CSV ends in the per-rank load (issue 36): the
+ * most own contacts of a rank and its ratio to the mean, from 1 (even)
+ * to np (one rank has them all), in every row. */
+static void per_rank_load(const char *path, int np, const char *what)
+{
+	static char text[1 << 16];
+	size_t rows = 0;
+	char *line;
+
+	read_text(path, text, sizeof text);
+	line = strtok(text, "\n");
+	cr_assert(line && strstr(line, ",max_depth,contacts_rank_max,load_imbalance") &&
+		  strstr(line, "load_imbalance")[strlen("load_imbalance")] == 0,
+		  "%s: the header: %s", what, line ? line : "");
+	while ((line = strtok(NULL, "\n"))) {
+		const char *last = strrchr(line, ','), *before;
+		double load = strtod(last + 1, NULL), most;
+
+		*(char *)last = 0;
+		before = strrchr(line, ',');
+		most = strtod(before + 1, NULL);
+		cr_assert(load >= 1 && load <= np && most >= 1, "%s: row %zu: %g contacts, load %g",
+			  what, rows + 1, most, load);
+		rows++;
+	}
+	cr_assert_gt(rows, 0, "%s: no row", what);
+}
+
 /* Substeps and soft contact (issue 36): one rank steps the world exactly
  * as the serial run does, every double of the final state and the
  * contacts and sweeps of every step: the solve of every substep, and of
@@ -971,6 +999,7 @@ Test(dist, ranks_step_a_standing_column_with_substeps_and_soft_contact)
 				physics_columns(b, y, sizeof y);
 				cr_assert_str_eq(x, y, "%s: two runs differ", what);
 			}
+			per_rank_load(a, np, what);
 			read_state(sa, &st);
 			cr_assert_leq(momentum_balance(&st, p0, gravity, 0.016666666666666666, steps, NULL),
 				      1e-12, "%s", what);
