@@ -24,6 +24,7 @@
 #include "rigid.h"
 #include "scene.h"
 #include "step.h"
+#include "vtk_frames.h"
 
 /* Per rank and step, gathered in rank order. */
 enum { G_CONTACTS, G_SWEEPS, G_CONV, G_JX, G_JY, G_JZ, G_KIN, G_POT, G_PX,
@@ -399,6 +400,7 @@ int px_dist_cmd_run(int argc, char **argv)
 	double *all = NULL, *start = NULL, t0;
 	unsigned long long steps = 0, done = 0, first = 0; /* steps done */
 	struct px_outfile csv = {.fd = -1}, state = {.fd = -1};
+	struct px_dist_vtk frames = {0};
 	int stop = 0;
 	size_t n = 0;
 	int rank, size, rc, status = EXIT_BAD_INPUT;
@@ -458,6 +460,10 @@ int px_dist_cmd_run(int argc, char **argv)
 			t.mass = t.sum[G_MASS];
 		}
 	}
+	/* the frames: the start's (or the restart's), then every K steps */
+	if (a.vtk && (px_dist_vtk_begin(a.vtk, rank, &err) ||
+		      px_dist_vtk_frame(&dw, a.vtk, done, &frames, &err)))
+		goto fail;
 	if (a.checkpoint)
 		px_dist_ckpt_catch();
 	t0 = MPI_Wtime();
@@ -465,6 +471,7 @@ int px_dist_cmd_run(int argc, char **argv)
 		const unsigned long long k = done + 1;
 		const double ts = MPI_Wtime();
 
+		dw.vtk_want = a.vtk && k % a.vtk_every == 0;
 		rc = px_dist_world_step(&dw, &err);
 		if (rc) {
 			char at[64];
@@ -480,6 +487,13 @@ int px_dist_cmd_run(int argc, char **argv)
 				   &err);
 		if (a.csv && px_dist_agree(rc, &err))
 			goto fail;
+		if (dw.vtk_want && px_dist_vtk_frame(&dw, a.vtk, k, &frames, &err)) {
+			char at[64];
+
+			snprintf(at, sizeof at, "step %llu's frame", k);
+			px_dist_prefix(&err, at);
+			goto fail;
+		}
 		done = k;
 		if (a.checkpoint &&
 		    checkpoint(&ck, &a, &dw, &t, start, k, steps, &stop, &err)) {
@@ -491,6 +505,8 @@ int px_dist_cmd_run(int argc, char **argv)
 		}
 	}
 	t0 = MPI_Wtime() - t0;
+	if (a.vtk && px_dist_vtk_end(a.vtk, rank, &frames, &err))
+		goto fail;
 	if (a.state) {
 		rc = rank == 0 ? px_outfile_open(&state, a.state, &err) : PX_OK;
 		if (px_dist_agree(rc, &err) ||
@@ -509,6 +525,9 @@ int px_dist_cmd_run(int argc, char **argv)
 		report_run(&t, &s, done, t0);
 	}
 	report_moves(&dw, done);
+	if (rank == 0 && a.vtk)
+		printf("frames      %zu in %s, index %s/frames.pvd, contacts %s/contacts.pvd (gathered on rank 0)\n",
+		       frames.n, a.vtk, a.vtk, a.vtk);
 	if (rank == 0 && a.csv)
 		printf("statistics  %s\n", a.csv);
 	if (rank == 0 && a.state)
@@ -533,6 +552,7 @@ done:
 		status = EXIT_BAD_INPUT;
 	}
 	px_outfile_abort(&state);
+	px_dist_vtk_free(&frames);
 	free(all);
 	free(start);
 	free(bodies);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "mesh.h"
 #include "rigid.h"
 #include "step.h"
 
@@ -503,6 +504,32 @@ static int substep_sync(void *ctx, uint32_t i, struct px_error *err)
 	return px_dist_agree(rc, err);
 }
 
+/* After the step, before the refresh renumbers the bodies: the own
+ * contacts as the serial VTK frames draw them (px_world_vtk_contacts),
+ * their bodies by scene index, into dw->vtk. */
+static int vtk_contacts(struct px_dist_world *dw, struct px_error *err)
+{
+	const struct px_dist_part *d = &dw->d;
+	struct px_vtk_contact *c = NULL;
+	size_t n = 0;
+	int rc = px_world_vtk_contacts(dw->w, &c, &n, err);
+
+	free(dw->vtk);
+	dw->vtk = NULL;
+	dw->n_vtk = 0;
+	if (rc)
+		return rc;
+	for (size_t j = 0; j < d->n_own; j++) {
+		struct px_vtk_contact *x = c + d->world_contact[j];
+
+		x->body = (int32_t)dw->reg->gid[x->body];
+		x->other = x->other < 0 ? x->other : (int32_t)dw->reg->gid[x->other];
+		c[dw->n_vtk++] = *x; /* world_contact ascends: no overwrite */
+	}
+	dw->vtk = c;
+	return PX_OK;
+}
+
 int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 			 const struct px_world_settings *s,
 			 const struct px_body *bodies, size_t n,
@@ -578,6 +605,8 @@ int px_dist_world_step(struct px_dist_world *dw, struct px_error *err)
 	keep_reset(dw);
 	if (!rc)
 		own_tally(dw);
+	if (!rc && dw->vtk_want)
+		rc = vtk_contacts(dw, err);
 	if (!dw->solved) { /* failed before the hook */
 		const int was = rc;
 
@@ -615,6 +644,7 @@ void px_dist_world_sums(const struct px_dist_world *dw, double p[3],
 void px_dist_world_free(struct px_dist_world *dw)
 {
 	keep_reset(dw);
+	free(dw->vtk);
 	px_world_destroy(dw->w);
 	px_dist_part_free(&dw->d);
 	free(dw->res.history);

@@ -28,6 +28,7 @@
 #include "dist.h"
 #include "region.h"
 #include "world.h"
+#include "../io/vtk.h"
 
 struct px_dist_world {
 	struct px_world *w;
@@ -66,6 +67,11 @@ struct px_dist_world {
 		struct px_solver *sv;
 		double *kl;
 	} spare;
+	/* VTK frames: with vtk_want the step keeps the contacts it solved
+	 * (their bodies by scene index), n_vtk of them */
+	int vtk_want;
+	struct px_vtk_contact *vtk;
+	size_t n_vtk;
 	/* the whole run */
 	struct px_dist_traffic traffic; /* cut impulses and bodies */
 	uint64_t migrated;      /* bodies that changed owner */

@@ -586,7 +586,6 @@ Test(dist, bad_scene_input_one_line_from_rank_0_and_exit_2)
  * is refused there with the reason (issue 30, item 6). The refused ones
  * (mpi/main.c's table) and bad values: exit status 2 and one line from
  * rank 0, before anything is read or solved. */
-#define NO_FRAMES "a distributed run writes no VTK frames yet (each rank holds only its region's bodies); run it serially for frames\n"
 #define NO_JSON "not supported under mpirun (the distributed report is text only); run without mpirun\n"
 #define NO_CLOCK "not supported under mpirun (the ranks stop together only at a global test, which keeps no clock); bound max_sweeps instead, or run without mpirun\n"
 
@@ -600,9 +599,7 @@ Test(dist, serial_options_refused_with_the_reason)
 		{"solve", "--history h.csv", "proxima: solve --history: a distributed solve keeps no per-sweep history (each rank sweeps its own part, and the ranks meet only at a global test); run it serially for the history\n"},
 		{"solve", "--time-limit 1", "proxima: solve --time-limit: " NO_CLOCK},
 		{"run", "--time-limit=1", "proxima: run --time-limit: " NO_CLOCK},
-		{"run", "--vtk frames", "proxima: run --vtk: " NO_FRAMES},
-		{"run", "--vtk=frames --vtk-every 5", "proxima: run --vtk: " NO_FRAMES},
-		{"run", "--vtk-every 5", "proxima: run --vtk-every: " NO_FRAMES},
+		{"run", "--vtk-every 0", "proxima: --vtk-every '0': expected a whole number >= 1\n"},
 		{"solve", "--json", "proxima: solve --json: " NO_JSON},
 		{"run", "--json", "proxima: run --json: " NO_JSON},
 		/* serial only: several problems (a folder: below) */
@@ -635,9 +632,9 @@ Test(dist, serial_options_refused_with_the_reason)
 	snprintf(want, sizeof want, "proxima: solve: '%s/scenes' is a folder: one PROBLEM file under mpirun (a folder's problems are solved without mpirun only)\n",
 		 PX_TEST_SRCDIR);
 	cr_assert_str_eq(err, want);
-	snprintf(cmd, sizeof cmd, "run %s --vtk frames", scene);
+	snprintf(cmd, sizeof cmd, "run %s --json", scene);
 	cr_assert_eq(mpi(2, cmd), 2, "%s: %s%s", cmd, out, err);
-	cr_assert_str_eq(err, "proxima: run --vtk: " NO_FRAMES);
+	cr_assert_str_eq(err, "proxima: run --json: " NO_JSON);
 	/* a file for the other command says so, as serially */
 	snprintf(cmd, sizeof cmd, "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" timeout 60 %s solve %s",
 		 PX_PROXIMA_MPI, scene);
@@ -654,7 +651,7 @@ Test(dist, serial_options_refused_with_the_reason)
 	/* --help prints the usage once, with the refused options */
 	cr_assert_eq(mpi(2, "run --help"), 0, "%s", err);
 	cr_assert_eq(strncmp(out, "Usage: mpirun -np P proxima solve", 33), 0, "%s", out);
-	cr_assert_not_null(strstr(out, "reason: --time-limit, --json, solve --history, run --vtk, run --vtk-every.\n"), "%s", out);
+	cr_assert_not_null(strstr(out, "reason: --time-limit, --json, solve --history.\n"), "%s", out);
 	cr_assert_null(strstr(strstr(out, "Usage:") + 1, "Usage:"), "%s", out);
 }
 
@@ -915,6 +912,52 @@ static void per_rank_load(const char *path, int np, const char *what)
 		rows++;
 	}
 	cr_assert_gt(rows, 0, "%s: no row", what);
+}
+
+/* The NumberOfPoints of a VTK file (its one piece). */
+static long vtk_points(const char *path)
+{
+	static char text[1 << 20];
+	const char *at;
+
+	read_text(path, text, sizeof text);
+	at = strstr(text, "NumberOfPoints=\"");
+	cr_assert_not_null(at, "%s: no piece", path);
+	return strtol(at + strlen("NumberOfPoints=\""), NULL, 10);
+}
+
+/* VTK frames of a distributed run (issue 36), gathered on rank 0: one
+ * rank writes the serial run's files byte for byte (the frames, their
+ * contacts, both .pvd); three ranks write the same files, every body
+ * and every contact in them once. */
+Test(dist, vtk_frames_gathered_as_serially)
+{
+	static const char *files[] = {"frames.pvd", "contacts.pvd",
+				      "frame_000000.vtp", "frame_000003.vtp",
+				      "frame_000006.vtp", "contacts_000003.vtp",
+				      "contacts_000006.vtp"};
+	char scene[128], fs[128], fm[128], a[256], b[256], cmd[2048];
+
+	substep_column("column.ini", "substeps = 20\n", scene, sizeof scene);
+	snprintf(fs, sizeof fs, "%s/serial_frames", dir);
+	snprintf(cmd, sizeof cmd, "%s run -c %s/conf/substeps.ini %s --steps 6 --vtk %s --vtk-every 3 --quiet",
+		 PX_CLI, PX_TEST_SRCDIR, scene, fs);
+	cr_assert_eq(sh(cmd), 0, "%s%s", out, err);
+	for (int np = 1; np <= 3; np += 2) {
+		snprintf(fm, sizeof fm, "%s/frames_%d", dir, np);
+		snprintf(cmd, sizeof cmd, "run -c %s/conf/substeps.ini %s --steps 6 --vtk %s --vtk-every 3",
+			 PX_TEST_SRCDIR, scene, fm);
+		cr_assert_eq(mpi(np, cmd), 0, "%d ranks: %s%s", np, out, err);
+		cr_assert(strstr(out, "frames      3 in "), "%s", out);
+		for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+			snprintf(a, sizeof a, "%s/%s", fs, files[i]);
+			snprintf(b, sizeof b, "%s/%s", fm, files[i]);
+			if (np == 1 || strstr(files[i], ".pvd"))
+				same_file(a, b);
+			else
+				cr_assert_eq(vtk_points(a), vtk_points(b), "%d ranks: %s", np, files[i]);
+		}
+	}
 }
 
 /* Substeps and soft contact (issue 36): one rank steps the world exactly
