@@ -1,5 +1,5 @@
 /* `mpirun -np P proxima run [-c CONFIG] [SCENE] [--steps N] [--csv FILE]
- * [--state FILE] [--cache on|off]`:
+ * [--state FILE] [--cache on|off] [--vtk DIR [--vtk-every K]]`:
  * each rank generates only its region of the scene (recursive coordinate
  * bisection, region.c) and a ghost layer around it, and the ranks step
  * the world together (step.h): each step's own contacts solved
@@ -9,8 +9,11 @@
  * sweeps, migrations, traffic, energy and the momentum check (the bodies'
  * total momentum change against gravity's impulse and what the static
  * contacts applied); --csv writes rank 0's per-step statistics summed
- * over the ranks, as `proxima run --csv` does, and --state the bodies'
- * final states gathered on rank 0, as `proxima run --state` does. */
+ * over the ranks, as `proxima run --csv` does, then the per-rank load
+ * (the most own contacts of a rank, and over the mean), --state the
+ * bodies' final states gathered on rank 0, as `proxima run --state`
+ * does, and --vtk the serial run's frames, gathered on rank 0
+ * (vtk_frames.c). */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
