@@ -122,13 +122,15 @@ static void count_copies(struct px_dist_part *d, struct holder *h, size_t m)
 int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 			  const struct px_dynamics *wdyn,
 			  const struct px_contact_rows *wrows,
+			  const struct px_contact *wc, size_t wn,
 			  const struct px_region *reg, enum px_dist_combine combine,
 			  struct px_dist_part *d, struct px_error *err)
 {
 	const struct px_contact *c;
 	const double *lam;
 	uint32_t bs;
-	size_t n = px_world_contacts(w, &c, &lam, &bs), m = 0, mh = 0, j = 0;
+	size_t n = wc ? (c = wc, bs = 3, wn) : px_world_contacts(w, &c, &lam, &bs);
+	size_t m = 0, mh = 0, j = 0;
 	struct px_dynamics own_dyn = {0};
 	const struct px_dynamics *dp = wdyn ? wdyn : &own_dyn;
 	struct px_contact_rows *made = wrows ? NULL : malloc((n + 1) * sizeof *made);

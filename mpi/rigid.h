@@ -12,10 +12,12 @@
  * dynamics and contact rows the world built them from at its collision
  * (the hook's s->dynamics and s->rows: after a substep the bodies have
  * moved, and A is still the collision's), or with both NULL built from
- * the bodies as they are. */
+ * the bodies as they are. wc: the problem's contacts, wn of them (the
+ * hook's s->contacts of post-stabilization), or NULL: the world's. */
 int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 			  const struct px_dynamics *wdyn,
 			  const struct px_contact_rows *wrows,
+			  const struct px_contact *wc, size_t wn,
 			  const struct px_region *reg, enum px_dist_combine combine,
 			  struct px_dist_part *d, struct px_error *err);
 

@@ -133,18 +133,15 @@ static size_t nbr_index(const struct px_dist_world *dw, int r)
 	return q;
 }
 
-/* Into out's buffer q the impulse of every own contact on a body of
- * neighbour q (each contact once per neighbour). */
-static void cuts_out(const struct px_dist_world *dw, const double *own,
-		     struct px_dist_outbox *out)
+/* Into out's buffer q the impulse of every own contact (of part d, its
+ * contacts c) on a body of neighbour q (each contact once per
+ * neighbour). */
+static void cuts_out(const struct px_dist_world *dw,
+		     const struct px_dist_part *d, const struct px_contact *c,
+		     const double *own, struct px_dist_outbox *out)
 {
-	const struct px_dist_part *d = &dw->d;
 	const struct px_region *reg = dw->reg;
-	const struct px_contact *c;
-	const double *unused;
-	uint32_t bs;
 
-	px_world_contacts(dw->w, &c, &unused, &bs);
 	for (size_t j = 0; j < d->n_own; j++) {
 		const struct px_contact *ck = c + d->world_contact[j];
 		const int32_t oa = reg->owner[ck->a], ob = reg->owner[ck->b];
@@ -171,15 +168,13 @@ static void cuts_out(const struct px_dist_world *dw, const double *own,
  * theirs: into lambda (every contact of the world, bs 3) the own
  * contacts' (own, in order) and, for the others on an own body, what
  * their owners sent; zero for the rest. */
-static int cut_exchange(struct px_dist_world *dw, const double *own,
-			double *lambda, struct px_error *err)
+static int cut_exchange_of(struct px_dist_world *dw,
+			   const struct px_dist_part *d,
+			   const struct px_contact *c, size_t n,
+			   const double *own, double *lambda,
+			   struct px_error *err)
 {
-	const struct px_dist_part *d = &dw->d;
 	const struct px_region *reg = dw->reg;
-	const struct px_contact *c = NULL;
-	const double *unused;
-	uint32_t bs;
-	const size_t n = lambda ? px_world_contacts(dw->w, &c, &unused, &bs) : 0;
 	struct px_dist_outbox out;
 	struct cut *in;
 	size_t n_in = 0;
@@ -190,7 +185,7 @@ static int cut_exchange(struct px_dist_world *dw, const double *own,
 		rc = px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the cut impulses",
 				  dw->rank);
 	else
-		cuts_out(dw, own, &out);
+		cuts_out(dw, d, c, own, &out);
 	rc = px_dist_world_swap(dw, TAG_CUT, rc, &out, &got_bytes, &n_in, err);
 	in = (struct cut *)got_bytes;
 	n_in /= sizeof *in;
@@ -225,6 +220,19 @@ static int cut_exchange(struct px_dist_world *dw, const double *own,
 	free(got_bytes);
 	free(mine);
 	return px_dist_agree(rc, err);
+}
+
+/* cut_exchange_of the step's part dw->d and the world's contacts (none
+ * when lambda is NULL). */
+static int cut_exchange(struct px_dist_world *dw, const double *own,
+			double *lambda, struct px_error *err)
+{
+	const struct px_contact *c = NULL;
+	const double *unused;
+	uint32_t bs;
+	const size_t n = lambda ? px_world_contacts(dw->w, &c, &unused, &bs) : 0;
+
+	return cut_exchange_of(dw, &dw->d, c, n, own, lambda, err);
 }
 
 /* Static body s of the world's bodies (its world index): its place in
@@ -315,7 +323,7 @@ static int solve_step(struct px_dist_world *dw, const struct px_step_solve *s,
 	if (s && !s->problem) /* no contact in this rank's world */
 		s = NULL;
 	if (!rc && s &&
-	    (rc = px_dist_rigid_capture(dw->w, s->problem, s->dynamics, s->rows, dw->reg,
+	    (rc = px_dist_rigid_capture(dw->w, s->problem, s->dynamics, s->rows, NULL, 0, dw->reg,
 					dw->o.combine, d, err)))
 		px_dist_prefix_rank(err, dw->rank);
 	if (!rc) {
@@ -384,7 +392,7 @@ static int solve_kept(struct px_dist_world *dw, const struct px_step_solve *s,
 		*d = (struct px_dist_part){.kind = PX_DIST_RIGID,
 					   .combine = dw->o.combine, .bs = 3,
 					   .width = 6};
-		rc = px_dist_rigid_capture(dw->w, s->problem, s->dynamics, s->rows, dw->reg,
+		rc = px_dist_rigid_capture(dw->w, s->problem, s->dynamics, s->rows, NULL, 0, dw->reg,
 					   dw->o.combine, d, err);
 		if (!rc && !(dw->kl = calloc(3 * d->n_own + 1, sizeof *dw->kl)))
 			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
@@ -418,12 +426,60 @@ static int solve_kept(struct px_dist_world *dw, const struct px_step_solve *s,
 	return rc;
 }
 
+/* Post-stabilization's position solve (s->deep): whether a contact of
+ * any rank is deeper than the slop (one reduction), and if so the
+ * frictionless problem of the moved bodies' contacts solved distributed
+ * from zero, its own contacts' impulses and those on own bodies in
+ * s->lambda, as a velocity solve's; its part is its own (dw->d stays the
+ * step's, for the tally and the frames) and its sweeps are not the
+ * step's (serially neither). */
+static int post_solve(struct px_dist_world *dw, const struct px_step_solve *s,
+		      struct px_error *err)
+{
+	struct px_dist_part d = {.kind = PX_DIST_RIGID, .combine = dw->o.combine,
+				 .bs = 3, .width = 6};
+	struct px_dist_result res = {0};
+	double *lambda = NULL;
+	int rc = PX_OK, any = *s->deep;
+
+	MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	*s->deep = any;
+	if (!any)
+		return PX_OK;
+	if (s->problem &&
+	    (rc = px_dist_rigid_capture(dw->w, s->problem, s->dynamics, s->rows,
+					s->contacts, s->n_contacts, dw->reg,
+					dw->o.combine, &d, err)))
+		px_dist_prefix_rank(err, dw->rank);
+	if (!rc && !(lambda = calloc(3 * d.n_own + 1, sizeof *lambda)))
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	rc = px_dist_agree(rc, err);
+	if (!rc && px_dist_share_copies(&d, &dw->traffic))
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the copies");
+	if (!rc)
+		rc = px_dist_rigid_build(&d, err);
+	rc = px_dist_agree(rc, err);
+	if (!rc)
+		rc = px_dist_solve(&d, dw->cfg, &dw->o, lambda, &res, err);
+	if (!rc)
+		rc = cut_exchange_of(dw, &d, s->contacts,
+				     s->problem ? s->n_contacts : 0, lambda,
+				     s->problem ? s->lambda : NULL, err);
+	free(res.history);
+	free(lambda);
+	px_dist_part_free(&d);
+	return rc;
+}
+
 static int hook(void *ctx, const struct px_step_solve *s, struct px_error *err)
 {
 	struct px_dist_world *dw = ctx;
-	const unsigned call = dw->calls++;
+	unsigned call;
 	int rc;
 
+	if (s->deep)
+		return post_solve(dw, s, err);
+	call = dw->calls++;
 	dw->solved = 1;
 	rc = dw->keep && s->problem ? solve_kept(dw, s, call, err)
 				    : solve_step(dw, s, PX_OK, call, err);
@@ -543,9 +599,6 @@ int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 	/* one rank keeps its parts and solvers across a step's substeps,
 	 * as the serial world does */
 	dw->keep = reg->size == 1 && s->substeps > 1;
-	if (s->stabilization == PX_STAB_POST)
-		return px_error_set(err, PX_ERR_INVALID,
-				    "the distributed run does not take post-stabilization (stabilization = post)");
 	rc = px_world_create(s, &dw->w, err);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = px_world_add_body(dw->w, bodies + i, NULL, err);

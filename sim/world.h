@@ -164,6 +164,15 @@ struct px_step_solve {
 	 * moved): sim/world_problem.h */
 	const struct px_dynamics *dynamics;
 	const struct px_contact_rows *rows;
+	/* A solving hook's post-stabilization solve only (else NULL and 0):
+	 * its contacts (a collision of the moved bodies, not the step's:
+	 * px_world_contacts keeps the step's), the problem's rows, n of
+	 * them; *deep is whether one of them is deeper than the slop, and
+	 * the hook leaves there whether one is in any world it solves with
+	 * (0: nothing moves, lambda unread). */
+	const struct px_contact *contacts;
+	size_t n_contacts;
+	int *deep;
 };
 
 /* Called by px_world_step after each velocity solve (steps without
@@ -187,13 +196,16 @@ void px_world_set_solve_hook(struct px_world *w, px_world_solve_hook fn,
  * together inside it). It is then called at every solve of the step,
  * also where the world has no contact (s->problem NULL, no row in
  * s->lambda), so that every world of a distributed run meets the others
- * at each: once per substep, twice with soft contact. Not with
- * post-stabilization (whose solve is the world's own): the step fails.
- * The step's statistics then count no sweep. */
+ * at each: once per substep, twice with soft contact, and once more for
+ * post-stabilization's position solve (s->deep set; the substep hook
+ * runs before its collision, with i = the substeps). The step's
+ * statistics then count no sweep. */
 void px_world_hook_solves(struct px_world *w, int on);
 
 /* Called at the start of every substep after the first (substep i >= 1,
- * before its free velocities), with the solve hook's ctx: a distributed
+ * before its free velocities), and with a solving hook before
+ * post-stabilization's collision (i = the substeps), with the solve
+ * hook's ctx: a distributed
  * run brings the copies of other worlds' bodies up to date there. A
  * non-zero return fails the step. NULL removes it. */
 typedef int (*px_world_substep_hook)(void *ctx, uint32_t i,

@@ -153,21 +153,30 @@ static void velocities(const struct px_world *w, const struct px_dynamics *d,
 
 /* Erleben 2017, sec. 4.4: the frictionless problem A lambda + (slop - depth) >=
  * 0, lambda >= 0, complementary, on the bodies' positions: each body moves
- * by M^-1 J^T lambda (turning by its angular part). */
+ * by M^-1 J^T lambda (turning by its angular part). With a solving hook
+ * (px_world_hook_solves) the substep hook first brings other worlds'
+ * bodies up to date, and the hook solves, called whatever this world's
+ * contacts (s->deep: whether some contact here is deeper than the slop,
+ * and back whether one is in any world: none, nothing moves). */
 static int post_stabilize(struct px_world *w, const struct px_config *cfg,
 			  struct px_error *err)
 {
 	const struct px_world_settings *s = &w->settings;
-	struct px_dynamics d;
+	const int hooked = w->hook_solves;
+	struct px_dynamics d = {0};
 	struct px_contact *c = NULL;
 	struct px_contact_rows *rows = NULL;
 	struct px_problem *p = NULL;
 	struct px_report rep = {0};
 	double *lambda = NULL, *dx = NULL, *b;
 	size_t n = 0, cap = 0;
-	int rc = px_dynamics_build(w, &d, err), deep = 0;
+	int rc = PX_OK, deep = 0;
 
-	if (rc)
+	if (hooked && w->substep_hook &&
+	    (rc = w->substep_hook(w->hook_ctx,
+				  s->substeps ? s->substeps : 1, err)))
+		return rc;
+	if ((rc = px_dynamics_build(w, &d, err)))
 		return rc;
 	if (px_collide_all(w->bp, w->bodies, w->n_bodies, s->margin, &c, &n,
 			    &cap)) {
@@ -176,7 +185,7 @@ static int post_stabilize(struct px_world *w, const struct px_config *cfg,
 	}
 	for (size_t k = 0; k < n; k++)
 		deep |= c[k].depth > s->slop;
-	if (!deep)
+	if (!deep && !hooked)
 		goto out;
 	rows = malloc((n + 1) * sizeof *rows);
 	lambda = calloc(3 * n + 1, sizeof *lambda);
@@ -186,14 +195,33 @@ static int post_stabilize(struct px_world *w, const struct px_config *cfg,
 		goto out;
 	}
 	px_contact_rows_build(w, &d, c, n, rows);
-	rc = px_world_problem_build(w, &d, c, rows, n, 3, 1, &p, err);
-	if (rc)
-		goto out;
-	b = px_problem_b(p);
-	for (size_t k = 0; k < n; k++)
-		b[3 * k] = s->slop - c[k].depth;
-	rc = px_solve(p, cfg, lambda, &rep, err);
-	if (rc)
+	if (n) {
+		rc = px_world_problem_build(w, &d, c, rows, n, 3, 1, &p, err);
+		if (rc)
+			goto out;
+		b = px_problem_b(p);
+		for (size_t k = 0; k < n; k++)
+			b[3 * k] = s->slop - c[k].depth;
+	}
+	if (hooked) {
+		const struct px_step_solve view = {
+			.step = w->step + 1,
+			.problem = p,
+			.warm_start = lambda, /* zero */
+			.lambda = lambda,
+			.report = &rep,
+			.dynamics = &d,
+			.rows = rows,
+			.contacts = c,
+			.n_contacts = n,
+			.deep = &deep,
+		};
+
+		rc = w->hook(w->hook_ctx, &view, err);
+	} else {
+		rc = px_solve(p, cfg, lambda, &rep, err);
+	}
+	if (rc || !deep)
 		goto out;
 	px_impulses_apply(&d, rows, n, 3, lambda, dx);
 	for (size_t k = 0; k < d.n; k++) {
@@ -666,9 +694,9 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	int rc;
 
 	memset(st, 0, sizeof *st);
-	if (w->hook_solves && (!w->hook || s->stabilization == PX_STAB_POST))
+	if (w->hook_solves && !w->hook)
 		return px_error_set(err, PX_ERR_INVALID,
-				    "a solving hook needs a hook and no post-stabilization");
+				    "a solving hook needs a hook");
 	if (s->stepping == PX_MOREAU)
 		drift(w, 0.5 * h);
 	if (px_collide_all(w->bp, w->bodies, w->n_bodies, s->margin,
