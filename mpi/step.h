@@ -84,11 +84,12 @@ struct px_dist_world {
 };
 
 /* After px_region_read: the rank's world of bodies[0..n) and its
- * neighbours. cfg (kept) solves; the stabilization must not be post
- * (post-stabilization is refused). With substeps, the ghosts' states
- * come from their owners before every substep after the first (a step's
+ * neighbours. cfg (kept) solves. With substeps, the ghosts' states come
+ * from their owners before every substep after the first (a step's
  * solve per substep, collective); with soft contact both solves of a
- * substep, the soft one and the relaxation, are distributed. */
+ * substep, the soft one and the relaxation, are distributed; with
+ * post-stabilization the ghosts' states come again, and its position
+ * solve is distributed. */
 int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 			 const struct px_world_settings *s,
 			 const struct px_body *bodies, size_t n,
