@@ -30,6 +30,8 @@ struct px_dist_args {
 	size_t n_layers;
 	const char *target, *out, *partition, *csv, *state, *save_fclib;
 	const char *checkpoint, *restart;     /* run: the sets' manifests */
+	const char *vtk;                      /* run: the frames' DIR */
+	unsigned long long vtk_every;         /* run: a frame every K steps */
 	unsigned long long checkpoint_every;  /* 0: on signals only */
 	enum px_fclib_r start;    /* solve's warm start from the file */
 	int cache;                /* run: -1 the scene's, else 0 or 1 */

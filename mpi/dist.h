@@ -93,6 +93,9 @@ struct px_dist_part {
 	double *frame;            /* 9 per contact */
 	double *point;            /* 3 per contact: its position */
 	struct px_friction_params *fric; /* per contact */
+	double *shift;            /* per contact: soft contact's gamma A_nn
+				     on its normal row (the world problem's
+				     normal shift), or NULL */
 	uint32_t *copies;         /* per body: ranks with contacts on it (k) */
 	unsigned char *shared;    /* per body: in some link */
 	size_t n_shared;          /* bodies in some link */
@@ -201,6 +204,16 @@ struct px_dist_result {
 int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 		  const struct px_dist_opts *o, double *lambda,
 		  struct px_dist_result *res, struct px_error *err);
+
+/* One rank (MPI_COMM_WORLD of size 1), no coupling: px_dist_solve's
+ * solve of d, through the solver *sv kept across calls on d (made at the
+ * first; the caller destroys it), px_solver_resume when resume (lambda is
+ * where its last solve left it), else px_solver_solve: the world's
+ * substeps solve so, and one rank then moves the bodies as the serial
+ * world does, bit for bit. */
+int px_dist_solve_kept(struct px_dist_part *d, struct px_config *cfg,
+		       struct px_solver **sv, int resume, double *lambda,
+		       struct px_dist_result *res, struct px_error *err);
 
 /* The global test's fixed-order reduction (reduce.c): fold(acc, next, n)
  * folds into acc, the partial of the lower ranks, next, that of the ranks

@@ -117,10 +117,13 @@ static int stop(const struct px_solver_settings *s, const double g[S_N])
 	return delta_passes(s, g) && fc3d <= s->check_tol;
 }
 
-/* No coupling anywhere: each rank solves its part once. */
+/* No coupling anywhere: each rank solves its part once, through px_solve
+ * (sv NULL) or the kept solver *sv (made at its first solve): resumed
+ * from where its last solve left lambda, or solved from lambda. */
 static int solve_alone(struct px_dist_part *d, struct px_config *cfg,
 		       double *lambda, double *y, struct px_dist_result *res,
-		       struct px_error *err, int size)
+		       struct px_error *err, int size, struct px_solver **sv,
+		       int resume)
 {
 	struct px_report rep = {0};
 	double mine[S_N], g[S_N];
@@ -129,7 +132,14 @@ static int solve_alone(struct px_dist_part *d, struct px_config *cfg,
 	if (d->p) {
 		double t1 = MPI_Wtime();
 
-		rc = px_solve(d->p, cfg, lambda, &rep, err);
+		if (!sv)
+			rc = px_solve(d->p, cfg, lambda, &rep, err);
+		else if (!*sv && (rc = px_solver_create(d->p, cfg, sv, err)))
+			;
+		else if (resume)
+			rc = px_solver_resume(*sv, lambda, &rep, err);
+		else
+			rc = px_solver_solve(*sv, lambda, &rep, err);
 		res->solve_seconds = MPI_Wtime() - t1;
 		res->sweeps = rep.sweeps;
 		res->rejected = rep.rejected;
@@ -214,7 +224,7 @@ int px_dist_solve(struct px_dist_part *d, struct px_config *cfg,
 	MPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	res->coupled = linked = any[0];
 	if (!linked) {
-		rc = solve_alone(d, cfg, lambda, y, res, err, size);
+		rc = solve_alone(d, cfg, lambda, y, res, err, size, NULL, 0);
 		goto done;
 	}
 	if (any[1]) {
@@ -310,6 +320,26 @@ done:
 	px_solver_destroy(sv);
 	res->seconds = MPI_Wtime() - t0;
 	free(old);
+	free(y);
+	return rc;
+}
+
+int px_dist_solve_kept(struct px_dist_part *d, struct px_config *cfg,
+		       struct px_solver **sv, int resume, double *lambda,
+		       struct px_dist_result *res, struct px_error *err)
+{
+	const size_t m = d->n_own * d->bs;
+	double *y = malloc((m + 1) * sizeof *y);
+	double t0 = MPI_Wtime();
+	int rc = PX_OK;
+
+	*res = (struct px_dist_result){0};
+	if (!y)
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the solve");
+	rc = px_dist_agree(rc, err);
+	if (!rc)
+		rc = solve_alone(d, cfg, lambda, y, res, err, 1, sv, resume);
+	res->seconds = MPI_Wtime() - t0;
 	free(y);
 	return rc;
 }

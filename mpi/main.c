@@ -24,8 +24,6 @@
  * moment, out of step with their neighbours' exchanges. */
 static const char no_time_limit[] =
 	"not supported under mpirun (the ranks stop together only at a global test, which keeps no clock); bound max_sweeps instead, or run without mpirun";
-static const char no_frames[] =
-	"a distributed run writes no VTK frames yet (each rank holds only its region's bodies); run it serially for frames";
 
 /* The serial options of solve and run that a distributed command cannot
  * honour: refused, whatever their value, with one line naming the option
@@ -41,8 +39,6 @@ static const struct refusal {
 	 "not supported under mpirun (the distributed report is text only); run without mpirun"},
 	{"solve", "history",
 	 "a distributed solve keeps no per-sweep history (each rank sweeps its own part, and the ranks meet only at a global test); run it serially for the history"},
-	{"run", "vtk", no_frames},
-	{"run", "vtk-every", no_frames},
 };
 
 #define N_REFUSALS (sizeof refusals / sizeof *refusals)
@@ -56,6 +52,7 @@ void px_dist_usage(FILE *f)
 		"                    [DIST-OPTIONS]\n"
 		"       mpirun -np P proxima run [-c CONFIG ...] [--set SECTION.KEY=VALUE ...]\n"
 		"                    [SCENE] [--steps N] [--csv FILE] [--state FILE]\n"
+		"                    [--vtk DIR] [--vtk-every K]\n"
 		"                    [--cache on|off] [--quiet] [--checkpoint FILE]\n"
 		"                    [--checkpoint-every N] [--restart FILE] [DIST-OPTIONS]\n"
 		"  The options mean what they mean serially; refused here, with the\n"
@@ -83,7 +80,7 @@ void px_dist_usage(FILE *f)
 
 enum { OPT_SET = 256, OPT_COMBINE, OPT_EXCHANGE, OPT_CHECK, OPT_PARTITION,
        OPT_WARM, OPT_SAVE, OPT_CSV, OPT_STATE, OPT_CACHE, OPT_CKPT,
-       OPT_CKPT_EVERY, OPT_RESTART, OPT_REFUSED };
+       OPT_CKPT_EVERY, OPT_RESTART, OPT_VTK, OPT_VTK_EVERY, OPT_REFUSED };
 
 /* A whole number in [lo, hi] for option k, or an error in err. */
 static int whole(const char *k, const char *v, unsigned long long lo,
@@ -163,6 +160,10 @@ static int take(const char *cmd, int c, const char *v,
 		return whole("--checkpoint-every", v, 1, ULLONG_MAX,
 			     "a whole number >= 1", &a->checkpoint_every, err);
 	case OPT_RESTART: a->restart = v; return PX_OK;
+	case OPT_VTK: a->vtk = v; return PX_OK;
+	case OPT_VTK_EVERY:
+		return whole("--vtk-every", v, 1, ULLONG_MAX,
+			     "a whole number >= 1", &a->vtk_every, err);
 	case 'q': return PX_OK; /* the distributed run draws no progress line */
 	}
 	return px_error_set(err, PX_ERR_INVALID, "%s: option %d", cmd, c);
@@ -193,6 +194,8 @@ int px_dist_parse(int argc, char **argv, int with_files,
 		{"checkpoint", required_argument, NULL, OPT_CKPT},
 		{"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY},
 		{"restart", required_argument, NULL, OPT_RESTART},
+		{"vtk", required_argument, NULL, OPT_VTK},
+		{"vtk-every", required_argument, NULL, OPT_VTK_EVERY},
 	}, dist_opts[] = {
 		{"combine", required_argument, NULL, OPT_COMBINE},
 		{"exchange-every", required_argument, NULL, OPT_EXCHANGE},
@@ -206,7 +209,8 @@ int px_dist_parse(int argc, char **argv, int with_files,
 	size_t n = 0;
 	int c, at;
 
-	*a = (struct px_dist_args){.o = {PX_DIST_SPLIT, 1, 1}, .cache = -1};
+	*a = (struct px_dist_args){.o = {PX_DIST_SPLIT, 1, 1}, .cache = -1,
+				   .vtk_every = 1};
 	for (size_t i = 0; i < n_own; i++)
 		longopts[n++] = own[i];
 	for (size_t i = 0; i < sizeof dist_opts / sizeof *dist_opts; i++)

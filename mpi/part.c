@@ -33,6 +33,7 @@ void px_dist_part_free(struct px_dist_part *d)
 	free(d->frame);
 	free(d->point);
 	free(d->fric);
+	free(d->shift);
 	free(d->copies);
 	free(d->shared);
 	free(d->vbar);

@@ -120,19 +120,28 @@ static void count_copies(struct px_dist_part *d, struct holder *h, size_t m)
 }
 
 int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
+			  const struct px_dynamics *wdyn,
+			  const struct px_contact_rows *wrows,
+			  const struct px_contact *wc, size_t wn,
 			  const struct px_region *reg, enum px_dist_combine combine,
 			  struct px_dist_part *d, struct px_error *err)
 {
 	const struct px_contact *c;
 	const double *lam;
 	uint32_t bs;
-	size_t n = px_world_contacts(w, &c, &lam, &bs), m = 0, mh = 0, j = 0;
-	struct px_dynamics dyn = {0};
-	struct px_contact_rows *rows = malloc((n + 1) * sizeof *rows);
+	size_t n = wc ? (c = wc, bs = 3, wn) : px_world_contacts(w, &c, &lam, &bs);
+	size_t m = 0, mh = 0, j = 0;
+	struct px_dynamics own_dyn = {0};
+	const struct px_dynamics *dp = wdyn ? wdyn : &own_dyn;
+	struct px_contact_rows *made = wrows ? NULL : malloc((n + 1) * sizeof *made);
+	const struct px_contact_rows *rows = wrows ? wrows : made;
 	struct share *sh = malloc((4 * n + 1) * sizeof *sh);
 	struct holder *ho = malloc((2 * n + 1) * sizeof *ho);
 	const double *b = px_problem_b_const(p), *pos = px_problem_positions(p);
 	const struct px_friction_params *fr = px_problem_friction_const(p);
+	/* soft contact: Gamma, per contact of its two bodies alone (gamma
+	 * A_nn), the same on every rank that holds the contact */
+	const double *shift = px_problem_normal_shift(p);
 	int rc;
 
 	*d = (struct px_dist_part){.kind = PX_DIST_RIGID, .combine = combine,
@@ -142,17 +151,15 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 				  "the distributed solve of a scene needs 3-row contacts (this scene has torsional friction)");
 		goto done;
 	}
-	if (px_problem_normal_shift(p)) {
-		rc = px_error_set(err, PX_ERR_INVALID,
-				  "the distributed solve of a scene does not take soft contact (stabilization = soft)");
-		goto done;
-	}
-	rc = rows && sh && ho ? px_dynamics_build(w, &dyn, err)
+	rc = rows && sh && ho ? PX_OK
 			      : px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	if (!rc && !wdyn)
+		rc = px_dynamics_build(w, &own_dyn, err);
 	if (rc)
 		goto done;
-	px_contact_rows_build(w, &dyn, c, n, rows);
-	d->n_bodies = dyn.n;
+	if (!wrows)
+		px_contact_rows_build(w, dp, c, n, made);
+	d->n_bodies = dp->n;
 	for (size_t k = 0; k < n; k++)
 		d->n_own += contact_owner(reg, &c[k]) == reg->rank;
 	d->gid = malloc((d->n_own + 1) * sizeof *d->gid);
@@ -174,19 +181,22 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 	d->total = calloc(6 * d->n_bodies + 1, sizeof *d->total);
 	d->fric = malloc((d->n_own + 1) * sizeof *d->fric);
 	d->point = malloc((3 * d->n_own + 1) * sizeof *d->point);
+	if (shift)
+		d->shift = malloc((d->n_own + 1) * sizeof *d->shift);
 	if (!d->gid || !d->world_contact || !d->b0 || !d->frame || !d->lever || !d->body_a ||
-	    !d->body_b || !d->fric || !d->point || !d->body_gid || !d->body_owner ||
+	    !d->body_b || !d->fric || !d->point || (shift && !d->shift) ||
+	    !d->body_gid || !d->body_owner ||
 	    !d->inv_mass || !d->inv_inertia || !d->copies || !d->shared ||
 	    !d->vbar || !d->self || !d->du || !d->total) {
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for a part");
 		goto done;
 	}
-	for (size_t i = 0; i < dyn.n; i++) {
-		d->body_gid[i] = reg->gid[dyn.world[i]];
-		d->body_owner[i] = reg->owner[dyn.world[i]];
+	for (size_t i = 0; i < dp->n; i++) {
+		d->body_gid[i] = reg->gid[dp->world[i]];
+		d->body_owner[i] = reg->owner[dp->world[i]];
 	}
-	memcpy(d->inv_mass, dyn.inv_mass, dyn.n * sizeof *d->inv_mass);
-	memcpy(d->inv_inertia, dyn.inv_inertia, 9 * dyn.n * sizeof *d->inv_inertia);
+	memcpy(d->inv_mass, dp->inv_mass, dp->n * sizeof *d->inv_mass);
+	memcpy(d->inv_inertia, dp->inv_inertia, 9 * dp->n * sizeof *d->inv_inertia);
 	for (size_t k = 0; k < n; k++) {
 		const int oc = contact_owner(reg, &c[k]);
 		const uint32_t ends[2] = {rows[k].pa, rows[k].pb};
@@ -218,6 +228,8 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 		d->body_a[j] = rows[k].pa;
 		d->body_b[j] = rows[k].pb;
 		d->fric[j] = fr[k];
+		if (shift)
+			d->shift[j] = shift[k];
 		memcpy(d->point + 3 * j, pos ? pos + 3 * k : c[k].p, 3 * sizeof *d->point);
 		j++;
 	}
@@ -225,8 +237,8 @@ int px_dist_rigid_capture(const struct px_world *w, const struct px_problem *p,
 	if (build_links(d, sh, m))
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the links");
 done:
-	px_dynamics_free(&dyn);
-	free(rows);
+	px_dynamics_free(&own_dyn);
+	free(made);
 	free(sh);
 	free(ho);
 	return rc;
@@ -262,6 +274,8 @@ int px_dist_rigid_build(struct px_dist_part *d, struct px_error *err)
 	if (!rc)
 		rc = px_problem_set_rigid(d->p, d->n_bodies, im, ii, d->body_a,
 					  d->body_b, d->lever, err);
+	if (!rc && d->shift)
+		rc = px_problem_set_normal_shift(d->p, d->shift, err);
 	if (!rc)
 		memcpy(px_problem_b(d->p), d->b0, 3 * d->n_own * sizeof *d->b0);
 done:

@@ -1,5 +1,5 @@
 /* `mpirun -np P proxima run [-c CONFIG] [SCENE] [--steps N] [--csv FILE]
- * [--state FILE] [--cache on|off]`:
+ * [--state FILE] [--cache on|off] [--vtk DIR [--vtk-every K]]`:
  * each rank generates only its region of the scene (recursive coordinate
  * bisection, region.c) and a ghost layer around it, and the ranks step
  * the world together (step.h): each step's own contacts solved
@@ -9,8 +9,11 @@
  * sweeps, migrations, traffic, energy and the momentum check (the bodies'
  * total momentum change against gravity's impulse and what the static
  * contacts applied); --csv writes rank 0's per-step statistics summed
- * over the ranks, as `proxima run --csv` does, and --state the bodies'
- * final states gathered on rank 0, as `proxima run --state` does. */
+ * over the ranks, as `proxima run --csv` does, then the per-rank load
+ * (the most own contacts of a rank, and over the mean), --state the
+ * bodies' final states gathered on rank 0, as `proxima run --state`
+ * does, and --vtk the serial run's frames, gathered on rank 0
+ * (vtk_frames.c). */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -24,6 +27,7 @@
 #include "rigid.h"
 #include "scene.h"
 #include "step.h"
+#include "vtk_frames.h"
 
 /* Per rank and step, gathered in rank order. */
 enum { G_CONTACTS, G_SWEEPS, G_CONV, G_JX, G_JY, G_JZ, G_KIN, G_POT, G_PX,
@@ -47,8 +51,8 @@ static void gather(const struct px_dist_world *dw, double *all,
 	const struct px_dist_part *d = &dw->d;
 
 	mine[G_CONTACTS] = (double)d->n_own;
-	mine[G_SWEEPS] = (double)dw->res.sweeps;
-	mine[G_CONV] = dw->res.converged;
+	mine[G_SWEEPS] = (double)dw->sweeps;
+	mine[G_CONV] = dw->converged;
 	memcpy(mine + G_JX, dw->static_impulse, 3 * sizeof *mine);
 	px_dist_world_sums(dw, mine + G_PX, e);
 	mine[G_KIN] = e[0];
@@ -83,8 +87,41 @@ static void gather(const struct px_dist_world *dw, double *all,
 		}
 }
 
+/* The per-rank load of the last gather: the most own contacts of a rank
+ * and its ratio to the mean over the ranks (1: even; 1 too when no rank
+ * has a contact). */
+static double load_imbalance(const struct totals *t, int size)
+{
+	const double mean = t->sum[G_CONTACTS] / size;
+
+	return mean > 0 ? t->most[G_CONTACTS] / mean : 1.0;
+}
+
+/* fn's CSV text (one line) less its newline, then more, into f. */
+static void csv_line(FILE *f, const struct px_step_stats *st, const char *more)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (m) {
+		if (st)
+			px_step_stats_csv_row(m, st);
+		else
+			px_step_stats_csv_header(m);
+		fclose(m);
+	}
+	if (text && len && text[len - 1] == '\n')
+		text[len - 1] = 0;
+	fprintf(f, "%s,%s\n", text ? text : "", more);
+	free(text);
+}
+
 /* After step k (rank 0): the run's totals and the CSV row, flushed (a
- * failed write: the CSV cut back to its last whole row, err). */
+ * failed write: the CSV cut back to its last whole row, err). The
+ * serial run's columns, then the per-rank load: the most own contacts of
+ * a rank (contacts_rank_max) and its ratio to the mean
+ * (load_imbalance). */
 static int tally(struct totals *t, unsigned long long k, double dt,
 		 const struct px_dist_world *dw, double seconds,
 		 struct px_outfile *csv, struct px_error *err)
@@ -97,7 +134,7 @@ static int tally(struct totals *t, unsigned long long k, double dt,
 		.sweeps = (uint64_t)t->most[G_SWEEPS],
 		.merit = dw->res.fc3d,
 		.converged = t->sum[G_CONV] != 0,
-		.seconds_solve = dw->res.seconds,
+		.seconds_solve = dw->solve_seconds,
 		.seconds_total = seconds,
 		.kinetic = t->sum[G_KIN],
 		.potential = t->sum[G_POT],
@@ -113,7 +150,13 @@ static int tally(struct totals *t, unsigned long long k, double dt,
 	t->unconverged += t->sum[G_CONV] == 0;
 	if (!csv->f)
 		return PX_OK;
-	px_step_stats_csv_row(csv->f, &st);
+	{
+		char more[64];
+
+		snprintf(more, sizeof more, "%.0f,%.6f", t->most[G_CONTACTS],
+			 load_imbalance(t, dw->size));
+		csv_line(csv->f, &st, more);
+	}
 	return px_outfile_row(csv, err);
 }
 
@@ -131,6 +174,8 @@ static void report_head(const struct px_dist_args *a, const struct totals *t,
 		       start[(size_t)r * G_N + G_GHOST]);
 	printf("\npartition   recursive coordinate bisection of the centres, kept for the run: cut %.0f contacts (between bodies of different ranks) at the last step",
 	       t->sum[G_CUT]);
+	printf("; own contacts per rank at the last step: most %.0f, %.3f times the mean (load imbalance)",
+	       t->most[G_CONTACTS], load_imbalance(t, size));
 	printf("\nshared      %.0f bodies have copies on other ranks at the last step; ranks with contacts on them: 1: %.0f, 2: %.0f, 3: %.0f, 4 or more: %.0f\n",
 	       k[0] + k[1] + k[2] + k[3], k[0], k[1], k[2], k[3]);
 	printf("last step   step %llu's distributed solve, down to the fc3d error:\n", steps);
@@ -358,6 +403,7 @@ int px_dist_cmd_run(int argc, char **argv)
 	double *all = NULL, *start = NULL, t0;
 	unsigned long long steps = 0, done = 0, first = 0; /* steps done */
 	struct px_outfile csv = {.fd = -1}, state = {.fd = -1};
+	struct px_dist_vtk frames = {0};
 	int stop = 0;
 	size_t n = 0;
 	int rank, size, rc, status = EXIT_BAD_INPUT;
@@ -404,7 +450,7 @@ int px_dist_cmd_run(int argc, char **argv)
 		px_outfile_abort(&state);
 	if (!rc && rank == 0 && a.csv &&
 	    !(rc = px_outfile_open(&csv, a.csv, &err))) {
-		px_step_stats_csv_header(csv.f);
+		csv_line(csv.f, NULL, "contacts_rank_max,load_imbalance");
 		rc = px_outfile_publish(&csv, &err);
 	}
 	if (px_dist_agree(rc, &err))
@@ -417,6 +463,10 @@ int px_dist_cmd_run(int argc, char **argv)
 			t.mass = t.sum[G_MASS];
 		}
 	}
+	/* the frames: the start's (or the restart's), then every K steps */
+	if (a.vtk && (px_dist_vtk_begin(a.vtk, rank, &err) ||
+		      px_dist_vtk_frame(&dw, a.vtk, done, &frames, &err)))
+		goto fail;
 	if (a.checkpoint)
 		px_dist_ckpt_catch();
 	t0 = MPI_Wtime();
@@ -424,6 +474,7 @@ int px_dist_cmd_run(int argc, char **argv)
 		const unsigned long long k = done + 1;
 		const double ts = MPI_Wtime();
 
+		dw.vtk_want = a.vtk && k % a.vtk_every == 0;
 		rc = px_dist_world_step(&dw, &err);
 		if (rc) {
 			char at[64];
@@ -439,6 +490,13 @@ int px_dist_cmd_run(int argc, char **argv)
 				   &err);
 		if (a.csv && px_dist_agree(rc, &err))
 			goto fail;
+		if (dw.vtk_want && px_dist_vtk_frame(&dw, a.vtk, k, &frames, &err)) {
+			char at[64];
+
+			snprintf(at, sizeof at, "step %llu's frame", k);
+			px_dist_prefix(&err, at);
+			goto fail;
+		}
 		done = k;
 		if (a.checkpoint &&
 		    checkpoint(&ck, &a, &dw, &t, start, k, steps, &stop, &err)) {
@@ -450,6 +508,8 @@ int px_dist_cmd_run(int argc, char **argv)
 		}
 	}
 	t0 = MPI_Wtime() - t0;
+	if (a.vtk && px_dist_vtk_end(a.vtk, rank, &frames, &err))
+		goto fail;
 	if (a.state) {
 		rc = rank == 0 ? px_outfile_open(&state, a.state, &err) : PX_OK;
 		if (px_dist_agree(rc, &err) ||
@@ -468,6 +528,9 @@ int px_dist_cmd_run(int argc, char **argv)
 		report_run(&t, &s, done, t0);
 	}
 	report_moves(&dw, done);
+	if (rank == 0 && a.vtk)
+		printf("frames      %zu in %s, index %s/frames.pvd, contacts %s/contacts.pvd (gathered on rank 0)\n",
+		       frames.n, a.vtk, a.vtk, a.vtk);
 	if (rank == 0 && a.csv)
 		printf("statistics  %s\n", a.csv);
 	if (rank == 0 && a.state)
@@ -492,6 +555,7 @@ done:
 		status = EXIT_BAD_INPUT;
 	}
 	px_outfile_abort(&state);
+	px_dist_vtk_free(&frames);
 	free(all);
 	free(start);
 	free(bodies);

@@ -7,10 +7,11 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "mesh.h"
 #include "rigid.h"
 #include "step.h"
 
-enum { TAG_CUT = 11 };
+enum { TAG_CUT = 11, TAG_SUBSTEP = 13 };
 
 /* The impulse of a contact on a body of another rank, for its owner:
  * keyed by the global ids of its two bodies (in the pair's order, the
@@ -132,18 +133,15 @@ static size_t nbr_index(const struct px_dist_world *dw, int r)
 	return q;
 }
 
-/* Into out's buffer q the impulse of every own contact on a body of
- * neighbour q (each contact once per neighbour). */
-static void cuts_out(const struct px_dist_world *dw, const double *own,
-		     struct px_dist_outbox *out)
+/* Into out's buffer q the impulse of every own contact (of part d, its
+ * contacts c) on a body of neighbour q (each contact once per
+ * neighbour). */
+static void cuts_out(const struct px_dist_world *dw,
+		     const struct px_dist_part *d, const struct px_contact *c,
+		     const double *own, struct px_dist_outbox *out)
 {
-	const struct px_dist_part *d = &dw->d;
 	const struct px_region *reg = dw->reg;
-	const struct px_contact *c;
-	const double *unused;
-	uint32_t bs;
 
-	px_world_contacts(dw->w, &c, &unused, &bs);
 	for (size_t j = 0; j < d->n_own; j++) {
 		const struct px_contact *ck = c + d->world_contact[j];
 		const int32_t oa = reg->owner[ck->a], ob = reg->owner[ck->b];
@@ -170,15 +168,13 @@ static void cuts_out(const struct px_dist_world *dw, const double *own,
  * theirs: into lambda (every contact of the world, bs 3) the own
  * contacts' (own, in order) and, for the others on an own body, what
  * their owners sent; zero for the rest. */
-static int cut_exchange(struct px_dist_world *dw, const double *own,
-			double *lambda, struct px_error *err)
+static int cut_exchange_of(struct px_dist_world *dw,
+			   const struct px_dist_part *d,
+			   const struct px_contact *c, size_t n,
+			   const double *own, double *lambda,
+			   struct px_error *err)
 {
-	const struct px_dist_part *d = &dw->d;
 	const struct px_region *reg = dw->reg;
-	const struct px_contact *c = NULL;
-	const double *unused;
-	uint32_t bs;
-	const size_t n = lambda ? px_world_contacts(dw->w, &c, &unused, &bs) : 0;
 	struct px_dist_outbox out;
 	struct cut *in;
 	size_t n_in = 0;
@@ -189,7 +185,7 @@ static int cut_exchange(struct px_dist_world *dw, const double *own,
 		rc = px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the cut impulses",
 				  dw->rank);
 	else
-		cuts_out(dw, own, &out);
+		cuts_out(dw, d, c, own, &out);
 	rc = px_dist_world_swap(dw, TAG_CUT, rc, &out, &got_bytes, &n_in, err);
 	in = (struct cut *)got_bytes;
 	n_in /= sizeof *in;
@@ -226,6 +222,19 @@ static int cut_exchange(struct px_dist_world *dw, const double *own,
 	return px_dist_agree(rc, err);
 }
 
+/* cut_exchange_of the step's part dw->d and the world's contacts (none
+ * when lambda is NULL). */
+static int cut_exchange(struct px_dist_world *dw, const double *own,
+			double *lambda, struct px_error *err)
+{
+	const struct px_contact *c = NULL;
+	const double *unused;
+	uint32_t bs;
+	const size_t n = lambda ? px_world_contacts(dw->w, &c, &unused, &bs) : 0;
+
+	return cut_exchange_of(dw, &dw->d, c, n, own, lambda, err);
+}
+
 /* Static body s of the world's bodies (its world index): its place in
  * dw->static_gid. */
 static size_t static_index(const struct px_dist_world *dw, uint32_t s)
@@ -245,21 +254,22 @@ static size_t static_index(const struct px_dist_world *dw, uint32_t s)
 }
 
 /* What the step's own contacts did: their impulse on static bodies (the
- * momentum check; the run's per static body too) and their deepest
- * penetration. */
-static void own_tally(struct px_dist_world *dw, const double *lambda)
+ * momentum check; the run's per static body too), from the world's
+ * impulses of the step (summed over its substeps, each substep's last
+ * solve: with soft contact the relaxation's, which moved the bodies), and
+ * their deepest penetration. */
+static void own_tally(struct px_dist_world *dw)
 {
 	const struct px_dist_part *d = &dw->d;
 	const struct px_body *b = px_world_bodies(dw->w);
 	const struct px_contact *c;
-	const double *unused;
+	const double *wl;
 	uint32_t bs;
 
-	px_world_contacts(dw->w, &c, &unused, &bs);
-	memset(dw->static_impulse, 0, sizeof dw->static_impulse);
-	dw->max_depth = 0;
+	px_world_contacts(dw->w, &c, &wl, &bs);
 	for (size_t j = 0; j < d->n_own; j++) {
-		const double *fr = d->frame + 9 * j, *l = lambda + 3 * j;
+		const double *fr = d->frame + 9 * j;
+		const double *l = wl + 3 * (size_t)d->world_contact[j];
 		const struct px_contact *cj = c + d->world_contact[j];
 
 		for (int e = 0; e < 2; e++) {
@@ -283,11 +293,24 @@ static void own_tally(struct px_dist_world *dw, const double *lambda)
 	}
 }
 
+/* The step's kept parts (keep) and solvers, freed. */
+static void keep_reset(struct px_dist_world *dw)
+{
+	px_solver_destroy(dw->sv);
+	px_solver_destroy(dw->spare.sv);
+	free(dw->kl);
+	free(dw->spare.kl);
+	px_dist_part_free(&dw->spare.d);
+	dw->sv = dw->spare.sv = NULL;
+	dw->kl = dw->spare.kl = NULL;
+	dw->d_p = dw->spare.p = NULL;
+}
+
 /* The step's solve on every rank: inside the hook (s: the world's
  * problem) or, on a rank whose world has no contact or failed before its
  * hook, after the world's step (s NULL, rc its status). */
 static int solve_step(struct px_dist_world *dw, const struct px_step_solve *s,
-		      int rc, struct px_error *err)
+		      int rc, unsigned call, struct px_error *err)
 {
 	struct px_dist_part *d = &dw->d;
 	double *lambda = NULL;
@@ -295,11 +318,12 @@ static int solve_step(struct px_dist_world *dw, const struct px_step_solve *s,
 	px_dist_part_free(d);
 	free(dw->res.history);
 	dw->res = (struct px_dist_result){0};
-	dw->warm = 0;
 	*d = (struct px_dist_part){.kind = PX_DIST_RIGID, .combine = dw->o.combine,
 				   .bs = 3, .width = 6};
+	if (s && !s->problem) /* no contact in this rank's world */
+		s = NULL;
 	if (!rc && s &&
-	    (rc = px_dist_rigid_capture(dw->w, s->problem, dw->reg,
+	    (rc = px_dist_rigid_capture(dw->w, s->problem, s->dynamics, s->rows, NULL, 0, dw->reg,
 					dw->o.combine, d, err)))
 		px_dist_prefix_rank(err, dw->rank);
 	if (!rc) {
@@ -311,7 +335,7 @@ static int solve_step(struct px_dist_world *dw, const struct px_step_solve *s,
 		/* the world's warm start of the own contacts */
 		memcpy(lambda + 3 * j, s->warm_start + 3 * d->world_contact[j],
 		       3 * sizeof *lambda);
-		dw->warm += lambda[3 * j] != 0.0;
+		dw->warm += call == 0 && lambda[3 * j] != 0.0;
 	}
 	rc = px_dist_agree(rc, err);
 	if (!rc && px_dist_share_copies(d, &dw->traffic))
@@ -323,18 +347,243 @@ static int solve_step(struct px_dist_world *dw, const struct px_step_solve *s,
 		rc = px_dist_solve(d, dw->cfg, &dw->o, lambda, &dw->res, err);
 	if (!rc)
 		rc = cut_exchange(dw, lambda, s ? s->lambda : NULL, err);
-	if (!rc)
-		own_tally(dw, lambda);
 	free(lambda);
+	return rc;
+}
+
+/* One rank with substeps: the solve of s's problem through the part and
+ * solver kept for it in the step (keep), made at its first solve, its b
+ * the substep's; the world then moves the bodies by the solver's body
+ * velocities, as the serial world does with its own kept solver. */
+static int solve_kept(struct px_dist_world *dw, const struct px_step_solve *s,
+		      unsigned call, struct px_error *err)
+{
+	struct px_dist_part *d = &dw->d;
+	const int soft = px_world_settings(dw->w)->stabilization == PX_STAB_SOFT;
+	const double *b = px_problem_b_const(s->problem);
+	int rc = PX_OK;
+
+	free(dw->res.history);
+	dw->res = (struct px_dist_result){0};
+	if (s->problem != dw->d_p && s->problem == dw->spare.p) {
+		const struct px_dist_part t = *d;
+		struct px_solver *sv = dw->sv;
+		double *kl = dw->kl;
+
+		*d = dw->spare.d;
+		dw->sv = dw->spare.sv;
+		dw->kl = dw->spare.kl;
+		dw->spare.d = t;
+		dw->spare.sv = sv;
+		dw->spare.kl = kl;
+		dw->spare.p = dw->d_p;
+		dw->d_p = s->problem;
+	} else if (s->problem != dw->d_p) {
+		px_dist_part_free(&dw->spare.d);
+		px_solver_destroy(dw->spare.sv);
+		free(dw->spare.kl);
+		dw->spare.d = *d;
+		dw->spare.sv = dw->sv;
+		dw->spare.kl = dw->kl;
+		dw->spare.p = dw->d_p;
+		dw->sv = NULL;
+		dw->kl = NULL;
+		dw->d_p = s->problem;
+		*d = (struct px_dist_part){.kind = PX_DIST_RIGID,
+					   .combine = dw->o.combine, .bs = 3,
+					   .width = 6};
+		rc = px_dist_rigid_capture(dw->w, s->problem, s->dynamics, s->rows, NULL, 0, dw->reg,
+					   dw->o.combine, d, err);
+		if (!rc && !(dw->kl = calloc(3 * d->n_own + 1, sizeof *dw->kl)))
+			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+		if (!rc && px_dist_share_copies(d, &dw->traffic))
+			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the copies");
+		if (!rc)
+			rc = px_dist_rigid_build(d, err);
+		if (rc) { /* not kept half made */
+			dw->d_p = NULL;
+			px_dist_prefix_rank(err, dw->rank);
+		}
+	}
+	rc = px_dist_agree(rc, err);
+	if (rc)
+		return rc;
+	for (size_t j = 0; j < d->n_own; j++) {
+		/* the substep's b; the warm start (the last substep's impulses:
+		 * where the solver left them) */
+		memcpy(d->b0 + 3 * j, b + 3 * d->world_contact[j], 3 * sizeof *b);
+		memcpy(dw->kl + 3 * j, s->warm_start + 3 * d->world_contact[j],
+		       3 * sizeof *dw->kl);
+		dw->warm += call == 0 && dw->kl[3 * j] != 0.0;
+	}
+	if (d->p)
+		memcpy(px_problem_b(d->p), d->b0, 3 * d->n_own * sizeof *d->b0);
+	rc = px_dist_solve_kept(d, dw->cfg, &dw->sv, !soft, dw->kl, &dw->res, err);
+	if (!rc)
+		rc = cut_exchange(dw, dw->kl, s->lambda, err);
+	if (!rc && s->body_velocities && dw->sv)
+		*s->body_velocities = px_solver_body_velocities(dw->sv);
+	return rc;
+}
+
+/* Post-stabilization's position solve (s->deep): whether a contact of
+ * any rank is deeper than the slop (one reduction), and if so the
+ * frictionless problem of the moved bodies' contacts solved distributed
+ * from zero, its own contacts' impulses and those on own bodies in
+ * s->lambda, as a velocity solve's; its part is its own (dw->d stays the
+ * step's, for the tally and the frames) and its sweeps are not the
+ * step's (serially neither). */
+static int post_solve(struct px_dist_world *dw, const struct px_step_solve *s,
+		      struct px_error *err)
+{
+	struct px_dist_part d = {.kind = PX_DIST_RIGID, .combine = dw->o.combine,
+				 .bs = 3, .width = 6};
+	struct px_dist_result res = {0};
+	double *lambda = NULL;
+	int rc = PX_OK, any = *s->deep;
+
+	MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	*s->deep = any;
+	if (!any)
+		return PX_OK;
+	if (s->problem &&
+	    (rc = px_dist_rigid_capture(dw->w, s->problem, s->dynamics, s->rows,
+					s->contacts, s->n_contacts, dw->reg,
+					dw->o.combine, &d, err)))
+		px_dist_prefix_rank(err, dw->rank);
+	if (!rc && !(lambda = calloc(3 * d.n_own + 1, sizeof *lambda)))
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	rc = px_dist_agree(rc, err);
+	if (!rc && px_dist_share_copies(&d, &dw->traffic))
+		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory for the copies");
+	if (!rc)
+		rc = px_dist_rigid_build(&d, err);
+	rc = px_dist_agree(rc, err);
+	if (!rc)
+		rc = px_dist_solve(&d, dw->cfg, &dw->o, lambda, &res, err);
+	if (!rc)
+		rc = cut_exchange_of(dw, &d, s->contacts,
+				     s->problem ? s->n_contacts : 0, lambda,
+				     s->problem ? s->lambda : NULL, err);
+	free(res.history);
+	free(lambda);
+	px_dist_part_free(&d);
 	return rc;
 }
 
 static int hook(void *ctx, const struct px_step_solve *s, struct px_error *err)
 {
 	struct px_dist_world *dw = ctx;
+	unsigned call;
+	int rc;
 
+	if (s->deep)
+		return post_solve(dw, s, err);
+	call = dw->calls++;
 	dw->solved = 1;
-	return solve_step(dw, s, PX_OK, err);
+	rc = dw->keep && s->problem ? solve_kept(dw, s, call, err)
+				    : solve_step(dw, s, PX_OK, call, err);
+	dw->sweeps += dw->res.sweeps;
+	dw->converged &= dw->res.converged;
+	dw->solve_seconds += dw->res.seconds;
+	return rc;
+}
+
+/* A ghost's state, from its owner, between substeps. */
+struct ghost_state {
+	uint64_t gid;
+	double x[3], q[4], v[3], w[3];
+};
+
+static int cmp_u64(const void *x, const void *y)
+{
+	const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Before substep i >= 1 (the world's substep hook, collective): every
+ * rank sends the bodies it owns to the neighbours whose worlds hold them
+ * (those whose regions kept them at the step's start, as the last
+ * refresh sent them), and takes its ghosts' positions, orientations and
+ * velocities, so that the substep's free velocities and depths of the
+ * contacts on ghosts are their owners'. One rank: nothing to do. */
+static int substep_sync(void *ctx, uint32_t i, struct px_error *err)
+{
+	struct px_dist_world *dw = ctx;
+	const struct px_region *reg = dw->reg;
+	const size_t n = px_world_n_bodies(dw->w);
+	struct px_body *b = px_world_bodies_mut(dw->w);
+	struct px_dist_outbox out;
+	unsigned char *in = NULL;
+	size_t got = 0, mine = 0;
+	int rc;
+
+	(void)i;
+	if (dw->size == 1)
+		return PX_OK;
+	for (size_t k = 0; k < n; k++)
+		mine += dw->own[k];
+	rc = px_dist_outbox_init(&out, dw, mine * sizeof(struct ghost_state));
+	if (rc)
+		rc = px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the ghosts' states",
+				  dw->rank);
+	for (size_t k = 0; !rc && k < n; k++) {
+		struct ghost_state g = {.gid = reg->gid[k]};
+
+		if (!dw->own[k])
+			continue;
+		memcpy(g.x, b[k].x, sizeof g.x);
+		memcpy(g.q, b[k].q, sizeof g.q);
+		memcpy(g.v, b[k].v, sizeof g.v);
+		memcpy(g.w, b[k].w, sizeof g.w);
+		for (size_t q = 0; q < dw->n_nbr; q++)
+			if (px_region_keeps(reg, dw->nbr[q], dw->x0 + 3 * k))
+				px_dist_outbox_put(&out, q, &g, sizeof g);
+	}
+	rc = px_dist_world_swap(dw, TAG_SUBSTEP, rc, &out, &in, &got, err);
+	for (size_t m = 0; !rc && m < got / sizeof(struct ghost_state); m++) {
+		struct ghost_state g;
+		const uint64_t *at;
+
+		memcpy(&g, in + m * sizeof g, sizeof g);
+		at = bsearch(&g.gid, reg->gid, n, sizeof *reg->gid, cmp_u64);
+		if (!at || dw->own[at - reg->gid])
+			continue; /* not held here, or own (cannot be) */
+		memcpy(b[at - reg->gid].x, g.x, sizeof g.x);
+		memcpy(b[at - reg->gid].q, g.q, sizeof g.q);
+		memcpy(b[at - reg->gid].v, g.v, sizeof g.v);
+		memcpy(b[at - reg->gid].w, g.w, sizeof g.w);
+	}
+	px_dist_outbox_free(&out);
+	free(in);
+	return px_dist_agree(rc, err);
+}
+
+/* After the step, before the refresh renumbers the bodies: the own
+ * contacts as the serial VTK frames draw them (px_world_vtk_contacts),
+ * their bodies by scene index, into dw->vtk. */
+static int vtk_contacts(struct px_dist_world *dw, struct px_error *err)
+{
+	const struct px_dist_part *d = &dw->d;
+	struct px_vtk_contact *c = NULL;
+	size_t n = 0;
+	int rc = px_world_vtk_contacts(dw->w, &c, &n, err);
+
+	free(dw->vtk);
+	dw->vtk = NULL;
+	dw->n_vtk = 0;
+	if (rc)
+		return rc;
+	for (size_t j = 0; j < d->n_own; j++) {
+		struct px_vtk_contact *x = c + d->world_contact[j];
+
+		x->body = (int32_t)dw->reg->gid[x->body];
+		x->other = x->other < 0 ? x->other : (int32_t)dw->reg->gid[x->other];
+		c[dw->n_vtk++] = *x; /* world_contact ascends: no overwrite */
+	}
+	dw->vtk = c;
+	return PX_OK;
 }
 
 int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
@@ -347,16 +596,9 @@ int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 
 	*dw = (struct px_dist_world){.reg = reg, .cfg = cfg, .o = *o,
 				     .rank = reg->rank, .size = reg->size};
-	if (s->substeps > 1)
-		return px_error_set(err, PX_ERR_INVALID,
-				    "the distributed run takes one substep per step (substeps = %u)",
-				    s->substeps);
-	if (s->stabilization == PX_STAB_SOFT)
-		return px_error_set(err, PX_ERR_INVALID,
-				    "the distributed solve of a scene does not take soft contact (stabilization = soft)");
-	if (s->stabilization == PX_STAB_POST)
-		return px_error_set(err, PX_ERR_INVALID,
-				    "the distributed run does not take post-stabilization (stabilization = post)");
+	/* one rank keeps its parts and solvers across a step's substeps,
+	 * as the serial world does */
+	dw->keep = reg->size == 1 && s->substeps > 1;
 	rc = px_world_create(s, &dw->w, err);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = px_world_add_body(dw->w, bodies + i, NULL, err);
@@ -380,6 +622,7 @@ int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 		return rc;
 	px_world_set_solve_hook(dw->w, hook, dw);
 	px_world_hook_solves(dw->w, 1);
+	px_world_set_substep_hook(dw->w, substep_sync);
 	return PX_OK;
 }
 
@@ -402,12 +645,27 @@ int px_dist_world_step(struct px_dist_world *dw, struct px_error *err)
 		}
 	}
 	dw->solved = 0;
+	dw->calls = 0;
+	dw->sweeps = 0;
+	dw->converged = 1;
+	dw->solve_seconds = 0;
+	dw->warm = 0;
+	dw->max_depth = 0;
+	memset(dw->static_impulse, 0, sizeof dw->static_impulse);
+	keep_reset(dw);
 	if (!rc)
 		rc = px_world_step(dw->w, dw->cfg, &st, err);
-	if (!dw->solved) { /* no contact here, or failed before the hook */
+	keep_reset(dw);
+	if (!rc)
+		own_tally(dw);
+	if (!rc && dw->vtk_want)
+		rc = vtk_contacts(dw, err);
+	if (!dw->solved) { /* failed before the hook */
 		const int was = rc;
 
-		rc = solve_step(dw, NULL, rc, err);
+		rc = solve_step(dw, NULL, rc, 0, err);
+		dw->sweeps += dw->res.sweeps;
+		dw->converged &= dw->res.converged;
 		if (!rc && was)
 			rc = was;
 	}
@@ -438,6 +696,8 @@ void px_dist_world_sums(const struct px_dist_world *dw, double p[3],
 
 void px_dist_world_free(struct px_dist_world *dw)
 {
+	keep_reset(dw);
+	free(dw->vtk);
 	px_world_destroy(dw->w);
 	px_dist_part_free(&dw->d);
 	free(dw->res.history);

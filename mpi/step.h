@@ -28,6 +28,7 @@
 #include "dist.h"
 #include "region.h"
 #include "world.h"
+#include "../io/vtk.h"
 
 struct px_dist_world {
 	struct px_world *w;
@@ -43,11 +44,34 @@ struct px_dist_world {
 	unsigned char *own;     /* per body: owned at the step's start */
 	double *x0;             /* per body: its centre then (3) */
 	int solved;             /* the hook ran this step */
-	struct px_dist_part d;
-	struct px_dist_result res;
-	double static_impulse[3]; /* of own contacts on static bodies */
+	unsigned calls;         /* the hook's calls this step (solves) */
+	struct px_dist_part d;  /* the last solve's part */
+	struct px_dist_result res; /* the last solve's */
+	uint64_t sweeps;        /* the step's solves' */
+	int converged;          /* every solve of the step */
+	double solve_seconds;   /* the step's solves' (this rank's) */
+	double static_impulse[3]; /* of own contacts on static bodies: what
+				     moved the bodies in the step */
 	double max_depth;       /* of own contacts */
 	size_t warm;            /* own contacts warm started (non-zero) */
+	/* one rank with substeps (keep): the parts of the step's problems
+	 * (soft contact: two) and their solvers, kept across its substeps as
+	 * the world keeps its own; d is the last solve's, spare the other */
+	int keep;
+	const struct px_problem *d_p;
+	struct px_solver *sv;
+	double *kl;             /* d's lambda, where its solver left it */
+	struct {
+		struct px_dist_part d;
+		const struct px_problem *p;
+		struct px_solver *sv;
+		double *kl;
+	} spare;
+	/* VTK frames: with vtk_want the step keeps the contacts it solved
+	 * (their bodies by scene index), n_vtk of them */
+	int vtk_want;
+	struct px_vtk_contact *vtk;
+	size_t n_vtk;
 	/* the whole run */
 	struct px_dist_traffic traffic; /* cut impulses and bodies */
 	uint64_t migrated;      /* bodies that changed owner */
@@ -60,8 +84,12 @@ struct px_dist_world {
 };
 
 /* After px_region_read: the rank's world of bodies[0..n) and its
- * neighbours. cfg (kept) solves; settings' substeps must be 1 and the
- * stabilization not soft. */
+ * neighbours. cfg (kept) solves. With substeps, the ghosts' states come
+ * from their owners before every substep after the first (a step's
+ * solve per substep, collective); with soft contact both solves of a
+ * substep, the soft one and the relaxation, are distributed; with
+ * post-stabilization the ghosts' states come again, and its position
+ * solve is distributed. */
 int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 			 const struct px_world_settings *s,
 			 const struct px_body *bodies, size_t n,

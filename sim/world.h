@@ -137,18 +137,42 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 /* The velocity solve of a step, as px_world_step ran it: for tools that
  * study the step's contact problem (proxima compare). Valid only during
  * the hook's call. */
+struct px_dynamics;
+struct px_contact_rows;
 struct px_step_solve {
 	uint64_t step;                    /* the step being taken (1 first) */
 	const struct px_problem *problem; /* as the world built it */
 	const double *warm_start;         /* lambda the solve started from
 					     (contact cache or zero) */
-	double *lambda;                   /* what px_solve returned; with one
-					     substep and no soft contact the
-					     hook may overwrite it, and the
-					     bodies then move by what it holds
-					     (a distributed solve puts the
-					     ranks' impulses here) */
+	double *lambda;                   /* what px_solve returned; a
+					     solving hook (px_world_hook_solves)
+					     overwrites it, and the bodies then
+					     move by what it holds (a
+					     distributed solve puts the ranks'
+					     impulses here) */
 	const struct px_report *report;   /* px_solve's report, history too */
+	/* A solving hook only (else NULL): it may point *body_velocities
+	 * at M^-1 J^T lambda of its solve (6 per dynamic body, in the
+	 * world's order, valid until the step's next solve), which the
+	 * world then adds to the free velocities instead of applying lambda
+	 * anew: what the world's own kept solver does with substeps, so that
+	 * a hook solving the world's problem alone moves the bodies as the
+	 * world would, bit for bit. */
+	const double **body_velocities;
+	/* The step's bodies and contact rows as its collision left them,
+	 * which the problem's A is of (after a substep the bodies have
+	 * moved): sim/world_problem.h */
+	const struct px_dynamics *dynamics;
+	const struct px_contact_rows *rows;
+	/* A solving hook's post-stabilization solve only (else NULL and 0):
+	 * its contacts (a collision of the moved bodies, not the step's:
+	 * px_world_contacts keeps the step's), the problem's rows, n of
+	 * them; *deep is whether one of them is deeper than the slop, and
+	 * the hook leaves there whether one is in any world it solves with
+	 * (0: nothing moves, lambda unread). */
+	const struct px_contact *contacts;
+	size_t n_contacts;
+	int *deep;
 };
 
 /* Called by px_world_step after each velocity solve (steps without
@@ -169,9 +193,24 @@ void px_world_set_solve_hook(struct px_world *w, px_world_solve_hook fn,
 /* With on non-zero, the hook is the step's velocity solve: px_world_step
  * does not solve, the hook finds the warm start in s->lambda and the
  * bodies move by what it leaves there (a distributed run's ranks solve
- * together inside it). One substep and no soft contact only: the step
- * fails otherwise. The step's statistics then count no sweep. */
+ * together inside it). It is then called at every solve of the step,
+ * also where the world has no contact (s->problem NULL, no row in
+ * s->lambda), so that every world of a distributed run meets the others
+ * at each: once per substep, twice with soft contact, and once more for
+ * post-stabilization's position solve (s->deep set; the substep hook
+ * runs before its collision, with i = the substeps). The step's
+ * statistics then count no sweep. */
 void px_world_hook_solves(struct px_world *w, int on);
+
+/* Called at the start of every substep after the first (substep i >= 1,
+ * before its free velocities), and with a solving hook before
+ * post-stabilization's collision (i = the substeps), with the solve
+ * hook's ctx: a distributed
+ * run brings the copies of other worlds' bodies up to date there. A
+ * non-zero return fails the step. NULL removes it. */
+typedef int (*px_world_substep_hook)(void *ctx, uint32_t i,
+				     struct px_error *err);
+void px_world_set_substep_hook(struct px_world *w, px_world_substep_hook fn);
 
 /* The contacts of the last step and their impulses (n, s, t[, tau] in the
  * contact frame, per contact block_size values). */

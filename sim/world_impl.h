@@ -34,6 +34,7 @@ struct px_world {
 	px_world_solve_hook hook; /* px_world_set_solve_hook, or NULL */
 	void *hook_ctx;
 	int hook_solves; /* px_world_hook_solves */
+	px_world_substep_hook substep_hook; /* its ctx: hook_ctx */
 };
 
 #endif

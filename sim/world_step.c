@@ -153,21 +153,30 @@ static void velocities(const struct px_world *w, const struct px_dynamics *d,
 
 /* Erleben 2017, sec. 4.4: the frictionless problem A lambda + (slop - depth) >=
  * 0, lambda >= 0, complementary, on the bodies' positions: each body moves
- * by M^-1 J^T lambda (turning by its angular part). */
+ * by M^-1 J^T lambda (turning by its angular part). With a solving hook
+ * (px_world_hook_solves) the substep hook first brings other worlds'
+ * bodies up to date, and the hook solves, called whatever this world's
+ * contacts (s->deep: whether some contact here is deeper than the slop,
+ * and back whether one is in any world: none, nothing moves). */
 static int post_stabilize(struct px_world *w, const struct px_config *cfg,
 			  struct px_error *err)
 {
 	const struct px_world_settings *s = &w->settings;
-	struct px_dynamics d;
+	const int hooked = w->hook_solves;
+	struct px_dynamics d = {0};
 	struct px_contact *c = NULL;
 	struct px_contact_rows *rows = NULL;
 	struct px_problem *p = NULL;
 	struct px_report rep = {0};
 	double *lambda = NULL, *dx = NULL, *b;
 	size_t n = 0, cap = 0;
-	int rc = px_dynamics_build(w, &d, err), deep = 0;
+	int rc = PX_OK, deep = 0;
 
-	if (rc)
+	if (hooked && w->substep_hook &&
+	    (rc = w->substep_hook(w->hook_ctx,
+				  s->substeps ? s->substeps : 1, err)))
+		return rc;
+	if ((rc = px_dynamics_build(w, &d, err)))
 		return rc;
 	if (px_collide_all(w->bp, w->bodies, w->n_bodies, s->margin, &c, &n,
 			    &cap)) {
@@ -176,7 +185,7 @@ static int post_stabilize(struct px_world *w, const struct px_config *cfg,
 	}
 	for (size_t k = 0; k < n; k++)
 		deep |= c[k].depth > s->slop;
-	if (!deep)
+	if (!deep && !hooked)
 		goto out;
 	rows = malloc((n + 1) * sizeof *rows);
 	lambda = calloc(3 * n + 1, sizeof *lambda);
@@ -186,14 +195,33 @@ static int post_stabilize(struct px_world *w, const struct px_config *cfg,
 		goto out;
 	}
 	px_contact_rows_build(w, &d, c, n, rows);
-	rc = px_world_problem_build(w, &d, c, rows, n, 3, 1, &p, err);
-	if (rc)
-		goto out;
-	b = px_problem_b(p);
-	for (size_t k = 0; k < n; k++)
-		b[3 * k] = s->slop - c[k].depth;
-	rc = px_solve(p, cfg, lambda, &rep, err);
-	if (rc)
+	if (n) {
+		rc = px_world_problem_build(w, &d, c, rows, n, 3, 1, &p, err);
+		if (rc)
+			goto out;
+		b = px_problem_b(p);
+		for (size_t k = 0; k < n; k++)
+			b[3 * k] = s->slop - c[k].depth;
+	}
+	if (hooked) {
+		const struct px_step_solve view = {
+			.step = w->step + 1,
+			.problem = p,
+			.warm_start = lambda, /* zero */
+			.lambda = lambda,
+			.report = &rep,
+			.dynamics = &d,
+			.rows = rows,
+			.contacts = c,
+			.n_contacts = n,
+			.deep = &deep,
+		};
+
+		rc = w->hook(w->hook_ctx, &view, err);
+	} else {
+		rc = px_solve(p, cfg, lambda, &rep, err);
+	}
+	if (rc || !deep)
 		goto out;
 	px_impulses_apply(&d, rows, n, 3, lambda, dx);
 	for (size_t k = 0; k < d.n; k++) {
@@ -241,6 +269,7 @@ struct step {
 	double *anchor;       /* 7 per contact (anchors_set) */
 	double *rot;          /* 9 per dynamic body: its rotation now */
 	double *warm;         /* the hook's copy of the warm start */
+	const double *hook_dv; /* a solving hook's M^-1 J^T lambda, or NULL */
 	unsigned char *claimed;
 };
 
@@ -395,6 +424,7 @@ static int substep_solve(struct px_world *w, struct step *t,
 
 	if (w->hook)
 		memcpy(t->warm, t->lsub, m * sizeof *t->warm);
+	t->hook_dv = NULL;
 	px_report_free(rep);
 	if (w->hook_solves) { /* the hook solves */
 		*rep = (struct px_report){.merit = NAN, .check = NAN};
@@ -418,6 +448,9 @@ static int substep_solve(struct px_world *w, struct step *t,
 			.warm_start = t->warm,
 			.lambda = t->lsub,
 			.report = rep,
+			.body_velocities = w->hook_solves ? &t->hook_dv : NULL,
+			.dynamics = &t->d,
+			.rows = t->rows,
 		};
 
 		rc = w->hook(w->hook_ctx, &view, err);
@@ -459,7 +492,7 @@ static int tally_solve(struct px_world *w, struct step *t,
 static void set_velocities(struct px_world *w, struct step *t, double *v,
 			   const struct px_solver *sv)
 {
-	const double *dv = sv ? px_solver_body_velocities(sv) : NULL;
+	const double *dv = sv ? px_solver_body_velocities(sv) : t->hook_dv;
 
 	if (dv)
 		for (size_t i = 0; i < 6 * t->d.n; i++)
@@ -532,6 +565,23 @@ static void velocity_b(const struct px_world *w, struct step *t,
 	}
 }
 
+/* A solving hook's call where this world has no contact (problem NULL):
+ * the hook solves with other worlds (a distributed run's ranks), which
+ * meet it at each of their solves. */
+static int empty_solve(struct px_world *w, struct step *t,
+		       struct px_error *err)
+{
+	const struct px_step_solve view = {
+		.step = w->step + 1,
+		.warm_start = t->warm,
+		.lambda = t->lsub,
+		.body_velocities = &t->hook_dv,
+	};
+
+	t->hook_dv = NULL;
+	return w->hook(w->hook_ctx, &view, err);
+}
+
 /* Substep i of h seconds (world.h); soft contact (world_soft.c): the soft
  * solve, the integration, then the relaxation of the rigid problem from
  * the soft impulses, which changes the velocities only (Box2D v3). */
@@ -542,8 +592,11 @@ static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
 	const int moreau = w->settings.stepping == PX_MOREAU;
 	const int soft = w->settings.stabilization == PX_STAB_SOFT;
 	const size_t n = w->n_contacts;
-	int rc;
+	int rc = PX_OK;
 
+	if (i && w->substep_hook &&
+	    (rc = w->substep_hook(w->hook_ctx, i, err)))
+		return rc;
 	if (i && moreau)
 		drift(w, 0.5 * h);
 	velocities(w, &t->d, h, t->bounce ? t->vel : NULL, t->vfree);
@@ -555,6 +608,8 @@ static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
 		rc = tally_solve(w, t, p, cfg, y, err);
 		if (rc)
 			return rc;
+	} else if (w->hook_solves && (rc = empty_solve(w, t, err))) {
+		return rc;
 	}
 	if (soft)
 		memcpy(t->vsoft, t->vfree, 6 * t->d.n * sizeof *t->vsoft);
@@ -566,8 +621,10 @@ static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
 		if (rc)
 			return rc;
 		set_velocities(w, t, t->vsoft, t->sv);
+	} else if (soft && w->hook_solves) {
+		rc = empty_solve(w, t, err);
 	}
-	return PX_OK;
+	return rc;
 }
 
 /* a += b, n values */
@@ -637,10 +694,9 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	int rc;
 
 	memset(st, 0, sizeof *st);
-	if (w->hook_solves && (substeps > 1 || !w->hook ||
-			       s->stabilization == PX_STAB_SOFT))
+	if (w->hook_solves && !w->hook)
 		return px_error_set(err, PX_ERR_INVALID,
-				    "a solving hook needs a hook, one substep and no soft contact");
+				    "a solving hook needs a hook");
 	if (s->stepping == PX_MOREAU)
 		drift(w, 0.5 * h);
 	if (px_collide_all(w->bp, w->bodies, w->n_bodies, s->margin,
@@ -727,6 +783,11 @@ void px_world_set_solve_hook(struct px_world *w, px_world_solve_hook fn,
 void px_world_hook_solves(struct px_world *w, int on)
 {
 	w->hook_solves = on != 0;
+}
+
+void px_world_set_substep_hook(struct px_world *w, px_world_substep_hook fn)
+{
+	w->substep_hook = fn;
 }
 
 size_t px_world_contacts(const struct px_world *w,

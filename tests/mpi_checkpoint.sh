@@ -7,7 +7,8 @@
 #     the set's step are the uninterrupted run's but the timing columns:
 #     a pile of 125 balls with the random ordering on 2 ranks and 3 (balls
 #     change rank before and after the set), and balls that slide across
-#     the cut on 2 (the set before they cross); a restart checkpointing
+#     the cut on 2 (the set before they cross), a pile with 3 substeps
+#     of soft contact on 2; a restart checkpointing
 #     to its own set's FILE writes the other slot;
 #  2. one rank SIGKILLed at a seeded step (PX_KILL_SEED): mpirun says so
 #     and fails; the last complete set restarts to the same final state;
@@ -119,6 +120,12 @@ printf '%s\n' '[world]' 'gravity = 0, 0, -9.81' 'dt = 0.01' 'steps = 200' \
 	'mass = 1' 'position = 12, 0, 0.5' >slide.ini
 case_restart slide 2 120 60 -c "$src/conf/default.ini" slide.ini
 grep -q '^migration   [1-9]' out || fail "slide: no body changed rank after the restart"
+# substeps and soft contact (issue 36) add no state across steps: the
+# pile with 3 substeps of soft contact restarts bit for bit on 2 ranks
+sed 's/^restitution = 0$/restitution = 0\nsubsteps = 3\nstabilization = soft/' \
+	pile.ini >softpile.ini
+grep -q '^stabilization = soft' softpile.ini || fail "softpile.ini is not soft"
+case_restart softpile 2 30 16 softpile.ini --check-every 10 $random
 
 # ---- signals and SIGKILL: rank R of the run marked $work ------------------
 cp pile2.full.txt full.txt

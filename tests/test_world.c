@@ -561,7 +561,7 @@ Test(world, box_stack_of_003_stands_with_the_cache_and_falls_without)
 /* What the solve hook saw, copied. */
 struct seen {
 	struct px_config *cfg;
-	int calls, fail;
+	int calls, fail, empty;
 	uint64_t step, sweeps;
 	size_t n;
 	double warm[64], lambda[64], again[64];
@@ -664,16 +664,27 @@ Test(world, solve_hook_sees_each_solve_and_changes_nothing)
 }
 
 /* A solving hook: px_solve into the world's lambda, from the warm start
- * the world left there. */
+ * the world left there; called also where the world has no contact
+ * (problem NULL: nothing to solve, counted apart). */
 static int solve_in_hook(void *ctx, const struct px_step_solve *s,
 			 struct px_error *err)
 {
 	struct seen *v = ctx;
-	const size_t m = px_problem_n_contacts(s->problem) *
-			 px_problem_block_size(s->problem);
+	size_t m;
 	struct px_report rep = {0};
 	int rc;
 
+	if (s->deep) { /* post-stabilization's: this world's the only one */
+		v->fail++;
+		return s->problem ? px_solve(s->problem, v->cfg, s->lambda, &rep, err)
+				  : PX_OK;
+	}
+	cr_assert_not_null(s->body_velocities);
+	if (!s->problem) {
+		v->empty++;
+		return PX_OK;
+	}
+	m = px_problem_n_contacts(s->problem) * px_problem_block_size(s->problem);
 	v->calls++;
 	v->sweeps = s->report->sweeps;
 	cr_assert_eq(memcmp(s->warm_start, s->lambda, m * sizeof *s->lambda), 0);
@@ -684,7 +695,9 @@ static int solve_in_hook(void *ctx, const struct px_step_solve *s,
 
 /* px_world_hook_solves: the world does not solve, the bodies move by what
  * the hook leaves in lambda; a hook that runs px_solve moves them as the
- * world's own solve does, bit for bit. Substeps are refused. */
+ * world's own solve does, bit for bit. It is called at every solve, also
+ * of a step without contacts (problem NULL): once per substep, and once
+ * more for post-stabilization's position solve (s->deep set). */
 Test(world, a_solving_hook_moves_the_bodies_by_its_impulses)
 {
 	struct px_config *cfg = config_from_text(tight_ini);
@@ -704,12 +717,24 @@ Test(world, a_solving_hook_moves_the_bodies_by_its_impulses)
 			     0, "step %d", i);
 		cr_assert_eq(st.sweeps, 0, "step %d: the world solved", i);
 	}
-	/* once per step with contacts: the 24 of the other hook test */
+	/* once per step with contacts: the 24 of the other hook test; and
+	 * at the 6 steps without */
 	cr_assert_eq(v.calls, 24, "the hook ran %d times", v.calls);
+	cr_assert_eq(v.empty, 6, "the hook ran %d times without contacts", v.empty);
 	cr_assert_eq(v.sweeps, 0);
+	/* substeps: once per substep */
 	px_world_settings_mut(w[1])->substeps = 2;
-	cr_assert_eq(px_world_step(w[1], cfg, &st, &err), PX_ERR_INVALID);
-	cr_assert_str_eq(err.msg, "a solving hook needs a hook, one substep and no soft contact");
+	v.calls = 0;
+	step(w[1], cfg, &st);
+	cr_assert_eq(v.calls, 2, "the hook ran %d times in 2 substeps", v.calls);
+	/* post-stabilization: its solve through the hook as well */
+	px_world_settings_mut(w[1])->substeps = 1;
+	px_world_settings_mut(w[1])->stabilization = PX_STAB_POST;
+	v.calls = 0;
+	step(w[1], cfg, &st);
+	cr_assert_eq(v.calls, 1);
+	cr_assert_eq(v.fail, 1, "post-stabilization's solve: %d hook calls", v.fail);
+	(void)err;
 	px_world_destroy(w[0]);
 	px_world_destroy(w[1]);
 	px_config_free(v.cfg);
