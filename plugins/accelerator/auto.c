@@ -16,19 +16,20 @@
  * Newton's time to the same point is T_newton = newton_steps * t_step,
  * t_step the last measured Newton step's time (before the first one:
  * newton_cost times the mean sweep's). When T_sweeps > T_newton the
- * Newton phase begins, and lasts to the end of the solve unless no step
- * succeeds: each call runs up to max_newton steps of prox's method and
- * leaves the call's best iterate by ||phi_0||, the Alart-Curnier residual
- * (the entry iterate included); the driver's stop test follows, and, if
+ * Newton phase begins: each call runs up to max_newton steps of prox's
+ * method and leaves the call's best iterate by ||phi_0||, the
+ * Alart-Curnier residual (the entry iterate included); the driver's stop test follows, and, if
  * the solve goes on, one sweep and the next call. The method's path starts
  * at 0, as prox's does, and goes on from its own iterate across calls
  * (the sweeps between them are dropped): from the sweeps' iterate the
  * regularized Newton steps of the Capsules problems stall (904 steps on
- * Capsules-i125-1213 where 26 suffice from 0). A call in which no step
- * succeeds ends the phase: back to sweeps for a window at least, Newton's
- * predicted cost doubled. Problems that the sweeps solve in a few sweeps
- * never reach a decision; those where Gauss-Seidel crawls (stacks,
- * capsules) switch after window + 1 sweeps.
+ * Capsules-i125-1213 where 26 suffice from 0). A phase that fails (a
+ * call in which no step succeeds, or 2 newton_steps steps in which its
+ * best residual fell less than 10x) ends Newton for the rest of the
+ * solve: on a hard step of a ball pile, Newton phases tried again and
+ * again took 100 s where the sweeps alone take 0.03 s. Problems that the
+ * sweeps solve in a few sweeps never reach a decision; those where
+ * Gauss-Seidel crawls (stacks, capsules) switch after window + 1 sweeps.
  *
  * The decision reads the clock, so two runs of one solve may switch after
  * different sweeps (a different lambda within the tolerance); the other
@@ -80,15 +81,18 @@ struct auto_state {
 	long window, newton_steps, max_newton;
 	double target, newton_cost, tol;
 	int newton;                /* the phase: 1 Newton, 0 sweeps */
+	int given_up;              /* a Newton phase failed in this solve */
 	int ready;                 /* the Newton arrays are allocated */
 	int have_prev;             /* prev holds the last sweep's lambda */
 	size_t m;
 	double *prev, *keep;       /* the last sweep's lambda; a call's best */
 	double *d, *t;             /* ring of window + 1 changes and times */
 	uint64_t nh;               /* sweeps measured */
-	uint64_t wait;             /* sweeps before the next decision */
 	double t_end;              /* when the last call ended */
 	double t_step;             /* a Newton step's time (0: none yet) */
+	double mark;               /* the phase's best residual at its last
+				      check of progress */
+	uint64_t phase_steps;      /* Newton steps of the phase */
 	/* statistics of the solve */
 	unsigned long long phases, backs, calls, steps, first;
 	double pred_sweeps, pred_newton; /* at the first switch */
@@ -160,8 +164,8 @@ static int auto_prepare(void *state, const struct px_accel_host *h,
 			 h->p->n_contacts);
 		return 1;
 	}
-	s->newton = s->ready = s->have_prev = 0;
-	s->nh = s->wait = 0;
+	s->newton = s->ready = s->have_prev = s->given_up = 0;
+	s->nh = 0;
 	s->t_step = 0.0;
 	s->phases = s->backs = s->calls = s->steps = s->first = 0;
 	s->pred_sweeps = s->pred_newton = NAN;
@@ -277,16 +281,31 @@ static int newton_call(struct auto_state *s, const struct px_accel_host *h,
 	return res->substeps ? 0 : -1;
 }
 
-/* Back to the sweeps, for a window at least, after a Newton call in which
- * no step succeeded; Newton's predicted cost doubles. */
+/* Whether the Newton phase makes progress: every 2 newton_steps steps its
+ * best residual must have fallen 10x since the last such check. */
+static int progress(struct auto_state *s, const struct px_accel_result *res)
+{
+	const uint64_t every = 2 * (uint64_t)s->newton_steps;
+	const uint64_t before = s->phase_steps;
+
+	s->phase_steps += res->substeps;
+	if (s->phase_steps / every == before / every)
+		return 1;
+	if (!(res->merit_out < 0.1 * s->mark) && s->mark < HUGE_VAL)
+		return 0;
+	s->mark = res->merit_out;
+	return 1;
+}
+
+/* Back to the sweeps for the rest of the solve, after a Newton call in
+ * which no step succeeded or a phase without progress (a hard step of a
+ * ball pile: Newton phases tried again and again there took 100 s where
+ * the sweeps alone take 0.03 s). */
 static void to_sweeps(struct auto_state *s)
 {
 	s->newton = 0;
+	s->given_up = 1;
 	s->backs++;
-	s->have_prev = 0;
-	s->wait = (uint64_t)s->window + 1;
-	s->newton_cost *= 2.0;
-	s->t_step *= 2.0;
 }
 
 static void auto_step(void *state, const struct px_accel_host *h,
@@ -299,8 +318,8 @@ static void auto_step(void *state, const struct px_accel_host *h,
 
 	s->calls++;
 	if (!s->newton) {
-		if (!measure(s, h->lambda, t - s->t_end) ||
-		    s->nh <= (uint64_t)s->window || (s->wait && --s->wait) ||
+		if (s->given_up || !measure(s, h->lambda, t - s->t_end) ||
+		    s->nh <= (uint64_t)s->window ||
 		    !newton_pays(s, &ts, &tn)) {
 			s->t_end = now();
 			return;
@@ -317,14 +336,17 @@ static void auto_step(void *state, const struct px_accel_host *h,
 
 		if (prox_method_prepare(&s->pm, h, err, sizeof err)) {
 			res->flags |= PX_ACCEL_SINGULAR; /* out of memory */
-			s->newton_cost = HUGE_VAL;
 			to_sweeps(s);
 			s->t_end = now();
 			return;
 		}
 		s->ready = 1;
 	}
-	if (newton_call(s, h, fresh, res))
+	if (fresh) {
+		s->mark = HUGE_VAL;
+		s->phase_steps = 0;
+	}
+	if (newton_call(s, h, fresh, res) || !progress(s, res))
 		to_sweeps(s);
 	s->t_end = now();
 }
@@ -359,13 +381,13 @@ static const char auto_doc[] =
 	"second and their predicted time to bring d to `target`,\n"
 	"ln(d_now / target) / g. Newton's predicted time is newton_steps\n"
 	"times a Newton step's measured time (newton_cost mean sweeps before\n"
-	"the first). When the sweeps' is longer, the Newton phase begins and\n"
-	"lasts to the end of the solve: each call runs up to max_newton of\n"
-	"prox's steps, on a path that starts at 0 and goes on from its own\n"
-	"iterate across calls, and leaves the call's best iterate by the\n"
-	"Alart-Curnier residual ||phi_0||, the entry one included. A call in\n"
-	"which no step succeeds ends the phase (back to sweeps for a window,\n"
-	"Newton's predicted cost doubled).\n"
+	"the first). When the sweeps' is longer, the Newton phase begins:\n"
+	"each call runs up to max_newton of prox's steps, on a path that\n"
+	"starts at 0 and goes on from its own iterate across calls, and\n"
+	"leaves the call's best iterate by the Alart-Curnier residual\n"
+	"||phi_0||, the entry one included. A phase\n"
+	"that fails (no step succeeds, or its best residual falls less than\n"
+	"10x in 2 newton_steps steps) ends Newton for the rest of the solve.\n"
 	"\n"
 	"The decision reads the clock: two runs may switch after different\n"
 	"sweeps. The first six parameters are prox's. A's copy (or probing)\n"
