@@ -7,8 +7,9 @@
 # builds bench/profiles if needed (`make bench') and runs it, under the
 # bench lock (/tmp/proxima-bench.lock), on every *.dat, *.hdf5 and *.h5 in
 # $PROXIMA_PROBLEMS (default ../shared/problems beside this checkout), with
-# the configs conf/default.ini, conf/pgssm.ini, conf/robust.ini and
-# conf/prox.ini (when the ssn and prox plugins were built) and Siconos's
+# the configs conf/default.ini, conf/pgssm.ini, conf/robust.ini,
+# conf/prox.ini and conf/auto.ini (when the ssn, prox and auto plugins
+# were built) and Siconos's
 # NSGS, NSGS with local projection iterations, PROX and NSN-AC, at fc3d
 # 1e-8 and 1e-4 with a 10 s limit per solve, each solve in a child process
 # capped at 4 GiB and killed 1 s past the limit (--mem-limit, --margin).
@@ -34,6 +35,8 @@ configs="--config default=$top/conf/default.ini --config pgssm=$top/conf/pgssm.i
 	configs="$configs --config robust=$top/conf/robust.ini"
 [ -e "$build/plugins/.libs/accelerator_prox.so" ] &&
 	configs="$configs --config prox=$top/conf/prox.ini"
+[ -e "$build/plugins/.libs/accelerator_auto.so" ] &&
+	configs="$configs --config auto=$top/conf/auto.ini"
 # shellcheck disable=SC2086 # word splitting of the lists is wanted
 flock /tmp/proxima-bench.lock "$build/bench/profiles" $configs \
 	--time-limit 10 --plot "$out/profile" "$@" $files

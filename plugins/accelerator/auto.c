@@ -24,7 +24,7 @@
  * (the sweeps between them are dropped): from the sweeps' iterate the
  * regularized Newton steps of the Capsules problems stall (904 steps on
  * Capsules-i125-1213 where 26 suffice from 0). A phase that fails (a
- * call in which no step succeeds, or 2 newton_steps steps in which its
+ * call in which no step succeeds, or 4 newton_steps steps in which its
  * best residual fell less than 10x) ends Newton for the rest of the
  * solve: on a hard step of a ball pile, Newton phases tried again and
  * again took 100 s where the sweeps alone take 0.03 s. Problems that the
@@ -281,11 +281,11 @@ static int newton_call(struct auto_state *s, const struct px_accel_host *h,
 	return res->substeps ? 0 : -1;
 }
 
-/* Whether the Newton phase makes progress: every 2 newton_steps steps its
+/* Whether the Newton phase makes progress: every 4 newton_steps steps its
  * best residual must have fallen 10x since the last such check. */
 static int progress(struct auto_state *s, const struct px_accel_result *res)
 {
-	const uint64_t every = 2 * (uint64_t)s->newton_steps;
+	const uint64_t every = 4 * (uint64_t)s->newton_steps;
 	const uint64_t before = s->phase_steps;
 
 	s->phase_steps += res->substeps;
@@ -387,7 +387,7 @@ static const char auto_doc[] =
 	"leaves the call's best iterate by the Alart-Curnier residual\n"
 	"||phi_0||, the entry one included. A phase\n"
 	"that fails (no step succeeds, or its best residual falls less than\n"
-	"10x in 2 newton_steps steps) ends Newton for the rest of the solve.\n"
+	"10x in 4 newton_steps steps) ends Newton for the rest of the solve.\n"
 	"\n"
 	"The decision reads the clock: two runs may switch after different\n"
 	"sweeps. The first six parameters are prox's. A's copy (or probing)\n"
