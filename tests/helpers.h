@@ -43,6 +43,22 @@ static inline const char *shared_problem(const char *name, char *buf,
 	return buf;
 }
 
+/* The 13 problem files of ../shared/problems, NULL-terminated. */
+static inline const char *const *shared_problem_files(void)
+{
+	static const char *const files[] = {
+		"BoxesStack1-i100000-32.hdf5.dat", "Capsules-i122-1617.dat",
+		"Capsules-i125-1213.hdf5",
+		"Confeti-ex13-4contact-Fc3D-SBM.dat", "FC3D_Example1.dat",
+		"FC3D_Example1_SBM.dat", "FrictionContact3D_1c.dat",
+		"GFC3D_TwoRods1-condensed.dat", "KaplasTower-i1061-4.hdf5.dat",
+		"NESpheres_10_1.dat", "OneObject-i1028-138.hdf5.dat",
+		"Rover1040.dat", "Rover4516.dat", NULL,
+	};
+
+	return files;
+}
+
 /* msg is want followed by the plugin loader's list of a kind's plugins on
  * the search path ("; there: a, b, ..."), which holds at least each of
  * names (NULL-terminated; the installed folder may add more). */
@@ -128,6 +144,26 @@ static inline void write_temp_ini(const char *text, char *path, size_t len)
 	cr_assert_not_null(f);
 	fputs(text, f);
 	fclose(f);
+}
+
+/* px_config_read of text (written to a temporary file) fails with code
+ * and the one message fmt, formatted with the file's path,
+ * $PROXIMA_PLUGIN_PATH and the installed plugin folder in that order; no
+ * config is made. */
+static inline void config_refused(const char *text, int code,
+				  const char *fmt)
+{
+	struct px_config *cfg = (void *)1;
+	struct px_error err = {0};
+	char path[64], want[2048];
+
+	write_temp_ini(text, path, sizeof path);
+	snprintf(want, sizeof want, fmt, path, getenv("PROXIMA_PLUGIN_PATH"),
+		 px_plugin_dir());
+	cr_assert_eq(px_config_read(path, &cfg, &err), code, "%s", err.msg);
+	cr_assert_null(cfg);
+	cr_assert_str_eq(err.msg, want);
+	unlink(path);
 }
 
 /* Remove path and, if it is a directory, everything in it: a test's

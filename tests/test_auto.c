@@ -54,17 +54,9 @@ static void solves(const char *name, struct px_report *rep)
 
 Test(auto_accel, solves_every_shared_problem)
 {
-	static const char *const files[] = {
-		"BoxesStack1-i100000-32.hdf5.dat", "Capsules-i122-1617.dat",
-		"Capsules-i125-1213.hdf5",
-		"Confeti-ex13-4contact-Fc3D-SBM.dat", "FC3D_Example1.dat",
-		"FC3D_Example1_SBM.dat", "FrictionContact3D_1c.dat",
-		"GFC3D_TwoRods1-condensed.dat", "KaplasTower-i1061-4.hdf5.dat",
-		"NESpheres_10_1.dat", "OneObject-i1028-138.hdf5.dat",
-		"Rover1040.dat", "Rover4516.dat",
-	};
+	const char *const *files = shared_problem_files();
 
-	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+	for (size_t i = 0; files[i]; i++) {
 		struct px_report rep;
 
 		solves(files[i], &rep);
@@ -118,31 +110,17 @@ Test(auto_accel, refuses_other_friction_sets)
 		"accelerator plugin 'auto': prepare: supports the disc friction set on 3-row contacts only (friction plugin 'ellipsoid', 3 rows per contact)");
 }
 
-static void refused(const char *text, int code, const char *fmt)
-{
-	char path[64], want[2048];
-	struct px_config *cfg = (void *)1;
-	struct px_error err = {0};
-
-	write_temp_ini(text, path, sizeof path);
-	snprintf(want, sizeof want, fmt, path, getenv("PROXIMA_PLUGIN_PATH"));
-	cr_assert_eq(px_config_read(path, &cfg, &err), code, "%s", err.msg);
-	cr_assert_null(cfg);
-	cr_assert_str_eq(err.msg, want);
-	unlink(path);
-}
-
 /* its own parameters, and prox's (the first six) checked as prox's are */
 Test(auto_accel, bad_parameters_are_one_exact_message)
 {
-	refused("[accelerator]\nplugin = auto\nwindow = 0\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = auto\nwindow = 0\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] window: '0' is out of range [1, 1000]");
-	refused("[accelerator]\nplugin = auto\ntarget = 2\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = auto\ntarget = 2\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] target: '2' is out of range [1e-16, 1]");
-	refused("[accelerator]\nplugin = auto\nnewton_steps = x\n",
+	config_refused("[accelerator]\nplugin = auto\nnewton_steps = x\n",
 		PX_ERR_CONFIG,
 		"%s:3: [accelerator] newton_steps: 'x' is not an integer");
-	refused("[accelerator]\nplugin = auto\nsigma = 1e-3\nsigma_min = 1e-2\n",
+	config_refused("[accelerator]\nplugin = auto\nsigma = 1e-3\nsigma_min = 1e-2\n",
 		PX_ERR_PLUGIN,
 		"%s:2: [accelerator] plugin: %s/accelerator_auto.so: create failed: sigma_min = 0.01 exceeds sigma = 0.001");
 }

@@ -390,44 +390,27 @@ Test(pgssm, indefinite_coupling_is_detected_by_cg)
 	px_problem_destroy(p);
 }
 
-static char path[64];
-
-static void refused(const char *text, int code, const char *fmt)
-{
-	struct px_config *cfg = (void *)1;
-	struct px_error err = {0};
-	char want[2048];
-
-	write_temp_ini(text, path, sizeof path);
-	snprintf(want, sizeof want, fmt, path, getenv("PROXIMA_PLUGIN_PATH"),
-		 px_plugin_dir());
-	cr_assert_eq(px_config_read(path, &cfg, &err), code, "%s", err.msg);
-	cr_assert_null(cfg);
-	cr_assert_str_eq(err.msg, want);
-	unlink(path);
-}
-
 Test(pgssm, config_errors_name_file_section_and_key)
 {
-	refused("[accelerator]\nplugin = pgssm\nk_pgs = 0\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = pgssm\nk_pgs = 0\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] k_pgs: '0' is out of range [1, 1000000000]");
-	refused("[accelerator]\nplugin = pgssm\nk_pgs = often\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = pgssm\nk_pgs = often\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] k_pgs: 'often' is not an integer");
-	refused("[accelerator]\nplugin = pgssm\nkpgs = 25\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = pgssm\nkpgs = 25\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] kpgs: unknown key for accelerator plugin 'pgssm' (known keys: k_pgs, k_sm, cg_tol, cg_max, gamma, regularize, backoff, precond)");
-	refused("[accelerator]\nplugin = pgssm\nprecond = ilu\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = pgssm\nprecond = ilu\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] precond: 'ilu' is not one of block|none");
-	refused("[accelerator]\nplugin = none\nk_pgs = 25\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = none\nk_pgs = 25\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] k_pgs: unknown key for accelerator 'none' (no accelerator) (known keys: none)");
-	refused("[accelerator]\nk_pgs = 25\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nk_pgs = 25\n", PX_ERR_CONFIG,
 		"%s:2: [accelerator] k_pgs: unknown key for accelerator 'none' (no accelerator) (known keys: none)");
-	refused("[accelerator]\nplugin = pgssm\nplugin = none\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = pgssm\nplugin = none\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] plugin: set twice (first on line 2)");
 	{
 		static const char *const shipped[] = {"pgssm", NULL};
 		struct px_config *cfg = (void *)1;
 		struct px_error err = {0};
-		char want[2048];
+		char path[64], want[2048];
 
 		write_temp_ini("\n[accelerator]\nplugin = cg\n", path, sizeof path);
 		snprintf(want, sizeof want,

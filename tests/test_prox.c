@@ -64,19 +64,11 @@ static void solves(const struct px_problem *p, struct px_config *cfg,
 
 Test(prox, solves_every_shared_problem)
 {
-	static const char *const files[] = {
-		"BoxesStack1-i100000-32.hdf5.dat", "Capsules-i122-1617.dat",
-		"Capsules-i125-1213.hdf5",
-		"Confeti-ex13-4contact-Fc3D-SBM.dat", "FC3D_Example1.dat",
-		"FC3D_Example1_SBM.dat", "FrictionContact3D_1c.dat",
-		"GFC3D_TwoRods1-condensed.dat", "KaplasTower-i1061-4.hdf5.dat",
-		"NESpheres_10_1.dat", "OneObject-i1028-138.hdf5.dat",
-		"Rover1040.dat", "Rover4516.dat",
-	};
+	const char *const *files = shared_problem_files();
 	struct px_config *cfg = prox_config();
 	struct px_error err = {0};
 
-	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+	for (size_t i = 0; files[i]; i++) {
 		char path[4096];
 		struct px_problem *p;
 
@@ -199,35 +191,19 @@ Test(prox, refuses_the_delta_merit_and_other_friction_sets)
 		"accelerator plugin 'prox': prepare: supports the disc friction set on 3-row contacts only (friction plugin 'box', 3 rows per contact)");
 }
 
-static char path[64];
-
-static void refused(const char *text, int code, const char *fmt)
-{
-	struct px_config *cfg = (void *)1;
-	struct px_error err = {0};
-	char want[2048];
-
-	write_temp_ini(text, path, sizeof path);
-	snprintf(want, sizeof want, fmt, path, getenv("PROXIMA_PLUGIN_PATH"));
-	cr_assert_eq(px_config_read(path, &cfg, &err), code, "%s", err.msg);
-	cr_assert_null(cfg);
-	cr_assert_str_eq(err.msg, want);
-	unlink(path);
-}
-
 Test(prox, bad_parameters_are_one_exact_message)
 {
-	refused("[accelerator]\nplugin = prox\nsigma = 0\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = prox\nsigma = 0\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] sigma: '0' is out of range [1e-12, 1000000000000]");
-	refused("[accelerator]\nplugin = prox\nnu = -1\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = prox\nnu = -1\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] nu: '-1' is out of range [0, 4]");
-	refused("[accelerator]\nplugin = prox\nmax_inner = 0\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = prox\nmax_inner = 0\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] max_inner: '0' is out of range [1, 10000]");
-	refused("[accelerator]\nplugin = prox\ninner_tol = 2\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = prox\ninner_tol = 2\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] inner_tol: '2' is out of range [0, 1]");
-	refused("[accelerator]\nplugin = prox\nmemory = many\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nplugin = prox\nmemory = many\n", PX_ERR_CONFIG,
 		"%s:3: [accelerator] memory: 'many' is not an integer");
-	refused("[accelerator]\nplugin = prox\nsigma = 1e-3\nsigma_min = 1e-2\n",
+	config_refused("[accelerator]\nplugin = prox\nsigma = 1e-3\nsigma_min = 1e-2\n",
 		PX_ERR_PLUGIN,
 		"%s:2: [accelerator] plugin: %s/accelerator_prox.so: create failed: sigma_min = 0.01 exceeds sigma = 0.001");
 }

@@ -4,6 +4,7 @@
  * (ac_newton.h). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <suitesparse/umfpack.h>
 
@@ -150,4 +151,47 @@ void ac_lu_free(struct ac_lu *lu)
 	if (lu->symbolic)
 		umfpack_di_free_symbolic(&lu->symbolic);
 	lu->numeric = lu->symbolic = NULL;
+}
+
+int ac_system_build(struct ac_system *j, const struct px_accel_host *h)
+{
+	const size_t n = h->p->n_contacts, m = 3 * n;
+
+	if (ssn_matrix_build(&j->a, h))
+		return -1;
+	j->nnz = 9 * j->a.ptr[n];
+	if (j->nnz > (size_t)2147483647)
+		return -1;
+	j->jp = malloc((m + 1) * sizeof *j->jp);
+	j->ji = malloc((j->nnz + 1) * sizeof *j->ji);
+	j->jx = malloc((j->nnz + 1) * sizeof *j->jx);
+	if (!j->jp || !j->ji || !j->jx)
+		return -1;
+	ssn_matrix_pattern(&j->a, j->jp, j->ji);
+	j->lu = (struct ac_lu){
+		.m = (int)m, .jp = j->jp, .ji = j->ji, .jx = j->jx};
+	return 0;
+}
+
+void ac_system_free(struct ac_system *j)
+{
+	ssn_matrix_free(&j->a);
+	ac_lu_free(&j->lu);
+	free(j->jp);
+	free(j->ji);
+	free(j->jx);
+	j->jp = j->ji = NULL;
+	j->jx = NULL;
+}
+
+double ac_system_bytes(const struct ac_system *j)
+{
+	const size_t n = j->a.n;
+
+	if (!j->a.ptr)
+		return 0.0;
+	return (double)((3 * n + 1) * sizeof *j->jp +
+			(j->nnz + 1) * (sizeof *j->ji + sizeof *j->jx) +
+			2 * (n + 1) * sizeof *j->a.ptr +
+			j->a.ptr[n] * (sizeof *j->a.col + 9 * sizeof *j->a.blk));
 }

@@ -53,4 +53,25 @@ int ac_solve(struct ac_lu *lu, const double *phi, double *d, double *work);
 /* The symbolic analysis (and factors) freed: a new pattern may follow. */
 void ac_lu_free(struct ac_lu *lu);
 
+/* A Newton system of one solve: A, J's scalar pattern (jp, ji: J's rows
+ * as UMFPACK's columns) and values (jx, nnz of them), and their LU. */
+struct ac_system {
+	struct ssn_matrix a;
+	size_t nnz;
+	int *jp, *ji;
+	double *jx;
+	struct ac_lu lu;
+};
+
+/* j for the host's problem: A copied or probed (ssn_matrix_build), J's
+ * arrays allocated and its pattern set, the LU pointed at them. 0, or -1
+ * (out of memory, or more non-zeros than UMFPACK's int indices hold). */
+int ac_system_build(struct ac_system *j, const struct px_accel_host *h);
+
+/* Everything of j freed (j may be zero or half built). */
+void ac_system_free(struct ac_system *j);
+
+/* The bytes of j's arrays (A and J; not UMFPACK's). */
+double ac_system_bytes(const struct ac_system *j);
+
 #endif

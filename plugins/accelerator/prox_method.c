@@ -72,15 +72,11 @@ int prox_method_init(struct prox_method *s, const union px_value *v,
 
 void prox_method_free(struct prox_method *s)
 {
-	double **v[] = {&s->jx,	 &s->rho, &s->g,  &s->z,   &s->x,
-			&s->u,	 &s->phi, &s->d,  &s->xt,  &s->ut,
-			&s->phit, &s->best, &s->hist};
+	double **v[] = {&s->rho, &s->g,	  &s->z,    &s->x,    &s->u,
+			&s->phi, &s->d,	  &s->xt,   &s->ut,   &s->phit,
+			&s->best, &s->hist};
 
-	ssn_matrix_free(&s->a);
-	ac_lu_free(&s->lu);
-	free(s->jp);
-	free(s->ji);
-	s->jp = s->ji = NULL;
+	ac_system_free(&s->j);
 	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
 		free(*v[i]);
 		*v[i] = NULL;
@@ -96,39 +92,27 @@ static int arrays(struct prox_method *s, const struct px_accel_host *h)
 			&s->xt, &s->ut, &s->phit, &s->best};
 	double trace = 0.0;
 
-	if (ssn_matrix_build(&s->a, h))
+	if (ac_system_build(&s->j, h))
 		return -1;
-	s->nnz = 9 * s->a.ptr[n];
-	if (s->nnz > (size_t)2147483647)
-		return -1;
-	s->jp = malloc((m + 1) * sizeof *s->jp);
-	s->ji = malloc((s->nnz + 1) * sizeof *s->ji);
-	s->jx = malloc((s->nnz + 1) * sizeof *s->jx);
 	s->rho = malloc((2 * n + 1) * sizeof *s->rho);
 	s->g = malloc((9 * n + 1) * sizeof *s->g);
 	s->hist = malloc((size_t)s->memory * sizeof *s->hist);
-	if (!s->jp || !s->ji || !s->jx || !s->rho || !s->g || !s->hist)
+	if (!s->rho || !s->g || !s->hist)
 		return -1;
 	for (size_t i = 0; i < sizeof v / sizeof *v; i++)
 		if (!(*v[i] = malloc((m + 1) * sizeof **v[i])))
 			return -1;
-	ssn_matrix_pattern(&s->a, s->jp, s->ji);
-	s->lu = (struct ac_lu){
-		.m = (int)m, .jp = s->jp, .ji = s->ji, .jx = s->jx};
 	for (size_t k = 0; k < n; k++) {
-		const double *D = s->a.blk + 9 * s->a.diag[k];
+		const double *D = s->j.a.blk + 9 * s->j.a.diag[k];
 
 		trace += D[0] + D[4] + D[8];
 	}
 	s->scale = trace > 0.0 ? trace / (double)m : 1.0;
-	s->bytes = (double)((m + 1) * sizeof *s->jp +
-			    2 * (s->nnz + 1) * sizeof *s->jx +
-			    (2 * n + 1) * sizeof *s->rho +
+	s->bytes = ac_system_bytes(&s->j) +
+		   (double)((2 * n + 1) * sizeof *s->rho +
 			    (9 * n + 1) * sizeof *s->g +
 			    (size_t)s->memory * sizeof *s->hist +
-			    9 * (m + 1) * sizeof *s->z +
-			    2 * (n + 1) * sizeof *s->a.ptr +
-			    s->a.ptr[n] * (sizeof *s->a.col + 9 * sizeof *s->a.blk));
+			    9 * (m + 1) * sizeof *s->z);
 	return 0;
 }
 
@@ -152,7 +136,7 @@ int prox_method_prepare(struct prox_method *s,
 	s->sigma = NAN;
 	s->best_psi0 = HUGE_VAL;
 	s->outer = s->steps = s->trials = s->raises = 0;
-	s->lu.peak = 0.0;
+	s->j.lu.peak = 0.0;
 	return 0;
 }
 
@@ -161,7 +145,7 @@ int prox_method_prepare(struct prox_method *s,
 static void contact_r(const struct prox_method *s, size_t k, double sigma,
 		      double *rn, double *rt)
 {
-	const double *D = s->a.blk + 9 * s->a.diag[k];
+	const double *D = s->j.a.blk + 9 * s->j.a.diag[k];
 	const double dn = D[0] + sigma, dt = D[4] + D[8] + 2.0 * sigma;
 
 	*rn = dn > 0.0 ? 1.0 / dn : 1.0;
@@ -199,10 +183,10 @@ static int newton_direction(struct prox_method *s)
 {
 	for (size_t k = 0; k < s->n; k++)
 		contact_r(s, k, s->sigma, &s->rho[2 * k], &s->rho[2 * k + 1]);
-	ac_jacobian(&s->a, s->g, s->rho, s->sigma, 0.0, s->jx);
-	if (ac_factor(&s->lu) != UMFPACK_OK)
+	ac_jacobian(&s->j.a, s->g, s->rho, s->sigma, 0.0, s->j.jx);
+	if (ac_factor(&s->j.lu) != UMFPACK_OK)
 		return -1;
-	return ac_solve(&s->lu, s->phi, s->d, s->phit);
+	return ac_solve(&s->j.lu, s->phi, s->d, s->phit);
 }
 
 static double norm2(const double *v, size_t m)
@@ -384,9 +368,9 @@ void prox_method_describe(const struct prox_method *s, char *buf,
 	snprintf(buf, len,
 		 "prox: %llu proximal steps, %llu Newton steps (%llu line-search trials, %llu raised sigma), sigma %.3g at the end; A %zu blocks%s%u colors, %llu products); peak %.3g MiB (arrays %.3g, UMFPACK %.3g)",
 		 s->outer, s->steps, s->trials, s->raises, s->sigma,
-		 s->a.ptr ? s->a.ptr[s->n] : 0,
-		 s->a.colors ? " (probed: " : " (copied, ", s->a.colors,
-		 (unsigned long long)s->a.products,
-		 (s->bytes + s->lu.peak) / 1048576.0, s->bytes / 1048576.0,
-		 s->lu.peak / 1048576.0);
+		 s->j.a.ptr ? s->j.a.ptr[s->n] : 0,
+		 s->j.a.colors ? " (probed: " : " (copied, ", s->j.a.colors,
+		 (unsigned long long)s->j.a.products,
+		 (s->bytes + s->j.lu.peak) / 1048576.0, s->bytes / 1048576.0,
+		 s->j.lu.peak / 1048576.0);
 }

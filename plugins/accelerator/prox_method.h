@@ -14,11 +14,8 @@
 struct prox_method {
 	double sigma0, nu, sigma_min, inner_tol;
 	long max_inner, memory;
-	struct ssn_matrix a;
-	size_t n, m, nnz;
-	int *jp, *ji; /* J's rows as UMFPACK's columns: it sees J^T */
-	double *jx;
-	struct ac_lu lu;
+	struct ac_system j;
+	size_t n, m;
 	double *rho;                        /* r_n, r_t per contact at sigma */
 	double *g;                          /* G_k, 9 per contact */
 	double *z, *x, *u, *phi, *d, *xt, *ut, *phit, *best, *hist;

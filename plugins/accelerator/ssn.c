@@ -52,11 +52,8 @@
 struct ssn {
 	long window, max_newton;
 	double rate, tol, reg;
-	struct ssn_matrix a;
-	size_t n, m, nnz;
-	int *jp, *ji;   /* J's rows as UMFPACK's columns: it sees J^T */
-	double *jx;
-	struct ac_lu lu;
+	struct ac_system j;
+	size_t n, m;
 	double *rho;                       /* rho_n, rho_t per contact */
 	double *g;                         /* G_k, 9 per contact */
 	double *x, *u, *phi, *d, *xt, *ut, *phit, *prev, *hist;
@@ -107,11 +104,7 @@ static int ssn_create(const union px_value *v, void **state, char *err,
 
 static void free_arrays(struct ssn *s)
 {
-	ssn_matrix_free(&s->a);
-	ac_lu_free(&s->lu);
-	free(s->jp);
-	free(s->ji);
-	free(s->jx);
+	ac_system_free(&s->j);
 	free(s->rho);
 	free(s->g);
 	free(s->x);
@@ -123,8 +116,7 @@ static void free_arrays(struct ssn *s)
 	free(s->phit);
 	free(s->prev);
 	free(s->hist);
-	s->jp = s->ji = NULL;
-	s->jx = s->rho = s->g = s->x = s->u = s->phi = s->d = NULL;
+	s->rho = s->g = s->x = s->u = s->phi = s->d = NULL;
 	s->xt = s->ut = s->phit = s->prev = s->hist = NULL;
 }
 
@@ -143,14 +135,8 @@ static int newton_ready(struct ssn *s, const struct px_accel_host *h)
 
 	if (s->built)
 		return 0;
-	if (ssn_matrix_build(&s->a, h))
+	if (ac_system_build(&s->j, h))
 		return -1;
-	s->nnz = 9 * s->a.ptr[n];
-	if (s->nnz > (size_t)2147483647)
-		return -1;
-	s->jp = malloc((m + 1) * sizeof *s->jp);
-	s->ji = malloc((s->nnz + 1) * sizeof *s->ji);
-	s->jx = malloc((s->nnz + 1) * sizeof *s->jx);
 	s->rho = malloc((2 * n + 1) * sizeof *s->rho);
 	s->g = malloc((9 * n + 1) * sizeof *s->g);
 	s->x = malloc((m + 1) * sizeof *s->x);
@@ -160,14 +146,11 @@ static int newton_ready(struct ssn *s, const struct px_accel_host *h)
 	s->xt = malloc((m + 1) * sizeof *s->xt);
 	s->ut = malloc((m + 1) * sizeof *s->ut);
 	s->phit = malloc((m + 1) * sizeof *s->phit);
-	if (!s->jp || !s->ji || !s->jx || !s->rho || !s->g || !s->x ||
-	    !s->u || !s->phi || !s->d || !s->xt || !s->ut || !s->phit)
+	if (!s->rho || !s->g || !s->x || !s->u || !s->phi || !s->d ||
+	    !s->xt || !s->ut || !s->phit)
 		return -1;
-	ssn_matrix_pattern(&s->a, s->jp, s->ji);
-	s->lu = (struct ac_lu){
-		.m = (int)m, .jp = s->jp, .ji = s->ji, .jx = s->jx};
 	for (size_t k = 0; k < n; k++) {
-		const double *D = s->a.blk + 9 * s->a.diag[k];
+		const double *D = s->j.a.blk + 9 * s->j.a.diag[k];
 		const double dt = 0.5 * (D[4] + D[8]);
 
 		s->rho[2 * k] = D[0] > 0.0 ? 1.0 / D[0] : 1.0;
@@ -228,8 +211,8 @@ static int newton_direction(struct ssn *s, double reg)
 	int st;
 
 	for (;;) {
-		ac_jacobian(&s->a, s->g, s->rho, 0.0, reg, s->jx);
-		st = ac_factor(&s->lu);
+		ac_jacobian(&s->j.a, s->g, s->rho, 0.0, reg, s->j.jx);
+		st = ac_factor(&s->j.lu);
 		if (st == UMFPACK_OK)
 			break;
 		if (st != UMFPACK_WARNING_singular_matrix || reg >= 1e-2)
@@ -237,7 +220,7 @@ static int newton_direction(struct ssn *s, double reg)
 		reg = reg > 0.0 ? reg * 100.0 : 1e-12;
 		s->regularized++;
 	}
-	return ac_solve(&s->lu, s->phi, s->d, s->phit);
+	return ac_solve(&s->j.lu, s->phi, s->d, s->phit);
 }
 
 static double inf_norm(const double *v, size_t m)
@@ -379,9 +362,9 @@ static void ssn_describe(const void *state, char *buf, size_t len)
 		 "ssn: %llu Newton runs, %llu steps, %llu runs failed (%llu factorizations failed, %llu raised reg); last merit %.3g; A %zu blocks%s%u colors, %llu products)",
 		 s->runs, s->steps, s->failed, s->factor_fail,
 		 s->regularized, s->last_merit,
-		 s->a.ptr ? s->a.ptr[s->n] : 0,
-		 s->a.colors ? " (probed: " : " (copied, ",
-		 s->a.colors, (unsigned long long)s->a.products);
+		 s->j.a.ptr ? s->j.a.ptr[s->n] : 0,
+		 s->j.a.colors ? " (probed: " : " (copied, ",
+		 s->j.a.colors, (unsigned long long)s->j.a.products);
 }
 
 /* What `proxima plugins --describe ssn` prints (ABI 1.4). */
