@@ -141,10 +141,16 @@ start() {
 	job=$!
 }
 
+# The pids of the children of process $1, from /proc (no procps in a
+# minimal root: pgrep is not there).
+children() {
+	awk -v p="$1" '$4 == p { print $1 }' /proc/[0-9]*/stat 2>/dev/null
+}
+
 # The pid of rank $1 of the job: a child of mpirun, timeout's child.
 rank_pid() {
-	for m in $(pgrep -P "$job"); do
-		for p in $(pgrep -P "$m"); do
+	for m in $(children "$job"); do
+		for p in $(children "$m"); do
 			if tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" |
 				grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
 				echo "$p"
