@@ -18,6 +18,12 @@ if [ ! -x "$prog" ] || ! command -v smpirun > /dev/null 2>&1; then
 	echo "SKIP: no $prog or no smpirun (apt-get install libsimgrid-dev, configure --with-smpi)"
 	exit 77
 fi
+# SMPI loads the program as a library into smpirun, which ASan refuses
+# ("ASan runtime does not come first"): the sanitizer build skips this
+if ldd "$prog" 2>/dev/null | grep -q libasan; then
+	echo "SKIP: $prog is built with ASan, which SMPI cannot load"
+	exit 77
+fi
 work=$(mktemp -d /tmp/px_smpi_XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export OMP_NUM_THREADS=1

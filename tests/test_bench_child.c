@@ -170,6 +170,9 @@ Test(bench_child, small_problem_tiny_limits)
 	struct px_error err = {0};
 	int stop = -1;
 
+	if (SANITIZED) /* ASan's shadow memory does not fit RLIMIT_AS */
+		cr_skip_test("a sanitizer's allocator");
+
 	cr_assert_eq(px_problem_read(PX_TEST_SRCDIR "/scenes/two-boxes.dat", &j.p,
 				     PX_FCLIB_R_NONE, NULL, &err),
 		     PX_OK, "%s", err.msg);

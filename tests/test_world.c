@@ -676,8 +676,11 @@ static int solve_in_hook(void *ctx, const struct px_step_solve *s,
 
 	if (s->deep) { /* post-stabilization's: this world's the only one */
 		v->fail++;
-		return s->problem ? px_solve(s->problem, v->cfg, s->lambda, &rep, err)
-				  : PX_OK;
+		if (!s->problem)
+			return PX_OK;
+		rc = px_solve(s->problem, v->cfg, s->lambda, &rep, err);
+		px_report_free(&rep);
+		return rc;
 	}
 	cr_assert_not_null(s->body_velocities);
 	if (!s->problem) {
