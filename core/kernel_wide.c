@@ -176,9 +176,15 @@ static const double zeros[12];
 #undef W_T3
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* each ISA's functions compiled for it: GCC's target pragma; clang reads
+ * only its own attribute pragma */
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2")
-#include <immintrin.h>
+#endif
 #define W_NAME(x) x##_avx2
 /* the 4x4 transpose of rows r0..r3 into columns o0..o3 */
 #define W_TRANSPOSE(r0, r1, r2, r3, o0, o1, o2, o3)                            \
@@ -210,15 +216,27 @@ static const double zeros[12];
 	} while (0)
 #include "kernel_wide_step.h"
 #undef W_NAME
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 /* the same 4-lane code with AVX-512VL's 32 vector registers, so that the
  * step's ~40 live vectors stay out of memory */
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,avx512f,avx512vl"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,avx512f,avx512vl")
+#endif
 #define W_NAME(x) x##_avx512vl
 #include "kernel_wide_step.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 #endif
 
 void px_wide_select(struct px_kernel_ctx *c)
