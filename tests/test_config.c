@@ -18,22 +18,6 @@ static void write_ini(const char *text)
 	write_temp_ini(text, path, sizeof path);
 }
 
-/* Expect reading text to fail with code and the message fmt % path. */
-static void refused(const char *text, int code, const char *fmt)
-{
-	struct px_config *cfg = (void *)1;
-	struct px_error err = {0};
-	char want[2048];
-
-	write_ini(text);
-	snprintf(want, sizeof want, fmt, path, getenv("PROXIMA_PLUGIN_PATH"),
-		 px_plugin_dir());
-	cr_assert_eq(px_config_read(path, &cfg, &err), code, "%s", err.msg);
-	cr_assert_null(cfg);
-	cr_assert_str_eq(err.msg, want);
-	unlink(path);
-}
-
 static const char *plugin_name(const struct px_config *c, unsigned kind)
 {
 	return px_plugin_header(px_config_plugin(c, kind))->name;
@@ -140,34 +124,34 @@ Test(config, missing_file)
 
 Test(config, unknown_section)
 {
-	refused("[solver]\nmax_sweeps = 5\n[frction]\nplugin = disc\n",
+	config_refused("[solver]\nmax_sweeps = 5\n[frction]\nplugin = disc\n",
 		PX_ERR_CONFIG,
 		"%s:3: unknown section [frction] (known: solver, friction, ordering, rfactor, scheduler, accelerator)");
 }
 
 Test(config, unknown_empty_section)
 {
-	refused("[bogus]\n", PX_ERR_CONFIG,
+	config_refused("[bogus]\n", PX_ERR_CONFIG,
 		"%s:1: unknown section [bogus] (known: solver, friction, ordering, rfactor, scheduler, accelerator)");
 }
 
 Test(config, unknown_solver_key)
 {
-	refused("[solver]\ntolerance = 1e-8\n", PX_ERR_CONFIG,
+	config_refused("[solver]\ntolerance = 1e-8\n", PX_ERR_CONFIG,
 		"%s:2: [solver] tolerance: unknown key for the solver (known keys: max_sweeps, abs_tol, rel_tol, merit, natural_r, max_backtracks, check_tol, kernel, check, local_solve, local_tol, local_max_iter, time_limit, stall_sweeps, stall_rel)");
 }
 
 Test(config, unknown_plugin_key)
 {
-	refused("[friction]\nplugin = disc\nnu = 0.5\n", PX_ERR_CONFIG,
+	config_refused("[friction]\nplugin = disc\nnu = 0.5\n", PX_ERR_CONFIG,
 		"%s:3: [friction] nu: unknown key for friction plugin 'disc' (known keys: none)");
 }
 
 Test(config, wrong_type)
 {
-	refused("[solver]\nmax_sweeps = many\n", PX_ERR_CONFIG,
+	config_refused("[solver]\nmax_sweeps = many\n", PX_ERR_CONFIG,
 		"%s:2: [solver] max_sweeps: 'many' is not an integer");
-	refused("[solver]\nmerit = best\n", PX_ERR_CONFIG,
+	config_refused("[solver]\nmerit = best\n", PX_ERR_CONFIG,
 		"%s:2: [solver] merit: 'best' is not one of delta|fc3d|natural|minmap");
 }
 
@@ -204,17 +188,17 @@ Test(config, integers_in_exact_c_notation)
 		snprintf(text, sizeof text, "[solver]\nmax_sweeps = %s\n", bad[i]);
 		snprintf(want, sizeof want,
 			 "%%s:2: [solver] max_sweeps: '%s' is not an integer", bad[i]);
-		refused(text, PX_ERR_CONFIG, want);
+		config_refused(text, PX_ERR_CONFIG, want);
 	}
 }
 
 Test(config, out_of_range)
 {
-	refused("[rfactor]\nplugin = local\nnu = 1.5\n", PX_ERR_CONFIG,
+	config_refused("[rfactor]\nplugin = local\nnu = 1.5\n", PX_ERR_CONFIG,
 		"%s:3: [rfactor] nu: '1.5' is out of range [1e-06, 1]");
-	refused("[solver]\nmax_sweeps = 0\n", PX_ERR_CONFIG,
+	config_refused("[solver]\nmax_sweeps = 0\n", PX_ERR_CONFIG,
 		"%s:2: [solver] max_sweeps: '0' is out of range [1, 1e+15]");
-	refused("[solver]\nabs_tol = -1\n", PX_ERR_CONFIG,
+	config_refused("[solver]\nabs_tol = -1\n", PX_ERR_CONFIG,
 		"%s:2: [solver] abs_tol: '-1' is out of range [0, 1e+300]");
 }
 
@@ -235,7 +219,7 @@ Test(config, missing_plugin)
 	cr_assert_null(cfg);
 	assert_not_found_listing(err.msg, want, shipped);
 	unlink(path);
-	refused("[friction]\nplugin = ./plugins/friction_disc.so\n", PX_ERR_PLUGIN,
+	config_refused("[friction]\nplugin = ./plugins/friction_disc.so\n", PX_ERR_PLUGIN,
 		"%s:2: [friction] plugin: friction plugin name './plugins/friction_disc.so' is a path: put its folder in PROXIMA_PLUGIN_PATH and name the plugin by its word (friction_WORD.so is WORD)");
 }
 
@@ -252,33 +236,33 @@ Test(config, section_without_plugin_key)
 	cr_assert_float_eq(backtrack_factor(c), 0.5, 0);
 	px_config_free(c);
 	unlink(path);
-	refused("[accelerator]\nk_pgs = 25\n", PX_ERR_CONFIG,
+	config_refused("[accelerator]\nk_pgs = 25\n", PX_ERR_CONFIG,
 		"%s:2: [accelerator] k_pgs: unknown key for accelerator 'none' (no accelerator) (known keys: none)");
 }
 
 Test(config, plugin_set_twice)
 {
-	refused("[friction]\nplugin = disc\nplugin = disc\n", PX_ERR_CONFIG,
+	config_refused("[friction]\nplugin = disc\nplugin = disc\n", PX_ERR_CONFIG,
 		"%s:3: [friction] plugin: set twice (first on line 2)");
 }
 
 Test(config, key_set_twice)
 {
-	refused("[solver]\nabs_tol = 1\nabs_tol = 2\n", PX_ERR_CONFIG,
+	config_refused("[solver]\nabs_tol = 1\nabs_tol = 2\n", PX_ERR_CONFIG,
 		"%s:3: [solver] abs_tol: set twice (first on line 2)");
 }
 
 Test(config, key_outside_section)
 {
-	refused("abs_tol = 1\n", PX_ERR_CONFIG,
+	config_refused("abs_tol = 1\n", PX_ERR_CONFIG,
 		"%s:1: key 'abs_tol' outside any section");
 }
 
 Test(config, syntax_error)
 {
-	refused("[solver]\nmax_sweeps = 5\nthis line is wrong\n", PX_ERR_CONFIG,
+	config_refused("[solver]\nmax_sweeps = 5\nthis line is wrong\n", PX_ERR_CONFIG,
 		"%s:3: syntax error (expected [section], key = value or a comment)");
-	refused("[solver\n", PX_ERR_CONFIG,
+	config_refused("[solver\n", PX_ERR_CONFIG,
 		"%s:1: syntax error (expected [section], key = value or a comment)");
 }
 
@@ -297,12 +281,12 @@ Test(config, bom_and_crlf)
 	px_config_free(c);
 	unlink(path);
 	/* lines count the same, and the mark hides no section from the check */
-	refused("\xEF\xBB\xBF[solver]\r\nmax_sweeps = 7\r\nmax_sweeps = 8\r\n",
+	config_refused("\xEF\xBB\xBF[solver]\r\nmax_sweeps = 7\r\nmax_sweeps = 8\r\n",
 		PX_ERR_CONFIG, "%s:3: [solver] max_sweeps: set twice (first on line 2)");
-	refused("\xEF\xBB\xBF[bogus]\r\nx = 1\r\n", PX_ERR_CONFIG,
+	config_refused("\xEF\xBB\xBF[bogus]\r\nx = 1\r\n", PX_ERR_CONFIG,
 		"%s:1: unknown section [bogus] (known: solver, friction, ordering, rfactor, scheduler, accelerator)");
 	/* inih's blanks are isspace's: "\f[bogus]" is a header to it */
-	refused("\f[bogus]\nx = 1\n", PX_ERR_CONFIG,
+	config_refused("\f[bogus]\nx = 1\n", PX_ERR_CONFIG,
 		"%s:1: unknown section [bogus] (known: solver, friction, ordering, rfactor, scheduler, accelerator)");
 }
 
@@ -325,9 +309,9 @@ Test(config, line_too_long)
 	unlink(path);
 	snprintf(text, sizeof text, "[solver]\r\n%.198s\r\nmax_sweeps = 3\r\n",
 		 line);
-	refused(text, PX_ERR_CONFIG, "%s:2: line too long (at most 198 bytes)");
+	config_refused(text, PX_ERR_CONFIG, "%s:2: line too long (at most 198 bytes)");
 	snprintf(text, sizeof text, "[solver]\nmax_sweeps = 3\n%.199s", line);
-	refused(text, PX_ERR_CONFIG, "%s:3: line too long (at most 198 bytes)");
+	config_refused(text, PX_ERR_CONFIG, "%s:3: line too long (at most 198 bytes)");
 }
 
 Test(config, a_directory)
