@@ -427,6 +427,16 @@ void px_dist_report(const struct px_dist_part *d, const struct px_dist_opts *o,
 	printf("time        %.6f s on the slowest rank (%.3g us per sweep); on rank 0: solves %.6f s (the plugins' set-up %.6f s), exchanges %.6f s, global tests %.6f s\n",
 	       most[R_SEC], res->sweeps ? most[R_SEC] * 1e6 / res->sweeps : 0,
 	       all[R_SOLVE], res->prepare_seconds, all[R_EXCH], all[R_CHECK]);
+	{
+		int rs = 0;
+
+		for (int r = 1; r < size; r++)
+			if (all[(size_t)r * R_N + R_SEC] > all[(size_t)rs * R_N + R_SEC])
+				rs = r;
+		printf("slowest     rank %d: solves %.6f s, exchanges %.6f s, global tests %.6f s; most by one rank: solves %.6f s, exchanges %.6f s, global tests %.6f s\n",
+		       rs, all[(size_t)rs * R_N + R_SOLVE], all[(size_t)rs * R_N + R_EXCH],
+		       all[(size_t)rs * R_N + R_CHECK], most[R_SOLVE], most[R_EXCH], most[R_CHECK]);
+	}
 	free(all);
 }
 

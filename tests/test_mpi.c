@@ -411,6 +411,11 @@ Test(dist, a_rank_without_contacts_an_empty_part)
 	snprintf(cmd, sizeof cmd, "solve %s --partition %s --out %s", p, parts, sol);
 	cr_assert_eq(mpi(3, cmd), 0, "%s%s", out, err);
 	cr_assert(strstr(out, "contacts per rank 12 0 11 "), "%s", out);
+	/* the slowest rank's breakdown, and each part's largest over the
+	 * ranks: at least rank 0's */
+	cr_assert(strstr(out, "\nslowest     rank "), "%s", out);
+	cr_assert_geq(number_after("most by one rank: solves "),
+		      number_after("on rank 0: solves "), "%s", out);
 	/* the default config stops at fc3d <= 1e-8 */
 	worst("empty part", check_solution(p, sol, LAW_REL_8, 1e-8, "an empty part"));
 	cr_assert_leq(number_after("fc3d error  "), 1e-8, "%s", out);
