@@ -64,47 +64,8 @@ int px_r3_init(struct px_kernel_ctx *c)
 	return PX_OK;
 }
 
-/* The arrays one relaxation reads, loaded once per call. */
-struct r3 {
-	const double *restrict frame, *restrict lever, *restrict b;
-	const double *restrict r, *restrict coef;
-	const double *restrict shift; /* the problem's normal shift, or NULL */
-	const double *restrict inv_mass, *restrict inv_inertia;
-	const uint32_t *restrict body_a, *restrict body_b;
-	const struct px_friction_params *friction;
-	double *prev; /* the driver's copy of lambda before the sweep */
-	px_project_fn project;
-	const void *fstate;
-	int keeps_disc; /* PX_FRICTION_KEEPS_DISC */
-	int is_disc;    /* PX_FRICTION_IS_DISC */
-};
-
-static inline struct r3 r3_load(const struct px_kernel_ctx *c)
-{
-	const struct px_problem *p = c->p;
-
-	return (struct r3){
-		.frame = p->frame,
-		.lever = p->lever,
-		.b = p->b,
-		.r = c->r,
-		.coef = c->coef,
-		.shift = p->shift,
-		.inv_mass = p->inv_mass,
-		.inv_inertia = p->inv_inertia,
-		.body_a = p->body_a,
-		.body_b = p->body_b,
-		.friction = p->friction,
-		.prev = c->prev,
-		.project = c->project,
-		.fstate = c->fstate,
-		.keeps_disc = c->keeps_disc,
-		.is_disc = c->is_disc,
-	};
-}
-
 /* Contact k's new impulse out[3] from lambda and the body velocities w. */
-R3_INLINE void solve(const struct r3 *s, const double *restrict w,
+R3_INLINE void solve(const struct px_r3_arrays *s, const double *restrict w,
 		     const double *restrict lambda, uint32_t k,
 		     double *restrict out)
 {
@@ -168,7 +129,7 @@ R3_INLINE void solve(const struct r3 *s, const double *restrict w,
 
 /* Write out as contact k's impulse; its change goes to the bodies' w and,
  * if t is not NULL, to the tally. */
-R3_INLINE void commit(const struct r3 *s, double *restrict lambda,
+R3_INLINE void commit(const struct px_r3_arrays *s, double *restrict lambda,
 		      double *restrict w, uint32_t k,
 		      const double *restrict out,
 		      struct px_tally_part *restrict t)
@@ -215,7 +176,7 @@ R3_INLINE void commit(const struct r3 *s, double *restrict lambda,
 void px_r3_solve(const struct px_kernel_ctx *c, const double *w, uint32_t k,
 		 double *out)
 {
-	const struct r3 s = r3_load(c);
+	const struct px_r3_arrays s = px_r3_arrays(c);
 
 	solve(&s, w, c->lambda, k, out);
 }
@@ -223,13 +184,13 @@ void px_r3_solve(const struct px_kernel_ctx *c, const double *w, uint32_t k,
 void px_r3_commit(const struct px_kernel_ctx *c, double *lambda, double *w,
 		  uint32_t k, const double *out)
 {
-	const struct r3 s = r3_load(c);
+	const struct px_r3_arrays s = px_r3_arrays(c);
 
 	commit(&s, lambda, w, k, out, NULL);
 }
 
 /* One list: the chain of updates through shared bodies runs as it is. */
-static void relax_one(const struct r3 *s, double *restrict lambda,
+static void relax_one(const struct px_r3_arrays *s, double *restrict lambda,
 		      double *restrict w, const uint32_t *list, size_t n,
 		      struct px_tally_part *restrict t)
 {
@@ -243,7 +204,7 @@ static void relax_one(const struct r3 *s, double *restrict lambda,
 
 /* Two independent lists, a contact of each in turn: both solves read
  * bodies the other list never writes, so the two chains overlap. */
-static void relax_two(const struct r3 *s, double *restrict lambda,
+static void relax_two(const struct px_r3_arrays *s, double *restrict lambda,
 		      double *restrict w, const uint32_t *a, size_t na,
 		      const uint32_t *b, size_t nb,
 		      struct px_tally_part *restrict t)
@@ -264,7 +225,7 @@ static void relax_two(const struct r3 *s, double *restrict lambda,
 
 /* The lists two at a time; t NULL or not, so that the loops without a
  * tally carry no test for it. */
-static inline void relax_all(const struct r3 *s, double *restrict lambda,
+static inline void relax_all(const struct px_r3_arrays *s, double *restrict lambda,
 			     double *restrict w, const uint32_t *const *lists,
 			     const size_t *counts, unsigned m,
 			     struct px_tally_part *restrict t)
@@ -282,7 +243,7 @@ void px_r3_relax_lists(const struct px_kernel_ctx *c,
 		       const uint32_t *const *lists, const size_t *counts,
 		       unsigned m)
 {
-	const struct r3 s = r3_load(c);
+	const struct px_r3_arrays s = px_r3_arrays(c);
 	struct px_tally_part t = {0};
 
 	if (c->tally && c->prev) {

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_rigid3.h"
 #include "kernel_wide.h"
 #include "problem_impl.h"
 
@@ -81,42 +82,20 @@ int px_wide_init(struct px_kernel_ctx *c)
 	return PX_OK;
 }
 
-/* What every lane reads the same, loaded once per call. */
+/* What every lane reads the same, loaded once per call: the rigid 3-row
+ * kernel's arrays (kernel_rigid3.h) with this kernel's coefficients, and
+ * lambda and w. */
 struct wide {
-	const double *restrict frame, *restrict lever, *restrict b;
-	const double *restrict r, *restrict coef, *restrict shift;
-	const double *restrict inv_mass, *restrict inv_inertia;
-	const uint32_t *restrict body_a, *restrict body_b;
-	const struct px_friction_params *friction;
-	double *restrict lambda, *restrict w, *restrict prev;
-	px_project_fn project;
-	const void *fstate;
-	int is_disc;
+	struct px_r3_arrays a;
+	double *restrict lambda, *restrict w;
 };
 
 static inline struct wide wide_load(const struct px_kernel_ctx *c)
 {
-	const struct px_problem *p = c->p;
+	struct wide s = {px_r3_arrays(c), c->lambda, c->w};
 
-	return (struct wide){
-		.frame = p->frame,
-		.lever = p->lever,
-		.b = p->b,
-		.r = c->r,
-		.coef = c->wcoef,
-		.shift = p->shift,
-		.inv_mass = p->inv_mass,
-		.inv_inertia = p->inv_inertia,
-		.body_a = p->body_a,
-		.body_b = p->body_b,
-		.friction = p->friction,
-		.lambda = c->lambda,
-		.w = c->w,
-		.prev = c->prev,
-		.project = c->project,
-		.fstate = c->fstate,
-		.is_disc = c->is_disc,
-	};
+	s.a.coef = c->wcoef;
+	return s;
 }
 
 /* m ? a : b lane by lane (a macro: a function returning a vector would
@@ -129,19 +108,19 @@ static void separable_lane(const struct wide *s, uint32_t k, double ln,
 			   const double *lam, double v1, double v2,
 			   double *out)
 {
-	const double *r = s->r + 3 * (size_t)k;
-	const double a_ts = s->coef[4 * (size_t)k + 2];
+	const double *r = s->a.r + 3 * (size_t)k;
+	const double a_ts = s->a.coef[4 * (size_t)k + 2];
 	double z[2], d;
 
 	z[0] = lam[1] - r[1] * v1;
 	z[1] = lam[2];
-	s->project(s->fstate, &s->friction[k], ln, z, 2);
+	s->a.project(s->a.fstate, &s->a.friction[k], ln, z, 2);
 	d = z[0] - lam[1];
 	out[1] = z[0];
 	v2 += a_ts * d;
 	z[0] = out[1];
 	z[1] = lam[2] - r[2] * v2;
-	s->project(s->fstate, &s->friction[k], ln, z, 2);
+	s->a.project(s->a.fstate, &s->a.friction[k], ln, z, 2);
 	out[2] = z[1];
 }
 

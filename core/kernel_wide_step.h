@@ -28,24 +28,24 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 		/* an idle lane reads lane 0's contact (its results are
 		 * dropped) and the static world's zeros */
 		const size_t kk = on[j] ? k[j] : k[0];
-		const uint32_t ba = on[j] ? s->body_a[kk] : PX_STATIC;
-		const uint32_t bb = on[j] ? s->body_b[kk] : PX_STATIC;
+		const uint32_t ba = on[j] ? s->a.body_a[kk] : PX_STATIC;
+		const uint32_t bb = on[j] ? s->a.body_b[kk] : PX_STATIC;
 
-		f[j] = s->frame + 9 * kk;
-		lv[j] = s->lever + 6 * kk;
-		bq[j] = s->b + 3 * kk;
-		rq[j] = s->r + 3 * kk;
-		cq[j] = s->coef + 4 * kk;
+		f[j] = s->a.frame + 9 * kk;
+		lv[j] = s->a.lever + 6 * kk;
+		bq[j] = s->a.b + 3 * kk;
+		rq[j] = s->a.r + 3 * kk;
+		cq[j] = s->a.coef + 4 * kk;
 		lq[j] = s->lambda + 3 * kk;
-		sq[j] = s->shift ? s->shift + kk : zeros;
+		sq[j] = s->a.shift ? s->a.shift + kk : zeros;
 		wpa[j] = ba != PX_STATIC ? s->w + 6 * (size_t)ba : NULL;
 		wpb[j] = bb != PX_STATIC ? s->w + 6 * (size_t)bb : NULL;
 		wa[j] = wpa[j] ? wpa[j] : zeros;
 		wb[j] = wpb[j] ? wpb[j] : zeros;
-		ia[j] = wpa[j] ? s->inv_inertia + 6 * (size_t)ba : zeros;
-		ib[j] = wpb[j] ? s->inv_inertia + 6 * (size_t)bb : zeros;
-		mq[j] = wpa[j] ? s->inv_mass + ba : zeros;
-		nq[j] = wpb[j] ? s->inv_mass + bb : zeros;
+		ia[j] = wpa[j] ? s->a.inv_inertia + 6 * (size_t)ba : zeros;
+		ib[j] = wpb[j] ? s->a.inv_inertia + 6 * (size_t)bb : zeros;
+		mq[j] = wpa[j] ? s->a.inv_mass + ba : zeros;
+		nq[j] = wpb[j] ? s->a.inv_mass + bb : zeros;
 	}
 	W_T4(f, 0, f0, f1, f2, f3);
 	W_T4(f, 4, f4, f5, f6, f7);
@@ -69,7 +69,7 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 	W_T4(cq, 0, c0, c1, c2, c3);
 	(void)c2;
 	v0 = bb0 + f0 * ux + f1 * uy + f2 * uz;
-	if (s->shift)
+	if (s->a.shift)
 		v0 += W_ONE(sq, 0) * lam0;
 	v1 = bb1 + f3 * ux + f4 * uy + f5 * uz;
 	v2 = bb2 + f6 * ux + f7 * uy + f8 * uz;
@@ -78,7 +78,7 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 	dn = ln - lam0;
 	v1 = v1 + c0 * dn;
 	v2 = v2 + c1 * dn;
-	if (s->is_disc) {
+	if (s->a.is_disc) {
 		const v4 rad = c3 * ln, rr = rad * rad;
 		v4m inside, zero, rest;
 
@@ -187,8 +187,8 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 		out[0] = o_ln[j];
 		out[1] = o_s[j];
 		out[2] = o_t[j];
-		if (s->prev)
-			memcpy(s->prev + 3 * kk, old, sizeof old);
+		if (s->a.prev)
+			memcpy(s->a.prev + 3 * kk, old, sizeof old);
 		memcpy(lam, out, sizeof out);
 		if (t)
 			px_tally_block(t, out, old, 3);
