@@ -24,6 +24,7 @@
  * state that other contacts are read from (w when factorized, lambda when
  * assembled), so that contacts sharing a body can be relaxed concurrently
  * without a race (Poulsen 2010, sec. 7.1). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -554,13 +555,48 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 	return PX_OK;
 }
 
-void px_kernel_set_local(struct px_kernel_ctx *c, double tol,
-			 unsigned max_iter)
+/* Whether one projection with r = 1/D solves the one-contact problem of
+ * diagonal block D exactly (px_local_newton's answer up to rounding):
+ * rows uncoupled and the friction rows' diagonal equal, to 1e-14 of the
+ * diagonal, so that the normal row's max(0, .) and the disc's radial
+ * projection in that metric are the problem's own minimizers. */
+static int projection_exact(const double *D)
 {
+	const double tol = 1e-14 * (D[0] > D[4] ? D[0] : D[4]);
+
+	return D[0] > 0.0 && D[4] > 0.0 && D[0] < HUGE_VAL &&
+	       D[4] < HUGE_VAL && fabs(D[1]) <= tol && fabs(D[2]) <= tol &&
+	       fabs(D[3]) <= tol && fabs(D[5]) <= tol && fabs(D[6]) <= tol &&
+	       fabs(D[7]) <= tol && fabs(D[4] - D[8]) <= 1e-14 * D[4];
+}
+
+int px_kernel_set_local(struct px_kernel_ctx *c, double tol,
+			unsigned max_iter)
+{
+	const size_t n = c->p->n;
+	size_t k = 0;
+
 	c->local_newton = 1;
 	c->local_tol = tol;
 	c->local_max_iter = max_iter;
-	c->rigid3 = 0;
+	while (c->rigid3 && c->is_disc && k < n &&
+	       projection_exact(c->diag + 9 * k))
+		k++;
+	if (!c->rigid3 || !c->is_disc || k < n) {
+		c->rigid3 = 0;
+		return PX_OK;
+	}
+	c->local_r = malloc(3 * n * sizeof *c->local_r + 1);
+	if (!c->local_r)
+		return PX_ERR_NOMEM;
+	for (k = 0; k < n; k++) {
+		const double *D = c->diag + 9 * k;
+
+		c->local_r[3 * k] = 1.0 / D[0];
+		c->local_r[3 * k + 1] = c->local_r[3 * k + 2] = 1.0 / D[4];
+	}
+	c->r = c->local_r;
+	return PX_OK;
 }
 
 int px_kernel_set_wide(struct px_kernel_ctx *c)
@@ -605,5 +641,6 @@ void px_kernel_fini(struct px_kernel_ctx *c)
 	free(c->conf);
 	free(c->coef);
 	free(c->wcoef);
+	free(c->local_r);
 	memset(c, 0, sizeof *c);
 }

@@ -101,6 +101,7 @@ struct px_kernel_ctx {
 	 * the contact's one-contact problem with its diagonal block to
 	 * local_tol instead of one projection with R */
 	int local_newton;
+	double *local_r; /* 1/D per row when one projection is exact */
 	double local_tol;
 	unsigned local_max_iter;
 	/* [solver] kernel = wide (kernel_wide.h): full relax_lists calls run
@@ -136,9 +137,13 @@ px_friction_project_metric(const struct px_friction_ops *f)
 void px_kernel_fini(struct px_kernel_ctx *c);
 
 /* Exact local solves instead of one projection per visit: every entry
- * point then takes the general kernel (the rigid one projects once). */
-void px_kernel_set_local(struct px_kernel_ctx *c, double tol,
-			 unsigned max_iter);
+ * point then takes the general kernel (the rigid one projects once),
+ * unless every contact's diagonal block is one where a projection with r
+ * = 1/D is the exact local solve (rows uncoupled, friction rows equal: a
+ * ball's contacts): then the rigid kernel stays, with that r (local_r)
+ * in place of the r-factors. 0 or PX_ERR_NOMEM. */
+int px_kernel_set_local(struct px_kernel_ctx *c, double tol,
+			unsigned max_iter);
 
 /* [solver] kernel = wide: full relax_lists calls go through the wide
  * kernel where it applies (px_wide_applies; call after

@@ -526,9 +526,10 @@ static int solve_kernel(struct solve *S)
 					 : px_plugin_state(S->pf),
 			   S->set->kernel == PX_KERNEL_GENERIC))
 		return px_error_set(S->err, PX_ERR_NOMEM, "out of memory");
-	if (S->set->local_solve == PX_LOCAL_NEWTON)
-		px_kernel_set_local(&wk->kctx, S->set->local_tol,
-				    (unsigned)S->set->local_max_iter);
+	if (S->set->local_solve == PX_LOCAL_NEWTON &&
+	    px_kernel_set_local(&wk->kctx, S->set->local_tol,
+				(unsigned)S->set->local_max_iter))
+		return px_error_set(S->err, PX_ERR_NOMEM, "out of memory");
 	if (S->set->kernel == PX_KERNEL_WIDE &&
 	    px_kernel_set_wide(&wk->kctx))
 		return px_error_set(S->err, PX_ERR_NOMEM, "out of memory");

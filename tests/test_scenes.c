@@ -169,6 +169,57 @@ Test(scenes, rigid_kernel_is_the_general_iteration)
 		px_problem_destroy(ps[q]);
 }
 
+/* Exact local solves on balls: every contact's diagonal block is
+ * uncoupled with equal friction rows, so one projection with r = 1/D is
+ * the exact local solve and the rigid kernel runs it (px_kernel_set_local)
+ * whatever the r-factors are; it gives the general kernel's local Newton
+ * to 1e-12 of lambda's size. Boxes' corner contacts couple their rows:
+ * there the general kernel's Newton stays. */
+Test(scenes, exact_local_solves_on_balls_take_the_rigid_kernel)
+{
+	struct px_problem *ps[3];
+
+	cr_assert_eq(scene_ballpile(5, PX_FORM_RIGID, &ps[0], NULL), PX_OK);
+	cr_assert_eq(scene_ballgrid(4, PX_FORM_RIGID, &ps[1], NULL), PX_OK);
+	cr_assert_eq(scene_incline(3, 20.0, 0.3, PX_FORM_RIGID, &ps[2], NULL),
+		     PX_OK);
+	for (int q = 0; q < 3; q++) {
+		const size_t m = 3 * px_problem_n_contacts(ps[q]);
+		double *x[2], diff = 0.0, scale = 0.0;
+		struct px_report rep[2];
+
+		for (int generic = 0; generic < 2; generic++) {
+			char text[512];
+			struct px_config *cfg;
+
+			snprintf(text, sizeof text,
+				 "[solver]\nmax_sweeps = 40\nabs_tol = 0\nrel_tol = 0\nkernel = %s\nlocal_solve = newton\n"
+				 "[rfactor]\nplugin = global\nr = 5\nnu = 0.5\n",
+				 generic ? "generic" : "auto");
+			cfg = config_from_text(text);
+			x[generic] = calloc(m, sizeof(double));
+			cr_assert_not_null(x[generic]);
+			cr_assert_eq(px_solve(ps[q], cfg, x[generic], &rep[generic], NULL),
+				     PX_OK);
+			cr_assert_eq(rep[generic].rigid_kernel, !generic && q < 2,
+				     "scene %d, %s", q, text);
+			px_config_free(cfg);
+		}
+		for (size_t j = 0; j < m; j++) {
+			diff = fmax(diff, fabs(x[0][j] - x[1][j]));
+			scale = fmax(scale, fabs(x[1][j]));
+		}
+		cr_assert_gt(scale, 0.0);
+		cr_assert_leq(diff, 1e-12 * scale, "scene %d: %g of %g", q,
+			      diff, scale);
+		free(x[0]);
+		free(x[1]);
+		px_report_free(&rep[0]);
+		px_report_free(&rep[1]);
+		px_problem_destroy(ps[q]);
+	}
+}
+
 Test(scenes, rigid_kernel_stays_off_where_it_does_not_apply)
 {
 	static const char *const configs[] = {
