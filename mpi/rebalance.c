@@ -22,10 +22,13 @@
 #include "cmd.h"
 #include "step.h"
 
-/* A body as gathered: its global id and itself. */
+/* A body as gathered: its global id, itself and its load: the own
+ * contacts it makes its owner's (those whose dynamic body of smallest
+ * global id it is, rigid.c's rule). */
 struct rb_body {
 	uint64_t gid;
 	struct px_body b;
+	uint64_t load;
 };
 
 /* A cache entry as gathered: its bodies by global id, the entry; pos is
@@ -133,40 +136,61 @@ static int own_parts(const struct px_dist_world *dw, struct rb_body **bodies,
 	if (!*bodies || !*entries)
 		return px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the re-partition",
 				    dw->rank);
-	for (size_t i = 0; i < n; i++)
-		if (dw->own[i])
-			(*bodies)[(*n_bodies)++] = (struct rb_body){reg->gid[i], b[i]};
+	uint64_t *load = calloc(n + 1, sizeof *load);
+
+	if (!load)
+		return px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the re-partition",
+				    dw->rank);
 	/* the cache holds the step's contacts in the world's order, the
 	 * part's own contacts among them (world_contact, ascending) */
 	for (size_t j = 0; j < d->n_own; j++) {
 		const size_t k = d->world_contact[j];
+		uint32_t x;
 
-		if (k >= n_cache)
+		if (k >= n_cache) {
+			free(load);
 			return px_error_set(err, PX_ERR_INVALID,
 					    "rank %d: own contact %zu has no cache entry (the cache holds %zu)",
 					    dw->rank, k, n_cache);
+		}
 		(*entries)[(*n_entries)++] = (struct rb_entry){
 			reg->gid[cache[k].a], reg->gid[cache[k].b], cache[k], 0};
+		/* its owning body: the dynamic one of smallest id */
+		x = b[cache[k].a].is_static ? cache[k].b :
+		    b[cache[k].b].is_static ? cache[k].a :
+		    reg->gid[cache[k].a] < reg->gid[cache[k].b] ? cache[k].a : cache[k].b;
+		load[x]++;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (dw->own[i])
+			(*bodies)[(*n_bodies)++] = (struct rb_body){reg->gid[i], b[i], load[i]};
+	free(load);
 	return PX_OK;
 }
 
 /* The boxes anew from the gathered bodies all[0..n) (sorted by id): the
  * centres of every stride-th moving body, as px_region_read samples the
- * scene. */
+ * scene, each 1 + its load times (the contacts it brings its owner): the
+ * bisection's halves then hold equal contacts plus bodies, not equal
+ * bodies (weighting by contacts alone balances a little better and moves
+ * several times the bodies: a body's contacts come and go). */
 static int cut_boxes(struct px_dist_world *dw, const struct rb_body *all,
 		     size_t n, struct px_error *err)
 {
 	const size_t stride = px_region_stride(n, dw->size);
-	double *pts = malloc((3 * (n / stride + 1) + 1) * sizeof *pts);
-	size_t m = 0;
+	size_t m = 0, total = 0;
+	double *pts;
 	int rc;
 
+	for (size_t i = 0; i < n; i += stride)
+		total += all[i].load + 1;
+	pts = malloc((3 * total + 1) * sizeof *pts);
 	if (!pts)
 		return px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the re-partition",
 				    dw->rank);
 	for (size_t i = 0; i < n; i += stride)
-		memcpy(pts + 3 * m++, all[i].b.x, 3 * sizeof *pts);
+		for (uint64_t c = 0; c < all[i].load + 1; c++)
+			memcpy(pts + 3 * m++, all[i].b.x, 3 * sizeof *pts);
 	rc = px_region_bisect(dw->reg, pts, m);
 	free(pts);
 	if (rc)
@@ -202,7 +226,7 @@ static int rebuild(struct px_dist_world *dw, const struct rb_body *all,
 	for (size_t i = 0; i < n_old; i++) {
 		renumber[i] = UINT32_MAX; /* the cache comes from the owners */
 		if (old[i].is_static)
-			keep[n++] = (struct rb_body){reg->gid[i], old[i]};
+			keep[n++] = (struct rb_body){reg->gid[i], old[i], 0};
 	}
 	for (size_t i = 0; i < n_all; i++)
 		if (px_region_keeps(reg, dw->rank, all[i].b.x))
