@@ -164,7 +164,8 @@ int px_dist_refresh(struct px_dist_world *dw, struct px_error *err);
  * re-partition: every rank's own bodies and its own contacts' cache
  * entries gathered on every rank (MPI_Allgatherv), the boxes cut anew
  * from the bodies' current centres (px_region_bisect, the sample
- * px_region_read takes), and each rank's world rebuilt from what its new
+ * px_region_read takes, each centre counted 1 + its body's own contacts
+ * times), and each rank's world rebuilt from what its new
  * box keeps, its ghost layer and its statics, the cache entries of every
  * contact it holds both bodies of; else px_dist_refresh. */
 int px_dist_rebalance(struct px_dist_world *dw, struct px_error *err);
