@@ -61,6 +61,12 @@ int px_dist_ckpt_ids(struct px_dist_ckpt *k, const struct px_dist_world *dw,
 	px_ckpt_put_u32(&b, (uint32_t)o->combine);
 	px_ckpt_put_u64(&b, o->sweeps_per_exchange);
 	px_ckpt_put_u64(&b, o->check_every);
+	/* re-balancing changes the steps; without it the hash is the one of
+	 * the sets written before it existed */
+	if (o->rebalance_every) {
+		px_ckpt_put_u64(&b, o->rebalance_every);
+		px_ckpt_put_f64(&b, o->rebalance_threshold);
+	}
 	if (b.failed)
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	snprintf(k->config_name, sizeof k->config_name,
@@ -69,6 +75,14 @@ int px_dist_ckpt_ids(struct px_dist_ckpt *k, const struct px_dist_world *dw,
 		 o->combine == PX_DIST_SPLIT ? "split" : "sum",
 		 (unsigned long long)o->sweeps_per_exchange,
 		 (unsigned long long)o->check_every);
+	if (o->rebalance_every) {
+		const size_t at = strlen(k->config_name);
+
+		snprintf(k->config_name + at, sizeof k->config_name - at,
+			 " --rebalance-every %llu --rebalance-threshold %g",
+			 (unsigned long long)o->rebalance_every,
+			 o->rebalance_threshold);
+	}
 	k->ids = (struct px_checkpoint_ids){
 		.scene = px_world_scene_hash(dw->w),
 		.settings = px_world_settings_hash(dw->w),
@@ -174,6 +188,91 @@ static int get_rank(const struct px_checkpoint *c, const char *name,
 	return PX_OK;
 }
 
+/* ---- a rank's DREG section: the boxes of a re-partitioned run -------- */
+
+/* DREG, written once the run has re-partitioned (the scene's own
+ * bisection, which a restart computes, is not the run's boxes then): the
+ * re-partitions so far and the bodies they moved off this rank, the
+ * bisection's nodes (axis, cut, children, rank) and every rank's box. A
+ * set without it restarts on the scene's boxes. */
+static void put_region(const struct px_dist_world *dw, struct px_ckpt_buf *b)
+{
+	const struct px_region *reg = dw->reg;
+
+	px_ckpt_put_u64(b, dw->rebalances);
+	px_ckpt_put_u64(b, dw->rebalance_moved);
+	px_ckpt_put_u32(b, (uint32_t)reg->n_node);
+	for (int i = 0; i < reg->n_node; i++) {
+		px_ckpt_put_u32(b, (uint32_t)reg->node[i].axis);
+		px_ckpt_put_f64(b, reg->node[i].cut);
+		px_ckpt_put_u32(b, (uint32_t)reg->node[i].left);
+		px_ckpt_put_u32(b, (uint32_t)reg->node[i].right);
+		px_ckpt_put_u32(b, (uint32_t)reg->node[i].rank);
+	}
+	for (size_t i = 0; i < 6 * (size_t)dw->size; i++)
+		px_ckpt_put_f64(b, reg->box[i]);
+}
+
+/* DREG of c (the file name), if any, into dw's region, checked. */
+static int get_region(const struct px_checkpoint *c, const char *name,
+		      struct px_dist_world *dw, struct px_error *err)
+{
+	size_t len;
+	const unsigned char *p = px_checkpoint_find(c, "DREG", NULL, NULL, &len);
+	struct px_ckpt_cursor cur = {.p = p, .len = len};
+	struct px_region *reg = dw->reg;
+	struct px_rcb_node *node;
+	double *box;
+	uint64_t rebalances, moved;
+	uint32_t n_node;
+
+	if (!p)
+		return PX_OK;
+	rebalances = px_ckpt_get_u64(&cur);
+	moved = px_ckpt_get_u64(&cur);
+	n_node = px_ckpt_get_u32(&cur);
+	if (cur.failed || n_node != 2 * (uint32_t)dw->size - 1)
+		return bad(err, name, "a DREG section of another rank count");
+	node = calloc(2 * (size_t)dw->size, sizeof *node);
+	box = malloc(6 * (size_t)dw->size * sizeof *box);
+	if (!node || !box) {
+		free(node);
+		free(box);
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < n_node; i++) {
+		struct px_rcb_node *x = node + i;
+
+		x->axis = (int32_t)px_ckpt_get_u32(&cur);
+		x->cut = px_ckpt_get_f64(&cur);
+		x->left = (int32_t)px_ckpt_get_u32(&cur);
+		x->right = (int32_t)px_ckpt_get_u32(&cur);
+		x->rank = (int32_t)px_ckpt_get_u32(&cur);
+		if (x->axis < -1 || x->axis > 2 ||
+		    (x->axis >= 0 && (x->left <= (int)i || x->right <= (int)i ||
+				      x->left >= (int)n_node || x->right >= (int)n_node)) ||
+		    (x->axis < 0 && (x->rank < 0 || x->rank >= dw->size)))
+			cur.failed = 1;
+	}
+	for (size_t i = 0; i < 6 * (size_t)dw->size; i++)
+		box[i] = px_ckpt_get_f64(&cur);
+	if (cur.failed || cur.at != len) {
+		free(node);
+		free(box);
+		return bad(err, name, "a DREG section that is not a bisection's");
+	}
+	free(reg->node);
+	free(reg->box);
+	reg->node = node;
+	reg->box = box;
+	reg->n_node = (int)n_node;
+	memcpy(reg->lo, box + 6 * (size_t)dw->rank, sizeof reg->lo);
+	memcpy(reg->hi, box + 6 * (size_t)dw->rank + 3, sizeof reg->hi);
+	dw->rebalances = rebalances;
+	dw->rebalance_moved = moved;
+	return px_dist_world_neighbours(dw, err);
+}
+
 /* ---- files ------------------------------------------------------------- */
 
 /* The bytes of the file name into a malloc'ed *buf (*len). */
@@ -235,6 +334,12 @@ static int write_rank(const struct px_dist_ckpt *k, const struct px_dist_world *
 	if (!rc)
 		rc = b.failed ? px_error_set(err, PX_ERR_NOMEM, "out of memory")
 			      : px_checkpoint_add(c, "DRNK", 1, 0, b.p, b.len, err);
+	if (!rc && dw->rebalances) {
+		b.len = 0;
+		put_region(dw, &b);
+		rc = b.failed ? px_error_set(err, PX_ERR_NOMEM, "out of memory")
+			      : px_checkpoint_add(c, "DREG", 1, 0, b.p, b.len, err);
+	}
 	if (!rc && run)
 		rc = run->failed ? px_error_set(err, PX_ERR_NOMEM, "out of memory")
 				 : px_checkpoint_add(c, "DRUN", 1, 0, run->p,
@@ -387,6 +492,8 @@ static int read_rank(const struct px_dist_ckpt *k, struct px_dist_world *dw,
 					      err);
 	if (!rc)
 		rc = get_rank(*out, name, m, dw, err);
+	if (!rc)
+		rc = get_region(*out, name, dw, err);
 	return rc;
 }
 

@@ -22,7 +22,8 @@ int px_dist_cmd_run(int argc, char **argv);
  * E, --check-every K); for solve --out FILE, --warm-start
  * zero|guess|solution, --save-fclib FILE and --partition P, for run
  * --steps N, --csv FILE, --state FILE, --cache on|off, --quiet,
- * --checkpoint FILE, --checkpoint-every N and --restart FILE. The
+ * --checkpoint FILE, --checkpoint-every N, --restart FILE,
+ * --rebalance-every K and --rebalance-threshold T (in o). The
  * serial options a distributed command cannot honour are refused with
  * the reason (main.c's table). */
 struct px_dist_args {

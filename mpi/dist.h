@@ -172,6 +172,10 @@ struct px_dist_opts {
 	enum px_dist_combine combine;
 	uint64_t sweeps_per_exchange; /* E: local sweeps between exchanges */
 	uint64_t check_every;         /* K: exchanges between global tests */
+	/* run: re-partition every rebalance_every steps (0: never) when the
+	 * load imbalance is at least rebalance_threshold (step.h) */
+	uint64_t rebalance_every;
+	double rebalance_threshold;
 };
 
 struct px_dist_result {

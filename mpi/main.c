@@ -54,7 +54,9 @@ void px_dist_usage(FILE *f)
 		"                    [SCENE] [--steps N] [--csv FILE] [--state FILE]\n"
 		"                    [--vtk DIR] [--vtk-every K]\n"
 		"                    [--cache on|off] [--quiet] [--checkpoint FILE]\n"
-		"                    [--checkpoint-every N] [--restart FILE] [DIST-OPTIONS]\n"
+		"                    [--checkpoint-every N] [--restart FILE]\n"
+		"                    [--rebalance-every K [--rebalance-threshold T]]\n"
+		"                    [DIST-OPTIONS]\n"
 		"  The options mean what they mean serially; refused here, with the\n"
 		"  reason:");
 	for (size_t i = 0; i < N_REFUSALS; i++)
@@ -75,12 +77,18 @@ void px_dist_usage(FILE *f)
 		"                         set: each rank's FILE.A.rankR (or B, in turn),\n"
 		"                         then FILE, the manifest that names them\n"
 		"  --restart FILE         (run) go on from the set FILE names, on as many\n"
-		"                         ranks, bit for bit\n");
+		"                         ranks, bit for bit\n"
+		"  --rebalance-every K    (run) every K steps, re-partition (bisection of\n"
+		"                         the current centres) when the load imbalance,\n"
+		"                         most own contacts of a rank over the mean, is\n"
+		"                         at least T (default off)\n"
+		"  --rebalance-threshold T (run) T >= 1 (default 1.1; 1: every K steps)\n");
 }
 
 enum { OPT_SET = 256, OPT_COMBINE, OPT_EXCHANGE, OPT_CHECK, OPT_PARTITION,
        OPT_WARM, OPT_SAVE, OPT_CSV, OPT_STATE, OPT_CACHE, OPT_CKPT,
-       OPT_CKPT_EVERY, OPT_RESTART, OPT_VTK, OPT_VTK_EVERY, OPT_REFUSED };
+       OPT_CKPT_EVERY, OPT_RESTART, OPT_VTK, OPT_VTK_EVERY, OPT_REBAL,
+       OPT_REBAL_T, OPT_REFUSED };
 
 /* A whole number in [lo, hi] for option k, or an error in err. */
 static int whole(const char *k, const char *v, unsigned long long lo,
@@ -164,6 +172,25 @@ static int take(const char *cmd, int c, const char *v,
 	case OPT_VTK_EVERY:
 		return whole("--vtk-every", v, 1, ULLONG_MAX,
 			     "a whole number >= 1", &a->vtk_every, err);
+	case OPT_REBAL:
+		if (whole("--rebalance-every", v, 1, ULLONG_MAX,
+			  "a whole number >= 1", &n, err))
+			return PX_ERR_INVALID;
+		a->o.rebalance_every = n;
+		return PX_OK;
+	case OPT_REBAL_T: {
+		char *end;
+		double t;
+
+		errno = 0;
+		t = strtod(v, &end);
+		if (errno || end == v || *end || !(t >= 1) || t > 1e300)
+			return px_error_set(err, PX_ERR_INVALID,
+					    "--rebalance-threshold '%s': expected a number >= 1 (the most loaded rank over the mean)",
+					    v);
+		a->o.rebalance_threshold = t;
+		return PX_OK;
+	}
 	case 'q': return PX_OK; /* the distributed run draws no progress line */
 	}
 	return px_error_set(err, PX_ERR_INVALID, "%s: option %d", cmd, c);
@@ -196,6 +223,8 @@ int px_dist_parse(int argc, char **argv, int with_files,
 		{"restart", required_argument, NULL, OPT_RESTART},
 		{"vtk", required_argument, NULL, OPT_VTK},
 		{"vtk-every", required_argument, NULL, OPT_VTK_EVERY},
+		{"rebalance-every", required_argument, NULL, OPT_REBAL},
+		{"rebalance-threshold", required_argument, NULL, OPT_REBAL_T},
 	}, dist_opts[] = {
 		{"combine", required_argument, NULL, OPT_COMBINE},
 		{"exchange-every", required_argument, NULL, OPT_EXCHANGE},
@@ -207,10 +236,10 @@ int px_dist_parse(int argc, char **argv, int with_files,
 	struct option longopts[32];
 	const struct refusal *why[32] = {NULL};
 	size_t n = 0;
-	int c, at;
+	int c, at, rebalance_threshold_given = 0;
 
-	*a = (struct px_dist_args){.o = {PX_DIST_SPLIT, 1, 1}, .cache = -1,
-				   .vtk_every = 1};
+	*a = (struct px_dist_args){.o = {PX_DIST_SPLIT, 1, 1, 0, 1.1},
+				   .cache = -1, .vtk_every = 1};
 	for (size_t i = 0; i < n_own; i++)
 		longopts[n++] = own[i];
 	for (size_t i = 0; i < sizeof dist_opts / sizeof *dist_opts; i++)
@@ -240,6 +269,7 @@ int px_dist_parse(int argc, char **argv, int with_files,
 					    argv[0], argv[optind - 1]);
 		if (take(argv[0], c, optarg, a, err))
 			return PX_ERR_INVALID;
+		rebalance_threshold_given |= c == OPT_REBAL_T;
 	}
 	if (argc - optind > 1 && with_files)
 		return px_error_set(err, PX_ERR_INVALID,
@@ -264,6 +294,10 @@ int px_dist_parse(int argc, char **argv, int with_files,
 					    "%s: '%s' is a folder: one PROBLEM file under mpirun (a folder's problems are solved without mpirun only)",
 					    argv[0], a->target);
 	}
+	if (rebalance_threshold_given && !a->o.rebalance_every)
+		return px_error_set(err, PX_ERR_INVALID,
+				    "%s: --rebalance-threshold needs --rebalance-every K",
+				    argv[0]);
 	if (a->checkpoint_every && !a->checkpoint)
 		return px_error_set(err, PX_ERR_INVALID,
 				    "%s: --checkpoint-every needs --checkpoint FILE",

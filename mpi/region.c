@@ -244,12 +244,36 @@ static int build(struct px_region *r, double *pts, size_t n, int r0, int r1,
 	return at;
 }
 
+size_t px_region_stride(size_t n_dynamic, int size)
+{
+	size_t stride = n_dynamic / (size < SAMPLE_MAX / 4096 ? 4096 * (size_t)size
+							       : SAMPLE_MAX) + 1;
+
+	/* odd: an even stride through a grid of even rows samples every
+	 * other column only, and the cuts then miss the middle by one */
+	return stride | 1;
+}
+
+int px_region_bisect(struct px_region *r, double *pts, size_t n)
+{
+	double lo[3] = {-INFINITY, -INFINITY, -INFINITY};
+	double hi[3] = {INFINITY, INFINITY, INFINITY};
+
+	if (!r->node)
+		r->node = calloc(2 * (size_t)r->size, sizeof *r->node);
+	if (!r->box)
+		r->box = malloc(6 * (size_t)r->size * sizeof *r->box);
+	if (!r->node || !r->box)
+		return PX_ERR_NOMEM;
+	r->n_node = 0;
+	build(r, pts, n, 0, r->size, lo, hi);
+	return PX_OK;
+}
+
 int px_region_read(const char *path, int rank, int size,
 		   struct px_world_settings *settings, struct px_body **bodies,
 		   size_t *n_bodies, struct px_region *r, struct px_error *err)
 {
-	double lo[3] = {-INFINITY, -INFINITY, -INFINITY};
-	double hi[3] = {INFINITY, INFINITY, INFINITY};
 	int rc;
 
 	*r = (struct px_region){.rank = rank, .size = size, .pass = 1};
@@ -257,19 +281,13 @@ int px_region_read(const char *path, int rank, int size,
 	if (rc)
 		return rc;
 	r->pass = 2;
-	r->stride = r->n_dynamic / (size < SAMPLE_MAX / 4096 ? 4096 * (size_t)size : SAMPLE_MAX) + 1;
-	/* odd: an even stride through a grid of even rows samples every
-	 * other column only, and the cuts then miss the middle by one */
-	r->stride |= 1;
+	r->stride = px_region_stride(r->n_dynamic, size);
 	r->n_dynamic = 0;
 	rc = px_scene_read_region(path, settings, keep, r, bodies, n_bodies, err);
 	if (rc)
 		return rc;
-	r->node = calloc(2 * (size_t)size, sizeof *r->node);
-	r->box = malloc(6 * (size_t)size * sizeof *r->box);
-	if (!r->node || !r->box || r->nomem)
+	if (r->nomem || px_region_bisect(r, r->sample, r->n_sample))
 		return px_error_set(err, PX_ERR_NOMEM, "%s: out of memory", path);
-	build(r, r->sample, r->n_sample, 0, size, lo, hi);
 	free(r->sample);
 	r->sample = NULL;
 	r->n_sample = r->cap_sample = 0;

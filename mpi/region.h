@@ -48,6 +48,17 @@ int px_region_read(const char *path, int rank, int size,
 		   struct px_world_settings *settings, struct px_body **bodies,
 		   size_t *n_bodies, struct px_region *r, struct px_error *err);
 
+/* The sampling stride of n_dynamic centres cut into size boxes: every
+ * stride-th (odd) centre, in the scene's order, goes into the bisection. */
+size_t px_region_stride(size_t n_dynamic, int size);
+
+/* Cut the boxes of r->size ranks anew from the centres pts[0..n) (3 each;
+ * reordered): the recursive coordinate bisection px_region_read makes
+ * from its sample, and re-balancing from the current centres. r->node,
+ * r->box, r->lo and r->hi become the new tree's; PX_ERR_NOMEM when out of
+ * memory. */
+int px_region_bisect(struct px_region *r, double *pts, size_t n);
+
 /* The rank whose box holds centre x. */
 int px_region_owner(const struct px_region *r, const double x[3]);
 

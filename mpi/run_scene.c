@@ -121,7 +121,8 @@ static void csv_line(FILE *f, const struct px_step_stats *st, const char *more)
  * failed write: the CSV cut back to its last whole row, err). The
  * serial run's columns, then the per-rank load: the most own contacts of
  * a rank (contacts_rank_max) and its ratio to the mean
- * (load_imbalance). */
+ * (load_imbalance), and with --rebalance-every the re-partitions so far
+ * (rebalances). */
 static int tally(struct totals *t, unsigned long long k, double dt,
 		 const struct px_dist_world *dw, double seconds,
 		 struct px_outfile *csv, struct px_error *err)
@@ -155,6 +156,9 @@ static int tally(struct totals *t, unsigned long long k, double dt,
 
 		snprintf(more, sizeof more, "%.0f,%.6f", t->most[G_CONTACTS],
 			 load_imbalance(t, dw->size));
+		if (dw->o.rebalance_every) /* the re-partitions so far */
+			snprintf(more + strlen(more), sizeof more - strlen(more),
+				 ",%llu", (unsigned long long)dw->rebalances);
 		csv_line(csv->f, &st, more);
 	}
 	return px_outfile_row(csv, err);
@@ -163,7 +167,8 @@ static int tally(struct totals *t, unsigned long long k, double dt,
 /* The scene, the partition and the sharing at the last step. */
 static void report_head(const struct px_dist_args *a, const struct totals *t,
 			const struct px_world_settings *s,
-			unsigned long long steps, int size, const double *start)
+			unsigned long long steps, int size, const double *start,
+			uint64_t rebalances)
 {
 	const double *k = t->sum + G_K1;
 
@@ -172,8 +177,13 @@ static void report_head(const struct px_dist_args *a, const struct totals *t,
 	for (int r = 0; r < size; r++)
 		printf(" %.0f+%.0f", start[(size_t)r * G_N + G_OWN],
 		       start[(size_t)r * G_N + G_GHOST]);
-	printf("\npartition   recursive coordinate bisection of the centres, kept for the run: cut %.0f contacts (between bodies of different ranks) at the last step",
-	       t->sum[G_CUT]);
+	if (rebalances)
+		printf("\npartition   recursive coordinate bisection of the centres, cut anew from the current centres %llu time%s: cut %.0f contacts (between bodies of different ranks) at the last step",
+		       (unsigned long long)rebalances, rebalances == 1 ? "" : "s",
+		       t->sum[G_CUT]);
+	else
+		printf("\npartition   recursive coordinate bisection of the centres, kept for the run: cut %.0f contacts (between bodies of different ranks) at the last step",
+		       t->sum[G_CUT]);
 	printf("; own contacts per rank at the last step: most %.0f, %.3f times the mean (load imbalance)",
 	       t->most[G_CONTACTS], load_imbalance(t, size));
 	printf("\nshared      %.0f bodies have copies on other ranks at the last step; ranks with contacts on them: 1: %.0f, 2: %.0f, 3: %.0f, 4 or more: %.0f\n",
@@ -206,16 +216,24 @@ static void report_run(const struct totals *t, const struct px_world_settings *s
 	printf("wall time   %.3f s for the run (rank 0)\n", seconds);
 }
 
-/* The run's migrations and its traffic outside the solves (collective). */
+/* The run's migrations, re-partitions and its traffic outside the
+ * solves (collective). */
 static void report_moves(const struct px_dist_world *dw, unsigned long long steps)
 {
-	double mine[3] = {(double)dw->migrated, (double)dw->traffic.messages,
-			  (double)dw->traffic.bytes}, sum[3];
+	double mine[4] = {(double)dw->migrated, (double)dw->traffic.messages,
+			  (double)dw->traffic.bytes, (double)dw->rebalance_moved},
+	       sum[4];
 
-	MPI_Reduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+	MPI_Reduce(mine, sum, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (dw->rank == 0)
-		printf("migration   %.0f bodies changed rank; copies, cut impulses and ghost refresh: %.1f messages, %.0f bytes per step (all ranks)\n",
-		       sum[0], sum[1] / (double)steps, sum[2] / (double)steps);
+		printf("migration   %.0f bodies changed rank; copies, cut impulses and ghost refresh%s: %.1f messages, %.0f bytes per step (all ranks)\n",
+		       sum[0], dw->o.rebalance_every ? ", re-partitions" : "",
+		       sum[1] / (double)steps, sum[2] / (double)steps);
+	if (dw->rank == 0 && dw->o.rebalance_every)
+		printf("rebalance   every %llu steps when the load imbalance is %g or more: %llu re-partitions (the bodies and cache entries gathered on every rank), %.0f bodies changed rank by them\n",
+		       (unsigned long long)dw->o.rebalance_every,
+		       dw->o.rebalance_threshold,
+		       (unsigned long long)dw->rebalances, sum[3]);
 }
 
 /* DRUN, rank 0's part of a checkpoint set: the run's totals, then the
@@ -450,7 +468,9 @@ int px_dist_cmd_run(int argc, char **argv)
 		px_outfile_abort(&state);
 	if (!rc && rank == 0 && a.csv &&
 	    !(rc = px_outfile_open(&csv, a.csv, &err))) {
-		csv_line(csv.f, NULL, "contacts_rank_max,load_imbalance");
+		csv_line(csv.f, NULL, a.o.rebalance_every
+			 ? "contacts_rank_max,load_imbalance,rebalances"
+			 : "contacts_rank_max,load_imbalance");
 		rc = px_outfile_publish(&csv, &err);
 	}
 	if (px_dist_agree(rc, &err))
@@ -475,6 +495,8 @@ int px_dist_cmd_run(int argc, char **argv)
 		const double ts = MPI_Wtime();
 
 		dw.vtk_want = a.vtk && k % a.vtk_every == 0;
+		dw.rebalance_due = a.o.rebalance_every &&
+				   k % a.o.rebalance_every == 0;
 		rc = px_dist_world_step(&dw, &err);
 		if (rc) {
 			char at[64];
@@ -520,7 +542,7 @@ int px_dist_cmd_run(int argc, char **argv)
 			goto fail;
 	}
 	if (rank == 0)
-		report_head(&a, &t, &s, done, size, start);
+		report_head(&a, &t, &s, done, size, start, dw.rebalances);
 	px_dist_report(&dw.d, &a.o, &dw.res, "copies of shared bodies (owners' included)", cfg);
 	if (rank == 0) {
 		printf("fc3d error  %.3e (||F|| = %.3e; Siconos fc3d_compute_error summed over the ranks)\n",

@@ -586,6 +586,22 @@ static int vtk_contacts(struct px_dist_world *dw, struct px_error *err)
 	return PX_OK;
 }
 
+int px_dist_world_neighbours(struct px_dist_world *dw, struct px_error *err)
+{
+	free(dw->nbr);
+	free(dw->req);
+	free(dw->cnt);
+	dw->req = NULL;
+	dw->cnt = NULL;
+	if (px_region_neighbours(dw->reg, &dw->nbr, &dw->n_nbr))
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	dw->req = malloc((2 * dw->n_nbr + 1) * sizeof *dw->req);
+	dw->cnt = malloc((2 * dw->n_nbr + 1) * sizeof *dw->cnt);
+	if (!dw->req || !dw->cnt)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	return PX_OK;
+}
+
 int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 			 const struct px_world_settings *s,
 			 const struct px_body *bodies, size_t n,
@@ -602,16 +618,14 @@ int px_dist_world_create(struct px_dist_world *dw, struct px_region *reg,
 	rc = px_world_create(s, &dw->w, err);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = px_world_add_body(dw->w, bodies + i, NULL, err);
-	if (!rc && px_region_neighbours(reg, &dw->nbr, &dw->n_nbr))
-		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	if (!rc)
+		rc = px_dist_world_neighbours(dw, err);
 	for (size_t i = 0; !rc && i < n; i++)
 		dw->n_static += reg->owner[i] < 0;
 	if (!rc) {
-		dw->req = malloc((2 * dw->n_nbr + 1) * sizeof *dw->req);
-		dw->cnt = malloc((2 * dw->n_nbr + 1) * sizeof *dw->cnt);
 		dw->static_gid = malloc((dw->n_static + 1) * sizeof *dw->static_gid);
 		dw->static_j = calloc(3 * dw->n_static + 1, sizeof *dw->static_j);
-		if (!dw->req || !dw->cnt || !dw->static_gid || !dw->static_j)
+		if (!dw->static_gid || !dw->static_j)
 			rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	}
 	/* kept in the scene's order: ascending */
@@ -670,7 +684,10 @@ int px_dist_world_step(struct px_dist_world *dw, struct px_error *err)
 			rc = was;
 	}
 	rc = px_dist_agree(rc, err);
-	return rc ? rc : px_dist_refresh(dw, err);
+	if (rc)
+		return rc;
+	return dw->rebalance_due ? px_dist_rebalance(dw, err)
+				 : px_dist_refresh(dw, err);
 }
 
 void px_dist_world_sums(const struct px_dist_world *dw, double p[3],

@@ -17,8 +17,11 @@
  *      box changes owner (migration) and its contacts' cache entries stay
  *      on every rank that keeps both bodies.
  *
- * The boxes are the first bisection's for the whole run (no re-balancing).
- * A rank never holds the whole scene. */
+ * The boxes are the first bisection's until a re-partition (rebalance.c,
+ * --rebalance-every K): after every K-th step, when the ranks' loads
+ * drift apart, the boxes are cut anew from the current centres and every
+ * rank rebuilds its world from the gathered bodies and cache entries. A
+ * rank never holds the whole scene, except during a re-partition. */
 #ifndef PX_DIST_STEP_H
 #define PX_DIST_STEP_H
 
@@ -75,6 +78,14 @@ struct px_dist_world {
 	/* the whole run */
 	struct px_dist_traffic traffic; /* cut impulses and bodies */
 	uint64_t migrated;      /* bodies that changed owner */
+	/* re-balancing (o.rebalance_every): the step in progress checks the
+	 * load (rebalance_due); re-partitions so far, the bodies they moved
+	 * to another rank (this rank's, before), the last check's load
+	 * imbalance */
+	int rebalance_due;
+	uint64_t rebalances;
+	uint64_t rebalance_moved;
+	double imbalance;
 	size_t n_static;        /* the scene's static bodies (every rank's
 				   world holds them all) */
 	uint64_t *static_gid;   /* theirs, ascending */
@@ -145,5 +156,22 @@ int px_dist_world_swap(struct px_dist_world *dw, int tag, int rc,
  * the bodies it owned at the step's start (dw->own) to the neighbours
  * whose regions keep them, and takes its new bodies. */
 int px_dist_refresh(struct px_dist_world *dw, struct px_error *err);
+
+/* After a step with dw->rebalance_due (collective; in place of
+ * px_dist_refresh): the load imbalance, the most own contacts of a rank
+ * over the mean (own bodies when no rank has a contact), into
+ * dw->imbalance; when it is at least o.rebalance_threshold, a
+ * re-partition: every rank's own bodies and its own contacts' cache
+ * entries gathered on every rank (MPI_Allgatherv), the boxes cut anew
+ * from the bodies' current centres (px_region_bisect, the sample
+ * px_region_read takes, each centre counted 1 + its body's own contacts
+ * times), and each rank's world rebuilt from what its new
+ * box keeps, its ghost layer and its statics, the cache entries of every
+ * contact it holds both bodies of; else px_dist_refresh. */
+int px_dist_rebalance(struct px_dist_world *dw, struct px_error *err);
+
+/* The boxes changed (a re-partition, a restart's): dw's neighbours and
+ * their requests anew. */
+int px_dist_world_neighbours(struct px_dist_world *dw, struct px_error *err);
 
 #endif

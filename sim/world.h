@@ -228,6 +228,29 @@ double px_world_kinetic_energy_of(const struct px_world *w,
 double px_world_potential_energy_of(const struct px_world *w,
 				    const unsigned char *which);
 
+/* One cached contact: the pair, the feature and the impulse it received,
+ * in world coordinates (the impulse on the contact's body b, i.e. along
+ * the collision normal from a to b), so that a contact whose frame turned
+ * a little keeps it (Catto 2005, sec. 8), and where it was. */
+struct px_cached {
+	uint32_t a, b, feature;
+	double p[3];       /* the contact point (world) */
+	double impulse[3];
+	double tau; /* torsional impulse about the normal */
+};
+
+/* The contact cache: its entries (*e, sorted by pair: body b, then a),
+ * valid until the next step or change of the world's bodies; their
+ * count. */
+size_t px_world_cache(const struct px_world *w, const struct px_cached **e);
+
+/* Replace the contact cache by e[0..n) (copied), between steps: a rank of
+ * a distributed world that re-partitions takes its contacts' entries from
+ * their last owners. PX_ERR_INVALID when an entry names a body the world
+ * does not have or the entries are not sorted by pair (b, then a). */
+int px_world_set_cache(struct px_world *w, const struct px_cached *e,
+		       size_t n, struct px_error *err);
+
 /* Replace the world's bodies by bodies[0..n) between steps (a rank's
  * region of a distributed world, whose bodies come and go): old body i is
  * new body renumber[i], or gone (UINT32_MAX), for i < the old count; the

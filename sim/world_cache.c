@@ -188,3 +188,35 @@ int px_world_cache_store(struct px_world *w, const struct px_contact *c,
 	w->n_cache = n;
 	return PX_OK;
 }
+
+size_t px_world_cache(const struct px_world *w, const struct px_cached **e)
+{
+	*e = w->cache;
+	return w->n_cache;
+}
+
+int px_world_set_cache(struct px_world *w, const struct px_cached *e,
+		       size_t n, struct px_error *err)
+{
+	struct px_cached *cache;
+
+	for (size_t k = 0; k < n; k++) {
+		if (e[k].a >= w->n_bodies || e[k].b >= w->n_bodies)
+			return px_error_set(err, PX_ERR_INVALID,
+					    "a contact cache entry of bodies %u and %u, of %zu",
+					    (unsigned)e[k].a, (unsigned)e[k].b,
+					    w->n_bodies);
+		if (k && cmp_cached(e + k - 1, e + k) > 0)
+			return px_error_set(err, PX_ERR_INVALID,
+					    "contact cache entries are not sorted by body pair");
+	}
+	cache = malloc((n + 1) * sizeof *cache);
+	if (!cache)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	if (n)
+		memcpy(cache, e, n * sizeof *cache);
+	free(w->cache);
+	w->cache = cache;
+	w->n_cache = n;
+	return PX_OK;
+}

@@ -4,17 +4,6 @@
 
 #include "world.h"
 
-/* One cached contact: the pair, the feature and the impulse it received,
- * in world coordinates (the impulse on the contact's body b, i.e. along
- * the collision normal from a to b), so that a contact whose frame turned
- * a little keeps it (Catto 2005, sec. 8), and where it was. */
-struct px_cached {
-	uint32_t a, b, feature;
-	double p[3];       /* the contact point (world) */
-	double impulse[3];
-	double tau; /* torsional impulse about the normal */
-};
-
 struct px_world {
 	struct px_world_settings settings;
 	struct px_body *bodies;

@@ -8,7 +8,9 @@
 #     a pile of 125 balls with the random ordering on 2 ranks and 3 (balls
 #     change rank before and after the set), and balls that slide across
 #     the cut on 2 (the set before they cross), a pile with 3 substeps
-#     of soft contact on 2; a restart checkpointing
+#     of soft contact on 2, the pile re-partitioned every 4 steps on 3
+#     (--rebalance-every: the sets hold the current boxes); a restart
+#     checkpointing
 #     to its own set's FILE writes the other slot;
 #  2. one rank SIGKILLed at a seeded step (PX_KILL_SEED): mpirun says so
 #     and fails; the last complete set restarts to the same final state;
@@ -126,6 +128,13 @@ sed 's/^restitution = 0$/restitution = 0\nsubsteps = 3\nstabilization = soft/' \
 	pile.ini >softpile.ini
 grep -q '^stabilization = soft' softpile.ini || fail "softpile.ini is not soft"
 case_restart softpile 2 30 16 softpile.ini --check-every 10 $random
+# re-balancing (issue 36): the pile re-partitioned every 4 steps on 3
+# ranks, before and after the sets (steps 8 and 16): the sets hold the
+# boxes of the last re-partition, not the scene's, and restart bit for bit
+rebal="--rebalance-every 4 --rebalance-threshold 1"
+case_restart rebal3 3 30 16 $pile $random $rebal
+grep -q '^rebalance   every 4 steps .*: 7 re-partitions' out ||
+	fail "rebal3: the restart's report does not count the run's 7 re-partitions"
 
 # ---- signals and SIGKILL: rank R of the run marked $work ------------------
 cp pile2.full.txt full.txt
@@ -278,6 +287,9 @@ refuse "another solver key" \
 refuse "another distributed option" \
 	"proxima: pile2.B.rank0: checkpoint of another solver config (--set ordering.plugin=random + --set ordering.reshuffle=once, --combine split --exchange-every 1 --check-every 10), not of this run's (--set ordering.plugin=random + --set ordering.reshuffle=once, --combine sum --exchange-every 1 --check-every 10)" \
 	2 $pile2 --combine sum --restart pile2
+refuse "re-balancing another way" \
+	"proxima: rebal3.B.rank0: checkpoint of another solver config (--set ordering.plugin=random + --set ordering.reshuffle=once, --combine split --exchange-every 1 --check-every 10 --rebalance-every 4 --rebalance-threshold 1), not of this run's (--set ordering.plugin=random + --set ordering.reshuffle=once, --combine split --exchange-every 1 --check-every 10 --rebalance-every 5 --rebalance-threshold 1)" \
+	3 $pile $random --steps 30 --rebalance-every 5 --rebalance-threshold 1 --restart rebal3
 mkdir bad
 cp pile2 pile2.B.rank0 pile2.B.rank1 bad/
 printf 'X' | dd of=bad/pile2.B.rank1 bs=1 seek=300 conv=notrunc 2>/dev/null

@@ -1217,3 +1217,173 @@ Test(dist, run_cache_and_default_scene_as_serially)
 	cr_assert_not_null(strstr(out, "/scenes/default.ini: 2 steps of 0.01 s"), "%s", out);
 	same_file(sa, sb);
 }
+
+/* ---- re-balancing (issue 36, --rebalance-every) ----------------------- */
+
+/* Files a and b are the same bytes (and a is not empty). */
+static void same_bytes(const char *a, const char *b)
+{
+	char cmd[512];
+	struct stat sb;
+
+	cr_assert(stat(a, &sb) == 0 && sb.st_size > 0, "%s is empty", a);
+	snprintf(cmd, sizeof cmd, "cmp -s %s %s", a, b);
+	cr_assert_eq(sh(cmd), 0, "%s and %s differ", a, b);
+}
+
+/* Of a run's CSV, the mean of column `name` over its rows, and the last
+ * row's value in *last. */
+static double csv_mean(const char *path, const char *name, double *last)
+{
+	static char text[1 << 18];
+	int col = -1, rows = 0;
+	double sum = 0;
+
+	read_text(path, text, sizeof text);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char *f = line;
+
+		if (col < 0) { /* the header */
+			for (int c = 0; f; c++) {
+				char *comma = strchr(f, ',');
+				const size_t w = comma ? (size_t)(comma - f) : strlen(f);
+
+				if (w == strlen(name) && strncmp(f, name, w) == 0)
+					col = c;
+				f = comma ? comma + 1 : NULL;
+			}
+			cr_assert_geq(col, 0, "%s: no column %s", path, name);
+			continue;
+		}
+		for (int c = 0; c < col && f; c++)
+			f = (f = strchr(f, ',')) ? f + 1 : NULL;
+		cr_assert_not_null(f, "%s: a short row", path);
+		*last = strtod(f, NULL);
+		sum += *last;
+		rows++;
+	}
+	cr_assert_gt(rows, 0, "%s: no row", path);
+	return sum / rows;
+}
+
+/* scenes/ballpile-8.ini's pile, 5 planes of 5 x 5 balls
+ * (tests/mpi_checkpoint.sh's). */
+static const char small_pile[] =
+	"[world]\ngravity = 0, 0, -9.81\ndt = 0.01\nsteps = 200\nmu = 0.5\nrestitution = 0\n"
+	"[pile balls]\nn = 5\nseed = 12345\nground = true\n";
+
+/* One rank that re-partitions after every step (threshold 1: whatever
+ * the load) rebuilds its world from the gathered bodies and cache
+ * entries every step, and steps on as the serial run does, bit for bit:
+ * the same final state, and the same contacts and sweeps at every step. */
+Test(dist, one_rank_rebalancing_is_the_serial_run_bit_for_bit)
+{
+	static char x[1 << 16], y[1 << 16];
+	char pile[128], a[128], b[128], sa[128], sb[128], cmd[2048];
+	double last;
+
+	write_file("pile.ini", small_pile, pile, sizeof pile);
+	snprintf(a, sizeof a, "%s/serial.csv", dir);
+	snprintf(b, sizeof b, "%s/mpi.csv", dir);
+	snprintf(sa, sizeof sa, "%s/serial_state.csv", dir);
+	snprintf(sb, sizeof sb, "%s/mpi_state.csv", dir);
+	snprintf(cmd, sizeof cmd, "%s run -c %s/conf/default.ini %s --steps 40 --csv %s --state %s --quiet",
+		 PX_CLI, PX_TEST_SRCDIR, pile, a, sa);
+	cr_assert_eq(sh(cmd), 0, "%s%s", out, err);
+	snprintf(cmd, sizeof cmd, "run -c %s/conf/default.ini %s --steps 40 --csv %s --state %s --rebalance-every 1 --rebalance-threshold 1",
+		 PX_TEST_SRCDIR, pile, b, sb);
+	cr_assert_eq(mpi(1, cmd), 0, "%s%s", out, err);
+	cr_assert_not_null(strstr(out, "rebalance   every 1 steps when the load imbalance is 1 or more: 40 re-partitions"),
+			   "%s", out);
+	same_bytes(sa, sb);
+	physics_columns(a, x, sizeof x);
+	physics_columns(b, y, sizeof y);
+	cr_assert_str_eq(x, y, "serial\n%s\none rank re-partitioning\n%s", x, y);
+	csv_mean(b, "rebalances", &last);
+	cr_assert_eq(last, 40);
+}
+
+/* The settling ball pile of scenes/ballpile-8.ini on 3 ranks, checked
+ * for re-balancing every 5 steps at the default threshold (1.1): it
+ * re-partitions (the report and the CSV's last column say how often),
+ * its energy is the serial run's to 1e-6 and its momentum accounted for,
+ * two runs repeat bit for bit (the final state, every CSV column but the
+ * times), and its load imbalance (the CSV's, the mean over the steps) is
+ * lower than the same run's without re-balancing. */
+Test(dist, three_ranks_rebalance_a_settling_pile)
+{
+	static char x[1 << 16], y[1 << 16];
+	const char *pile = PX_TEST_SRCDIR "/scenes/ballpile-8.ini";
+	char a[128], b[128], c[128], sa[128], sb[128], cmd[2048];
+	double e_serial, e, depth, with, without, last;
+	const char *at;
+
+	snprintf(a, sizeof a, "%s/a.csv", dir);
+	snprintf(b, sizeof b, "%s/b.csv", dir);
+	snprintf(c, sizeof c, "%s/c.csv", dir);
+	snprintf(sa, sizeof sa, "%s/a_state.csv", dir);
+	snprintf(sb, sizeof sb, "%s/b_state.csv", dir);
+	snprintf(cmd, sizeof cmd, "%s run -c %s/conf/default.ini %s --steps 60 --csv %s --quiet",
+		 PX_CLI, PX_TEST_SRCDIR, pile, a);
+	cr_assert_eq(sh(cmd), 0, "%s%s", out, err);
+	csv_end(a, &e_serial, &depth);
+	for (int k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof cmd, "run -c %s/conf/default.ini %s --steps 60 --check-every 10 --rebalance-every 5 --csv %s --state %s",
+			 PX_TEST_SRCDIR, pile, k ? b : a, k ? sb : sa);
+		cr_assert_eq(mpi(3, cmd), 0, "%s%s", out, err);
+	}
+	at = strstr(out, "rebalance   every 5 steps when the load imbalance is 1.1 or more: ");
+	cr_assert_not_null(at, "%s", out);
+	cr_assert_geq(strtod(at + strlen("rebalance   every 5 steps when the load imbalance is 1.1 or more: "), NULL),
+		      1, "%s", out);
+	cr_assert_not_null(strstr(out, "partition   recursive coordinate bisection of the centres, cut anew from the current centres"),
+			   "%s", out);
+	cr_assert_leq(number_after("(relative "), 1e-12, "%s", out);
+	same_bytes(sa, sb);
+	physics_columns(a, x, sizeof x);
+	physics_columns(b, y, sizeof y);
+	cr_assert_str_eq(x, y, "two runs differ");
+	with = csv_mean(a, "load_imbalance", &last);
+	csv_mean(a, "rebalances", &last);
+	cr_assert_geq(last, 1, "the CSV counts no re-partition");
+	csv_mean(b, "rebalances", &e);
+	cr_assert_eq(e, last, "two runs count %g and %g re-partitions", last, e);
+	csv_end(a, &e, &depth);
+	cr_assert_leq(fabs(e - e_serial), 1e-6 * fabs(e_serial), "energy %.9g, serially %.9g",
+		      e, e_serial);
+	cr_assert(!strstr(x, ",0,\n"), "a step did not converge:\n%s", x);
+	/* the same run without re-balancing */
+	snprintf(cmd, sizeof cmd, "run -c %s/conf/default.ini %s --steps 60 --check-every 10 --csv %s",
+		 PX_TEST_SRCDIR, pile, c);
+	cr_assert_eq(mpi(3, cmd), 0, "%s%s", out, err);
+	without = csv_mean(c, "load_imbalance", &last);
+	cr_log_info("ballpile-8, 60 steps on 3 ranks: mean load imbalance %.4f re-balancing every 5 steps, %.4f without",
+		    with, without);
+	cr_assert_lt(with, without, "load imbalance %.4f re-balancing, %.4f without", with, without);
+}
+
+/* --rebalance-every and --rebalance-threshold: a bad value, one line and
+ * exit status 2. */
+Test(dist, bad_rebalance_options_one_line_and_exit_2)
+{
+	static const struct {
+		const char *args, *line;
+	} bad[] = {
+		{"--rebalance-every 0", "proxima: --rebalance-every '0': expected a whole number >= 1\n"},
+		{"--rebalance-every 2.5", "proxima: --rebalance-every '2.5': expected a whole number >= 1\n"},
+		{"--rebalance-every 5 --rebalance-threshold 0.9",
+		 "proxima: --rebalance-threshold '0.9': expected a number >= 1 (the most loaded rank over the mean)\n"},
+		{"--rebalance-every 5 --rebalance-threshold 1.2x",
+		 "proxima: --rebalance-threshold '1.2x': expected a number >= 1 (the most loaded rank over the mean)\n"},
+		{"--rebalance-threshold 1.2", "proxima: run: --rebalance-threshold needs --rebalance-every K\n"},
+	};
+	char pile[128], cmd[2048];
+
+	write_file("pile.ini", small_pile, pile, sizeof pile);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(cmd, sizeof cmd, "run %s --steps 2 %s", pile, bad[i].args);
+		cr_assert_eq(mpi(1, cmd), 2, "%s: %s%s", bad[i].args, out, err);
+		cr_assert_str_eq(err, bad[i].line, "%s", bad[i].args);
+		cr_assert_eq(count_lines(err), 1);
+	}
+}

@@ -744,6 +744,74 @@ Test(world, a_solving_hook_moves_the_bodies_by_its_impulses)
 	px_config_free(cfg);
 }
 
+/* px_world_cache and px_world_set_cache (a distributed run's
+ * re-partition): a world whose cache was emptied and set again from the
+ * entries it had steps on bit for bit as the world it was copied from;
+ * entries of bodies the world does not have, or out of pair order, are
+ * refused and leave the cache as it was. */
+Test(world, set_cache_restores_the_warm_start)
+{
+	struct px_config *cfg = config_from_text(tight_ini);
+	struct px_world *w[2];
+	struct px_step_stats st[2];
+	struct px_error err = {0};
+	const struct px_cached *e;
+	struct px_cached *copy, bad[2];
+	size_t n;
+	const uint32_t gone[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+
+	for (int k = 0; k < 2; k++) {
+		struct px_body a = box(0.5, 0.4, 0.3, 7.0, 0.5);
+		struct px_body b = box(0.5, 0.4, 0.3, 3.0, 0.5);
+
+		w[k] = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
+		add(w[k], ground_box(0.5));
+		a.x[0] = -2;
+		b.x[0] = 2;
+		b.w[2] = 0.3;
+		add(w[k], a);
+		add(w[k], b);
+		for (int i = 0; i < 20; i++)
+			step(w[k], cfg, &st[k]);
+	}
+	n = px_world_cache(w[1], &e);
+	cr_assert_eq(n, 8);
+	copy = malloc(n * sizeof *copy);
+	memcpy(copy, e, n * sizeof *copy);
+	/* the same bodies, the cache emptied (every body renumbered "gone"
+	 * keeps no entry), then set again */
+	{
+		struct px_body same[3];
+
+		memcpy(same, px_world_bodies(w[1]), sizeof same);
+		cr_assert_eq(px_world_set_bodies(w[1], same, 3, gone, &err), PX_OK, "%s", err.msg);
+	}
+	cr_assert_eq(px_world_cache(w[1], &e), 0);
+	bad[0] = copy[0];
+	bad[0].b = 3;
+	cr_assert_eq(px_world_set_cache(w[1], bad, 1, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "a contact cache entry of bodies 0 and 3, of 3");
+	bad[0] = copy[n - 1];
+	bad[1] = copy[0];
+	cr_assert_eq(px_world_set_cache(w[1], bad, 2, &err), PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "contact cache entries are not sorted by body pair");
+	cr_assert_eq(px_world_cache(w[1], &e), 0);
+	cr_assert_eq(px_world_set_cache(w[1], copy, n, &err), PX_OK, "%s", err.msg);
+	for (int i = 0; i < 5; i++) {
+		step(w[0], cfg, &st[0]);
+		step(w[1], cfg, &st[1]);
+		cr_assert_eq(st[1].cache_hits, st[0].cache_hits);
+	}
+	cr_assert_eq(st[1].cache_hits, 8);
+	for (size_t i = 0; i < 3; i++)
+		cr_assert_eq(memcmp(px_world_bodies(w[0])[i].x, px_world_bodies(w[1])[i].x,
+				    sizeof px_world_bodies(w[0])[i].x), 0, "body %zu", i);
+	free(copy);
+	px_world_destroy(w[0]);
+	px_world_destroy(w[1]);
+	px_config_free(cfg);
+}
+
 /* px_world_set_bodies: a body gone, the others renumbered; the contact
  * cache follows them, so the next step warm starts the remaining box's
  * four corners and it moves as it does beside the other box. */
