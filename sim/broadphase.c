@@ -30,18 +30,33 @@ struct aabb {
 struct entry {
 	int32_t c[3];
 	uint32_t body;
+	size_t bucket;
 };
+
+/* The buckets of the grid's cells: with a dense grid (the cells the
+ * bodies touch span a box of few enough cells) cell (x, y, z) is bucket
+ * x - lo[0] + dim[0] (y - lo[1] + dim[1] (z - lo[2])), so that nearby
+ * cells are nearby buckets and no two cells share one; else the hash of
+ * the cell, masked. */
+struct buckets {
+	int dense;
+	int64_t lo[3], dim[3];
+	size_t mask;
+};
+
+static size_t bucket_of(const struct buckets *k, const int32_t c[3]);
 
 struct px_broadphase {
 	struct aabb *box;
 	uint8_t *flag;
 	uint32_t *large;
 	struct entry *ent, *sorted;
+	int32_t (*cells)[6]; /* per grid body: its box's lo, hi cells */
 	size_t *start; /* bucket starts, n_buckets + 1 */
 	struct px_pair *pairs, *tmp;
 	size_t *count; /* per body, for sorting the pairs */
 	size_t box_cap, flag_cap, large_cap, ent_cap, sorted_cap, start_cap;
-	size_t pair_cap, tmp_cap, count_cap, n_pairs;
+	size_t pair_cap, tmp_cap, count_cap, cells_cap, n_pairs;
 	double sample[SAMPLE];
 };
 
@@ -59,6 +74,7 @@ void px_broadphase_destroy(struct px_broadphase *bp)
 	free(bp->large);
 	free(bp->ent);
 	free(bp->sorted);
+	free(bp->cells);
 	free(bp->start);
 	free(bp->pairs);
 	free(bp->tmp);
@@ -208,25 +224,62 @@ static int push_pair(struct px_broadphase *bp, uint32_t i, uint32_t j)
 	return 0;
 }
 
+static size_t bucket_of(const struct buckets *k, const int32_t c[3])
+{
+	if (k->dense)
+		return (size_t)((c[0] - k->lo[0]) +
+				k->dim[0] * ((c[1] - k->lo[1]) +
+					     k->dim[1] * (c[2] - k->lo[2])));
+	return hash_cell(c) & k->mask;
+}
+
 /* Enter the grid bodies in their cells, sorted by bucket; returns the
- * bucket count (a power of 2), or 0 when out of memory. */
+ * bucket count, or 0 when out of memory. */
 static size_t fill_grid(struct px_broadphase *bp, size_t n, double inv)
 {
 	size_t total = 0, nb = 64, e = 0;
+	int64_t lo_c[3] = {INT32_MAX, INT32_MAX, INT32_MAX},
+		hi_c[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
+	struct buckets bk = {0};
+	double span = 1.0;
 
+	if (grow(&bp->cells, &bp->cells_cap, n, sizeof *bp->cells))
+		return 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct aabb *a = &bp->box[i];
 		size_t cells = 1;
 
 		if (bp->flag[i] & F_LARGE)
 			continue;
-		for (int k = 0; k < 3; k++)
-			cells *= (size_t)(cell_of(a->hi[k], inv) -
-					  cell_of(a->lo[k], inv) + 1);
+		for (int k = 0; k < 3; k++) {
+			const int32_t l = cell_of(a->lo[k], inv),
+				      h = cell_of(a->hi[k], inv);
+
+			bp->cells[i][k] = l;
+			bp->cells[i][3 + k] = h;
+
+			cells *= (size_t)(h - l + 1);
+			if (l < lo_c[k])
+				lo_c[k] = l;
+			if (h > hi_c[k])
+				hi_c[k] = h;
+		}
 		total += cells;
 	}
 	while (nb < 2 * total)
 		nb *= 2;
+	for (int k = 0; k < 3; k++)
+		span *= total ? (double)(hi_c[k] - lo_c[k] + 1) : 0.0;
+	if (total && span <= (double)nb) { /* dense: a bucket per cell */
+		bk.dense = 1;
+		for (int k = 0; k < 3; k++) {
+			bk.lo[k] = lo_c[k];
+			bk.dim[k] = hi_c[k] - lo_c[k] + 1;
+		}
+		nb = (size_t)span;
+	} else {
+		bk.mask = nb - 1;
+	}
 	if (grow(&bp->ent, &bp->ent_cap, total, sizeof *bp->ent) ||
 	    grow(&bp->sorted, &bp->sorted_cap, total, sizeof *bp->sorted) ||
 	    grow(&bp->start, &bp->start_cap, nb + 1, sizeof *bp->start))
@@ -234,15 +287,11 @@ static size_t fill_grid(struct px_broadphase *bp, size_t n, double inv)
 
 	memset(bp->start, 0, (nb + 1) * sizeof *bp->start);
 	for (size_t i = 0; i < n; i++) {
-		const struct aabb *a = &bp->box[i];
-		int32_t lo[3], hi[3], c[3];
+		const int32_t *lo = bp->cells[i], *hi = bp->cells[i] + 3;
+		int32_t c[3];
 
 		if (bp->flag[i] & F_LARGE)
 			continue;
-		for (int k = 0; k < 3; k++) {
-			lo[k] = cell_of(a->lo[k], inv);
-			hi[k] = cell_of(a->hi[k], inv);
-		}
 		for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
 			for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
 				for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
@@ -250,24 +299,24 @@ static size_t fill_grid(struct px_broadphase *bp, size_t n, double inv)
 
 					memcpy(x->c, c, sizeof x->c);
 					x->body = (uint32_t)i;
-					bp->start[(hash_cell(c) & (nb - 1)) +
-						  1]++;
+					x->bucket = bucket_of(&bk, c);
+					bp->start[x->bucket + 1]++;
 				}
 	}
 	for (size_t h = 0; h < nb; h++)
 		bp->start[h + 1] += bp->start[h];
-	for (size_t k = 0; k < e; k++) {
-		const size_t h = hash_cell(bp->ent[k].c) & (nb - 1);
-
-		bp->sorted[bp->start[h]++] = bp->ent[k];
-	}
+	for (size_t k = 0; k < e; k++)
+		bp->sorted[bp->start[bp->ent[k].bucket]++] = bp->ent[k];
 	/* start[h] is now the end of bucket h: shift back */
 	memmove(bp->start + 1, bp->start, nb * sizeof *bp->start);
 	bp->start[0] = 0;
 	return nb;
 }
 
-static int grid_pairs(struct px_broadphase *bp, size_t nb, double inv)
+/* The pairs of each cell whose boxes' intersection has its lower corner
+ * in that cell: as cell_of is monotonic, the cell of the larger of two
+ * lower bounds is the larger of their cells. */
+static int grid_pairs(struct px_broadphase *bp, size_t nb)
 {
 	for (size_t h = 0; h < nb; h++) {
 		const struct entry *x = bp->sorted + bp->start[h];
@@ -286,10 +335,13 @@ static int grid_pairs(struct px_broadphase *bp, size_t nb, double inv)
 				    (bp->flag[i] & bp->flag[j] & F_STATIC) ||
 				    !overlap(a, b))
 					continue;
-				for (k = 0; k < 3; k++)
-					if (cell_of(fmax(a->lo[k], b->lo[k]),
-						    inv) != x[p].c[k])
+				for (k = 0; k < 3; k++) {
+					const int32_t ci = bp->cells[i][k],
+						      cj = bp->cells[j][k];
+
+					if ((ci > cj ? ci : cj) != x[p].c[k])
 						break;
+				}
 				if (k == 3 && push_pair(bp, i, j))
 					return -1;
 			}
@@ -383,7 +435,7 @@ int px_broadphase_pairs(struct px_broadphase *bp,
 		}
 
 	nb = fill_grid(bp, n, inv);
-	if (!nb || grid_pairs(bp, nb, inv) ||
+	if (!nb || grid_pairs(bp, nb) ||
 	    large_pairs(bp, bodies, n, n_large, margin) || sort_pairs(bp, n))
 		return -1;
 	*pairs = bp->pairs;
