@@ -17,10 +17,33 @@ static int pair_cmp(uint32_t a1, uint32_t b1, uint32_t a2, uint32_t b2)
 	return 0;
 }
 
-/* The first cache entry of pair (a, b), or n_cache. */
-static size_t cache_find(const struct px_world *w, uint32_t a, uint32_t b)
+/* The first cache entry of pair (a, b), or n_cache; from the entry at
+ * *at on, where the pair before it was (the contacts come by pair in the
+ * cache's order, so that the search walks the cache once), or the whole
+ * cache for a pair before *at's. *at becomes the first entry not before
+ * the pair. */
+static size_t cache_find(const struct px_world *w, uint32_t a, uint32_t b,
+			 size_t *at)
 {
 	size_t lo = 0, hi = w->n_cache;
+
+	if (*at < w->n_cache &&
+	    pair_cmp(w->cache[*at].a, w->cache[*at].b, a, b) <= 0) {
+		/* a few steps ahead, else a binary search from there */
+		lo = *at;
+		for (int k = 0; k < 8 && lo < hi &&
+				pair_cmp(w->cache[lo].a, w->cache[lo].b, a, b) < 0;
+		     k++)
+			lo++;
+		if (lo < hi &&
+		    pair_cmp(w->cache[lo].a, w->cache[lo].b, a, b) < 0)
+			lo++;
+		else
+			hi = lo;
+	} else if (*at >= w->n_cache && *at > 0 &&
+		   pair_cmp(w->cache[*at - 1].a, w->cache[*at - 1].b, a, b) < 0) {
+		lo = hi; /* past the cache's last pair */
+	}
 
 	while (lo < hi) {
 		const size_t mid = lo + (hi - lo) / 2;
@@ -31,6 +54,7 @@ static size_t cache_find(const struct px_world *w, uint32_t a, uint32_t b)
 		else
 			hi = mid;
 	}
+	*at = lo;
 	if (lo < w->n_cache && !pair_cmp(w->cache[lo].a, w->cache[lo].b, a, b))
 		return lo;
 	return w->n_cache;
@@ -69,14 +93,14 @@ size_t px_world_warm_start(const struct px_world *w,
 			   const struct px_contact_rows *rows, size_t n,
 			   uint32_t bs, double *lambda, unsigned char *claimed)
 {
-	size_t hits = 0;
+	size_t hits = 0, at = 0;
 
 	memset(lambda, 0, n * bs * sizeof *lambda);
 	if (!w->settings.warm_start || !w->cache)
 		return 0;
 	memset(claimed, 0, w->n_cache);
 	for (size_t k0 = 0, k1; k0 < n; k0 = k1) {
-		const size_t i0 = cache_find(w, c[k0].a, c[k0].b);
+		const size_t i0 = cache_find(w, c[k0].a, c[k0].b, &at);
 		unsigned char got[PX_MAX_POINTS] = {0};
 		double tol = 0.05 * 0.05;
 		size_t i1 = i0;
