@@ -181,10 +181,18 @@ int px_world_cache_store(struct px_world *w, const struct px_contact *c,
 			  uint32_t bs, const double *lambda,
 			  struct px_error *err)
 {
-	struct px_cached *cache = malloc((n + 1) * sizeof *cache);
+	struct px_cached *cache = w->keep.cache; /* the spare, or NULL */
+	size_t cap = w->keep.cache_cap;
 
-	if (!cache)
-		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	if (cap < n + 1) {
+		free(cache);
+		cap = n + 1 + n / 8;
+		cache = malloc(cap * sizeof *cache);
+		w->keep.cache = cache;
+		w->keep.cache_cap = cache ? cap : 0;
+		if (!cache)
+			return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
 	for (size_t k = 0; k < n; k++) {
 		const double *l = lambda + bs * k;
 		const double sgn = rows[k].flipped ? -1.0 : 1.0;
@@ -202,13 +210,14 @@ int px_world_cache_store(struct px_world *w, const struct px_contact *c,
 	/* the collision's order is by pair; keep the cache sorted */
 	for (size_t k = 1; k < n; k++)
 		if (pair_cmp(cache[k - 1].a, cache[k - 1].b, cache[k].a,
-			     cache[k].b) > 0) {
-			free(cache);
+			     cache[k].b) > 0)
 			return px_error_set(err, PX_ERR_INVALID,
 					    "contacts are not sorted by body pair");
-		}
-	free(w->cache);
+	/* the old cache becomes the spare */
+	w->keep.cache = w->cache;
+	w->keep.cache_cap = w->cache ? w->cache_cap : 0;
 	w->cache = cache;
 	w->n_cache = n;
+	w->cache_cap = cap;
 	return PX_OK;
 }

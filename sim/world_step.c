@@ -281,15 +281,11 @@ static void step_free(struct step *t, const struct px_world *w)
 	px_solver_destroy(t->svs);
 	px_problem_destroy(t->p);
 	px_problem_destroy(t->ps);
+	/* rows, vel, vfree, depth and claimed are the world's (w->keep) */
 	free(t->vsoft);
-	free(t->rows);
-	free(t->vel);
-	free(t->vfree);
-	free(t->depth);
 	free(t->anchor);
 	free(t->rot);
 	free(t->warm);
-	free(t->claimed);
 	px_dynamics_free(&t->d);
 }
 
@@ -370,9 +366,26 @@ static double depth_now(const struct px_world *w, const struct step *t,
 							  : 0.0));
 }
 
+/* *p with room for n elements of size sz, kept in the world for the
+ * next step (contents not kept), or NULL. */
+static void *kept(void *p, size_t *cap, size_t n, size_t sz)
+{
+	void **q = p;
+
+	if (n > *cap) {
+		free(*q);
+		*cap = n + n / 8;
+		*q = malloc(*cap * sz);
+		if (!*q)
+			*cap = 0;
+	}
+	return *q;
+}
+
 static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 		      struct px_error *err)
 {
+	struct px_step_buffers *kb = &w->keep;
 	const size_t n = w->n_contacts;
 	const uint32_t substeps = w->settings.substeps ? w->settings.substeps : 1;
 	const int soft = w->settings.stabilization == PX_STAB_SOFT;
@@ -381,11 +394,12 @@ static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 
 	if (rc)
 		return rc;
-	t->rows = malloc((n + 1) * sizeof *t->rows);
-	t->vel = malloc((6 * t->d.n + 1) * sizeof *t->vel);
-	t->vfree = malloc((6 * t->d.n + 1) * sizeof *t->vfree);
-	t->depth = malloc((n + 1) * sizeof *t->depth);
-	t->claimed = malloc(w->n_cache + 1);
+	t->rows = kept(&kb->rows, &kb->rows_cap, n + 1, sizeof *t->rows);
+	t->vel = kept(&kb->vel, &kb->vel_cap, 6 * t->d.n + 1, sizeof *t->vel);
+	t->vfree =
+	    kept(&kb->vfree, &kb->vfree_cap, 6 * t->d.n + 1, sizeof *t->vfree);
+	t->depth = kept(&kb->depth, &kb->depth_cap, n + 1, sizeof *t->depth);
+	t->claimed = kept(&kb->claimed, &kb->claimed_cap, w->n_cache + 1, 1);
 	free(w->lambda);
 	w->lambda = calloc(n * bs + 1, sizeof *w->lambda);
 	w->bs = bs;
