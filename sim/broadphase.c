@@ -30,7 +30,6 @@ struct aabb {
 struct entry {
 	int32_t c[3];
 	uint32_t body;
-	size_t bucket;
 };
 
 /* The buckets of the grid's cells: with a dense grid (the cells the
@@ -50,12 +49,12 @@ struct px_broadphase {
 	struct aabb *box;
 	uint8_t *flag;
 	uint32_t *large;
-	struct entry *ent, *sorted;
+	struct entry *sorted;
 	int32_t (*cells)[6]; /* per grid body: its box's lo, hi cells */
 	size_t *start; /* bucket starts, n_buckets + 1 */
 	struct px_pair *pairs, *tmp;
 	size_t *count; /* per body, for sorting the pairs */
-	size_t box_cap, flag_cap, large_cap, ent_cap, sorted_cap, start_cap;
+	size_t box_cap, flag_cap, large_cap, sorted_cap, start_cap;
 	size_t pair_cap, tmp_cap, count_cap, cells_cap, n_pairs;
 	double sample[SAMPLE];
 };
@@ -72,7 +71,6 @@ void px_broadphase_destroy(struct px_broadphase *bp)
 	free(bp->box);
 	free(bp->flag);
 	free(bp->large);
-	free(bp->ent);
 	free(bp->sorted);
 	free(bp->cells);
 	free(bp->start);
@@ -237,7 +235,7 @@ static size_t bucket_of(const struct buckets *k, const int32_t c[3])
  * bucket count, or 0 when out of memory. */
 static size_t fill_grid(struct px_broadphase *bp, size_t n, double inv)
 {
-	size_t total = 0, nb = 64, e = 0;
+	size_t total = 0, nb = 64;
 	int64_t lo_c[3] = {INT32_MAX, INT32_MAX, INT32_MAX},
 		hi_c[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
 	struct buckets bk = {0};
@@ -280,33 +278,41 @@ static size_t fill_grid(struct px_broadphase *bp, size_t n, double inv)
 	} else {
 		bk.mask = nb - 1;
 	}
-	if (grow(&bp->ent, &bp->ent_cap, total, sizeof *bp->ent) ||
-	    grow(&bp->sorted, &bp->sorted_cap, total, sizeof *bp->sorted) ||
+	if (grow(&bp->sorted, &bp->sorted_cap, total, sizeof *bp->sorted) ||
 	    grow(&bp->start, &bp->start_cap, nb + 1, sizeof *bp->start))
 		return 0;
 
+	/* count the entries of each bucket, then put them in place: in body
+	 * order within a bucket */
 	memset(bp->start, 0, (nb + 1) * sizeof *bp->start);
-	for (size_t i = 0; i < n; i++) {
-		const int32_t *lo = bp->cells[i], *hi = bp->cells[i] + 3;
-		int32_t c[3];
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const int32_t *lo = bp->cells[i], *hi = bp->cells[i] + 3;
+			int32_t c[3];
 
-		if (bp->flag[i] & F_LARGE)
-			continue;
-		for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-			for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-				for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
-					struct entry *x = &bp->ent[e++];
+			if (bp->flag[i] & F_LARGE)
+				continue;
+			for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+				for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+					for (c[0] = lo[0]; c[0] <= hi[0];
+					     c[0]++) {
+						const size_t h =
+						    bucket_of(&bk, c);
+						struct entry *x;
 
-					memcpy(x->c, c, sizeof x->c);
-					x->body = (uint32_t)i;
-					x->bucket = bucket_of(&bk, c);
-					bp->start[x->bucket + 1]++;
-				}
+						if (!pass) {
+							bp->start[h + 1]++;
+							continue;
+						}
+						x = &bp->sorted[bp->start[h]++];
+						memcpy(x->c, c, sizeof x->c);
+						x->body = (uint32_t)i;
+					}
+		}
+		if (!pass)
+			for (size_t h = 0; h < nb; h++)
+				bp->start[h + 1] += bp->start[h];
 	}
-	for (size_t h = 0; h < nb; h++)
-		bp->start[h + 1] += bp->start[h];
-	for (size_t k = 0; k < e; k++)
-		bp->sorted[bp->start[bp->ent[k].bucket]++] = bp->ent[k];
 	/* start[h] is now the end of bucket h: shift back */
 	memmove(bp->start + 1, bp->start, nb * sizeof *bp->start);
 	bp->start[0] = 0;
