@@ -3,7 +3,8 @@
  *
  * The cell is the median extent of (a sample of) the dynamic bodies. Each
  * body not much larger than a cell is entered in every cell its box
- * touches; entries are counting-sorted by the hash of their cell, and two
+ * touches; entries are counting-sorted by bucket (the cell's own where
+ * the cells touched span few enough, else the hash of the cell), and two
  * bodies of one cell make a pair only in the cell holding the lower corner
  * of their boxes' intersection, so each pair comes out once without a set.
  * Larger bodies (the ground, walls) and planes, which are unbounded, are
