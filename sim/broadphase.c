@@ -338,10 +338,10 @@ static int grid_pairs(struct px_broadphase *bp, size_t nb)
 				const struct aabb *b = &bp->box[j];
 				int k;
 
-				if (memcmp(x[p].c, x[q].c, sizeof x[p].c) ||
-				    (bp->flag[i] & bp->flag[j] & F_STATIC) ||
-				    !overlap(a, b))
+				if (memcmp(x[p].c, x[q].c, sizeof x[p].c))
 					continue;
+				/* the cheap integer test first: of the
+				 * cells two bodies share, one passes */
 				for (k = 0; k < 3; k++) {
 					const int32_t ci = bp->cells[i][k],
 						      cj = bp->cells[j][k];
@@ -349,7 +349,11 @@ static int grid_pairs(struct px_broadphase *bp, size_t nb)
 					if ((ci > cj ? ci : cj) != x[p].c[k])
 						break;
 				}
-				if (k == 3 && push_pair(bp, i, j))
+				if (k < 3 ||
+				    (bp->flag[i] & bp->flag[j] & F_STATIC) ||
+				    !overlap(a, b))
+					continue;
+				if (push_pair(bp, i, j))
 					return -1;
 			}
 		}
@@ -386,26 +390,57 @@ static int large_pairs(struct px_broadphase *bp, const struct px_body *bodies,
 	return 0;
 }
 
-/* Sort the pairs by (b, a): counting sorts by a, then stably by b. */
+static int cmp_pair_a(const void *x, const void *y)
+{
+	const uint32_t a = ((const struct px_pair *)x)->a,
+		       b = ((const struct px_pair *)y)->a;
+
+	return (a > b) - (a < b);
+}
+
+/* Sort the pairs by (b, a): a counting sort by b, then each b's pairs
+ * (a few, but a body may have many) by a; no two pairs are the same. */
 static int sort_pairs(struct px_broadphase *bp, size_t n)
 {
 	const size_t m = bp->n_pairs;
+	struct px_pair *out, *t;
+	size_t cap;
 
 	if (grow(&bp->count, &bp->count_cap, n + 1, sizeof *bp->count) ||
 	    grow(&bp->tmp, &bp->tmp_cap, m, sizeof *bp->tmp))
 		return -1;
-	for (int pass = 0; pass < 2; pass++) {
-		const struct px_pair *in = pass ? bp->tmp : bp->pairs;
-		struct px_pair *out = pass ? bp->pairs : bp->tmp;
+	out = bp->tmp;
+	memset(bp->count, 0, (n + 1) * sizeof *bp->count);
+	for (size_t k = 0; k < m; k++)
+		bp->count[bp->pairs[k].b + 1]++;
+	for (size_t i = 0; i < n; i++)
+		bp->count[i + 1] += bp->count[i];
+	for (size_t k = 0; k < m; k++)
+		out[bp->count[bp->pairs[k].b]++] = bp->pairs[k];
+	/* count[b] is now the end of b's pairs */
+	for (size_t b = 0, lo = 0; b < n; lo = bp->count[b++]) {
+		const size_t hi = bp->count[b];
 
-		memset(bp->count, 0, (n + 1) * sizeof *bp->count);
-		for (size_t k = 0; k < m; k++)
-			bp->count[(pass ? in[k].b : in[k].a) + 1]++;
-		for (size_t i = 0; i < n; i++)
-			bp->count[i + 1] += bp->count[i];
-		for (size_t k = 0; k < m; k++)
-			out[bp->count[pass ? in[k].b : in[k].a]++] = in[k];
+		if (hi - lo > 16) {
+			qsort(out + lo, hi - lo, sizeof *out, cmp_pair_a);
+			continue;
+		}
+		for (size_t k = lo + 1; k < hi; k++) {
+			const struct px_pair e = out[k];
+			size_t q = k;
+
+			for (; q > lo && out[q - 1].a > e.a; q--)
+				out[q] = out[q - 1];
+			out[q] = e;
+		}
 	}
+	/* the sorted pairs become bp->pairs */
+	t = bp->pairs;
+	bp->pairs = bp->tmp;
+	bp->tmp = t;
+	cap = bp->pair_cap;
+	bp->pair_cap = bp->tmp_cap;
+	bp->tmp_cap = cap;
 	return 0;
 }
 
