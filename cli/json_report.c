@@ -346,6 +346,23 @@ json_object *px_json_run(const struct px_run_result *r)
 	px_json_set(x, "seconds", px_json_num(r->seconds));
 	px_json_set(x, "collision_seconds", px_json_num(r->collide_seconds));
 	px_json_set(x, "solve_seconds", px_json_num(r->solve_seconds));
+	{
+		json_object *st = json_object_new_object();
+
+		for (int k = 0; k < PX_STAGES; k++) {
+			json_object *g = json_object_new_object();
+
+			px_json_set(g, "seconds",
+				    px_json_num(r->stage_seconds[k]));
+			px_json_set(g, "ns_per_contact",
+				    px_json_num(r->stage_contacts > 0
+							? 1e9 * r->stage_seconds[k] /
+								  r->stage_contacts
+							: 0.0));
+			px_json_set(st, px_run_stage_keys[k], g);
+		}
+		px_json_set(x, "stages", st);
+	}
 	px_json_set(o, "time", x);
 	px_json_set(o, "outputs", run_outputs(r));
 	px_json_set(o, "exit_status", json_object_new_int(r->status));

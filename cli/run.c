@@ -237,6 +237,43 @@ static void print_head(const struct run_opts *o, const struct px_world *w,
 	px_cli_print_config(stdout, cfg);
 }
 
+const char *const px_run_stage_names[PX_STAGES] = {
+	"broad phase", "narrow phase", "contact cache", "problem",
+	"solve", "integration", "post-stabilization",
+};
+const char *const px_run_stage_keys[PX_STAGES] = {
+	"broad_phase", "narrow_phase", "contact_cache", "problem",
+	"solve", "integration", "post_stabilization",
+};
+
+void px_run_stages_add(double *seconds, const struct px_step_stats *st)
+{
+	seconds[PX_STAGE_BROAD] += st->seconds_broad;
+	seconds[PX_STAGE_NARROW] += st->seconds_narrow;
+	seconds[PX_STAGE_CACHE] += st->seconds_cache;
+	seconds[PX_STAGE_PROBLEM] += st->seconds_problem;
+	seconds[PX_STAGE_SOLVE] += st->seconds_solve;
+	seconds[PX_STAGE_INTEGRATE] += st->seconds_integrate;
+	seconds[PX_STAGE_POST] += st->seconds_post;
+}
+
+/* The time line's second line: each stage's seconds and its ns per
+ * contact and step (post-stabilization only where it ran). */
+static void print_stages(const struct px_run_result *r)
+{
+	printf("           ");
+	for (int k = 0; k < PX_STAGES; k++) {
+		if (k == PX_STAGE_POST && r->settings.stabilization != PX_STAB_POST)
+			continue;
+		printf("%s %s %.3f s", k ? "," : "", px_run_stage_names[k],
+		       r->stage_seconds[k]);
+		if (r->stage_contacts > 0)
+			printf(" (%.0f ns per contact)",
+			       1e9 * r->stage_seconds[k] / r->stage_contacts);
+	}
+	putchar('\n');
+}
+
 /* After the run: why it stopped early, its totals and outputs. */
 static void print_result(const struct px_run_result *r)
 {
@@ -258,6 +295,7 @@ static void print_result(const struct px_run_result *r)
 	       r->energy_start, r->energy_end);
 	printf("time        %.3f s (collision %.3f s, solve %.3f s)\n",
 	       r->seconds, r->collide_seconds, r->solve_seconds);
+	print_stages(r);
 	if (r->csv)
 		printf("statistics  %s\n", r->csv);
 	if (r->vtk)
@@ -279,6 +317,7 @@ static int simulate(const struct run_opts *o)
 	double *impulse = NULL; /* --state, --checkpoint: 3 per body */
 	double *times = NULL, e1, t0 = wall();
 	struct px_run_totals tot = {0};
+	double stage_s[PX_STAGES] = {0}, stage_contacts = 0;
 	struct px_run_checkpoint ck = o->ckpt;
 	size_t n_frames = 0;
 	unsigned long long done = 0;
@@ -322,7 +361,7 @@ static int simulate(const struct run_opts *o)
 	if (o->csv) {
 		if (px_outfile_open(&csv, o->csv, &err))
 			goto fail;
-		px_step_stats_csv_header(csv.f);
+		px_step_stats_csv_header(csv.f, 1);
 		if (px_outfile_publish(&csv, &err))
 			goto fail;
 	}
@@ -370,8 +409,10 @@ static int simulate(const struct run_opts *o)
 		tot.seconds += st.seconds_total;
 		tot.solve += st.seconds_solve;
 		tot.collide += st.seconds_collide;
+		px_run_stages_add(stage_s, &st);
+		stage_contacts += (double)st.contacts;
 		if (csv.f) {
-			px_step_stats_csv_row(csv.f, &st);
+			px_step_stats_csv_row(csv.f, &st, 1);
 			if (px_outfile_row(&csv, &err))
 				goto fail;
 		}
@@ -408,7 +449,7 @@ static int simulate(const struct run_opts *o)
 		 : stop == PX_STOP_TIME_LIMIT ? EXIT_NOT_CONVERGED
 					       : EXIT_CONVERGED;
 	{
-		const struct px_run_result r = {
+		struct px_run_result r = {
 			.scene = o->scene, .cfg = cfg, .settings = *s,
 			.bodies = px_world_n_bodies(w),
 			.stopped = stop == PX_STOP_MAX_SWEEPS ? 0 : stop,
@@ -421,7 +462,9 @@ static int simulate(const struct run_opts *o)
 			.seconds = tot.seconds, .collide_seconds = tot.collide,
 			.solve_seconds = tot.solve, .csv = o->csv, .vtk = o->vtk,
 			.state = o->state, .pvd = path, .frames = n_frames,
-			.status = status};
+			.status = status, .stage_contacts = stage_contacts};
+
+		memcpy(r.stage_seconds, stage_s, sizeof r.stage_seconds);
 
 		if (!o->json) {
 			print_result(&r);

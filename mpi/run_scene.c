@@ -106,9 +106,9 @@ static void csv_line(FILE *f, const struct px_step_stats *st, const char *more)
 
 	if (m) {
 		if (st)
-			px_step_stats_csv_row(m, st);
+			px_step_stats_csv_row(m, st, 0);
 		else
-			px_step_stats_csv_header(m);
+			px_step_stats_csv_header(m, 0);
 		fclose(m);
 	}
 	if (text && len && text[len - 1] == '\n')

@@ -3,7 +3,8 @@
  *
  * The cell is the median extent of (a sample of) the dynamic bodies. Each
  * body not much larger than a cell is entered in every cell its box
- * touches; entries are counting-sorted by the hash of their cell, and two
+ * touches; entries are counting-sorted by bucket (the cell's own where
+ * the cells touched span few enough, else the hash of the cell), and two
  * bodies of one cell make a pair only in the cell holding the lower corner
  * of their boxes' intersection, so each pair comes out once without a set.
  * Larger bodies (the ground, walls) and planes, which are unbounded, are
@@ -32,16 +33,30 @@ struct entry {
 	uint32_t body;
 };
 
+/* The buckets of the grid's cells: with a dense grid (the cells the
+ * bodies touch span a box of few enough cells) cell (x, y, z) is bucket
+ * x - lo[0] + dim[0] (y - lo[1] + dim[1] (z - lo[2])), so that nearby
+ * cells are nearby buckets and no two cells share one; else the hash of
+ * the cell, masked. */
+struct buckets {
+	int dense;
+	int64_t lo[3], dim[3];
+	size_t mask;
+};
+
+static size_t bucket_of(const struct buckets *k, const int32_t c[3]);
+
 struct px_broadphase {
 	struct aabb *box;
 	uint8_t *flag;
 	uint32_t *large;
-	struct entry *ent, *sorted;
+	struct entry *sorted;
+	int32_t (*cells)[6]; /* per grid body: its box's lo, hi cells */
 	size_t *start; /* bucket starts, n_buckets + 1 */
 	struct px_pair *pairs, *tmp;
 	size_t *count; /* per body, for sorting the pairs */
-	size_t box_cap, flag_cap, large_cap, ent_cap, sorted_cap, start_cap;
-	size_t pair_cap, tmp_cap, count_cap, n_pairs;
+	size_t box_cap, flag_cap, large_cap, sorted_cap, start_cap;
+	size_t pair_cap, tmp_cap, count_cap, cells_cap, n_pairs;
 	double sample[SAMPLE];
 };
 
@@ -57,8 +72,8 @@ void px_broadphase_destroy(struct px_broadphase *bp)
 	free(bp->box);
 	free(bp->flag);
 	free(bp->large);
-	free(bp->ent);
 	free(bp->sorted);
+	free(bp->cells);
 	free(bp->start);
 	free(bp->pairs);
 	free(bp->tmp);
@@ -208,58 +223,96 @@ static int push_pair(struct px_broadphase *bp, uint32_t i, uint32_t j)
 	return 0;
 }
 
+static size_t bucket_of(const struct buckets *k, const int32_t c[3])
+{
+	if (k->dense)
+		return (size_t)((c[0] - k->lo[0]) +
+				k->dim[0] * ((c[1] - k->lo[1]) +
+					     k->dim[1] * (c[2] - k->lo[2])));
+	return hash_cell(c) & k->mask;
+}
+
 /* Enter the grid bodies in their cells, sorted by bucket; returns the
- * bucket count (a power of 2), or 0 when out of memory. */
+ * bucket count, or 0 when out of memory. */
 static size_t fill_grid(struct px_broadphase *bp, size_t n, double inv)
 {
-	size_t total = 0, nb = 64, e = 0;
+	size_t total = 0, nb = 64;
+	int64_t lo_c[3] = {INT32_MAX, INT32_MAX, INT32_MAX},
+		hi_c[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
+	struct buckets bk = {0};
+	double span = 1.0;
 
+	if (grow(&bp->cells, &bp->cells_cap, n, sizeof *bp->cells))
+		return 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct aabb *a = &bp->box[i];
 		size_t cells = 1;
 
 		if (bp->flag[i] & F_LARGE)
 			continue;
-		for (int k = 0; k < 3; k++)
-			cells *= (size_t)(cell_of(a->hi[k], inv) -
-					  cell_of(a->lo[k], inv) + 1);
+		for (int k = 0; k < 3; k++) {
+			const int32_t l = cell_of(a->lo[k], inv),
+				      h = cell_of(a->hi[k], inv);
+
+			bp->cells[i][k] = l;
+			bp->cells[i][3 + k] = h;
+
+			cells *= (size_t)(h - l + 1);
+			if (l < lo_c[k])
+				lo_c[k] = l;
+			if (h > hi_c[k])
+				hi_c[k] = h;
+		}
 		total += cells;
 	}
 	while (nb < 2 * total)
 		nb *= 2;
-	if (grow(&bp->ent, &bp->ent_cap, total, sizeof *bp->ent) ||
-	    grow(&bp->sorted, &bp->sorted_cap, total, sizeof *bp->sorted) ||
+	for (int k = 0; k < 3; k++)
+		span *= total ? (double)(hi_c[k] - lo_c[k] + 1) : 0.0;
+	if (total && span <= (double)nb) { /* dense: a bucket per cell */
+		bk.dense = 1;
+		for (int k = 0; k < 3; k++) {
+			bk.lo[k] = lo_c[k];
+			bk.dim[k] = hi_c[k] - lo_c[k] + 1;
+		}
+		nb = (size_t)span;
+	} else {
+		bk.mask = nb - 1;
+	}
+	if (grow(&bp->sorted, &bp->sorted_cap, total, sizeof *bp->sorted) ||
 	    grow(&bp->start, &bp->start_cap, nb + 1, sizeof *bp->start))
 		return 0;
 
+	/* count the entries of each bucket, then put them in place: in body
+	 * order within a bucket */
 	memset(bp->start, 0, (nb + 1) * sizeof *bp->start);
-	for (size_t i = 0; i < n; i++) {
-		const struct aabb *a = &bp->box[i];
-		int32_t lo[3], hi[3], c[3];
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const int32_t *lo = bp->cells[i], *hi = bp->cells[i] + 3;
+			int32_t c[3];
 
-		if (bp->flag[i] & F_LARGE)
-			continue;
-		for (int k = 0; k < 3; k++) {
-			lo[k] = cell_of(a->lo[k], inv);
-			hi[k] = cell_of(a->hi[k], inv);
+			if (bp->flag[i] & F_LARGE)
+				continue;
+			for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+				for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+					for (c[0] = lo[0]; c[0] <= hi[0];
+					     c[0]++) {
+						const size_t h =
+						    bucket_of(&bk, c);
+						struct entry *x;
+
+						if (!pass) {
+							bp->start[h + 1]++;
+							continue;
+						}
+						x = &bp->sorted[bp->start[h]++];
+						memcpy(x->c, c, sizeof x->c);
+						x->body = (uint32_t)i;
+					}
 		}
-		for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-			for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-				for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
-					struct entry *x = &bp->ent[e++];
-
-					memcpy(x->c, c, sizeof x->c);
-					x->body = (uint32_t)i;
-					bp->start[(hash_cell(c) & (nb - 1)) +
-						  1]++;
-				}
-	}
-	for (size_t h = 0; h < nb; h++)
-		bp->start[h + 1] += bp->start[h];
-	for (size_t k = 0; k < e; k++) {
-		const size_t h = hash_cell(bp->ent[k].c) & (nb - 1);
-
-		bp->sorted[bp->start[h]++] = bp->ent[k];
+		if (!pass)
+			for (size_t h = 0; h < nb; h++)
+				bp->start[h + 1] += bp->start[h];
 	}
 	/* start[h] is now the end of bucket h: shift back */
 	memmove(bp->start + 1, bp->start, nb * sizeof *bp->start);
@@ -267,7 +320,10 @@ static size_t fill_grid(struct px_broadphase *bp, size_t n, double inv)
 	return nb;
 }
 
-static int grid_pairs(struct px_broadphase *bp, size_t nb, double inv)
+/* The pairs of each cell whose boxes' intersection has its lower corner
+ * in that cell: as cell_of is monotonic, the cell of the larger of two
+ * lower bounds is the larger of their cells. */
+static int grid_pairs(struct px_broadphase *bp, size_t nb)
 {
 	for (size_t h = 0; h < nb; h++) {
 		const struct entry *x = bp->sorted + bp->start[h];
@@ -282,15 +338,22 @@ static int grid_pairs(struct px_broadphase *bp, size_t nb, double inv)
 				const struct aabb *b = &bp->box[j];
 				int k;
 
-				if (memcmp(x[p].c, x[q].c, sizeof x[p].c) ||
+				if (memcmp(x[p].c, x[q].c, sizeof x[p].c))
+					continue;
+				/* the cheap integer test first: of the
+				 * cells two bodies share, one passes */
+				for (k = 0; k < 3; k++) {
+					const int32_t ci = bp->cells[i][k],
+						      cj = bp->cells[j][k];
+
+					if ((ci > cj ? ci : cj) != x[p].c[k])
+						break;
+				}
+				if (k < 3 ||
 				    (bp->flag[i] & bp->flag[j] & F_STATIC) ||
 				    !overlap(a, b))
 					continue;
-				for (k = 0; k < 3; k++)
-					if (cell_of(fmax(a->lo[k], b->lo[k]),
-						    inv) != x[p].c[k])
-						break;
-				if (k == 3 && push_pair(bp, i, j))
+				if (push_pair(bp, i, j))
 					return -1;
 			}
 		}
@@ -327,26 +390,57 @@ static int large_pairs(struct px_broadphase *bp, const struct px_body *bodies,
 	return 0;
 }
 
-/* Sort the pairs by (b, a): counting sorts by a, then stably by b. */
+static int cmp_pair_a(const void *x, const void *y)
+{
+	const uint32_t a = ((const struct px_pair *)x)->a,
+		       b = ((const struct px_pair *)y)->a;
+
+	return (a > b) - (a < b);
+}
+
+/* Sort the pairs by (b, a): a counting sort by b, then each b's pairs
+ * (a few, but a body may have many) by a; no two pairs are the same. */
 static int sort_pairs(struct px_broadphase *bp, size_t n)
 {
 	const size_t m = bp->n_pairs;
+	struct px_pair *out, *t;
+	size_t cap;
 
 	if (grow(&bp->count, &bp->count_cap, n + 1, sizeof *bp->count) ||
 	    grow(&bp->tmp, &bp->tmp_cap, m, sizeof *bp->tmp))
 		return -1;
-	for (int pass = 0; pass < 2; pass++) {
-		const struct px_pair *in = pass ? bp->tmp : bp->pairs;
-		struct px_pair *out = pass ? bp->pairs : bp->tmp;
+	out = bp->tmp;
+	memset(bp->count, 0, (n + 1) * sizeof *bp->count);
+	for (size_t k = 0; k < m; k++)
+		bp->count[bp->pairs[k].b + 1]++;
+	for (size_t i = 0; i < n; i++)
+		bp->count[i + 1] += bp->count[i];
+	for (size_t k = 0; k < m; k++)
+		out[bp->count[bp->pairs[k].b]++] = bp->pairs[k];
+	/* count[b] is now the end of b's pairs */
+	for (size_t b = 0, lo = 0; b < n; lo = bp->count[b++]) {
+		const size_t hi = bp->count[b];
 
-		memset(bp->count, 0, (n + 1) * sizeof *bp->count);
-		for (size_t k = 0; k < m; k++)
-			bp->count[(pass ? in[k].b : in[k].a) + 1]++;
-		for (size_t i = 0; i < n; i++)
-			bp->count[i + 1] += bp->count[i];
-		for (size_t k = 0; k < m; k++)
-			out[bp->count[pass ? in[k].b : in[k].a]++] = in[k];
+		if (hi - lo > 16) {
+			qsort(out + lo, hi - lo, sizeof *out, cmp_pair_a);
+			continue;
+		}
+		for (size_t k = lo + 1; k < hi; k++) {
+			const struct px_pair e = out[k];
+			size_t q = k;
+
+			for (; q > lo && out[q - 1].a > e.a; q--)
+				out[q] = out[q - 1];
+			out[q] = e;
+		}
 	}
+	/* the sorted pairs become bp->pairs */
+	t = bp->pairs;
+	bp->pairs = bp->tmp;
+	bp->tmp = t;
+	cap = bp->pair_cap;
+	bp->pair_cap = bp->tmp_cap;
+	bp->tmp_cap = cap;
 	return 0;
 }
 
@@ -383,7 +477,7 @@ int px_broadphase_pairs(struct px_broadphase *bp,
 		}
 
 	nb = fill_grid(bp, n, inv);
-	if (!nb || grid_pairs(bp, nb, inv) ||
+	if (!nb || grid_pairs(bp, nb) ||
 	    large_pairs(bp, bodies, n, n_large, margin) || sort_pairs(bp, n))
 		return -1;
 	*pairs = bp->pairs;

@@ -62,4 +62,11 @@ int px_collide_all(struct px_broadphase *bp, const struct px_body *bodies,
 		    size_t n, double margin, struct px_contact **contacts,
 		    size_t *n_contacts, size_t *cap);
 
+/* px_collide_all, which also adds the broad phase's wall time to
+ * seconds[0] and the narrow phase's to seconds[1]. */
+int px_collide_all_timed(struct px_broadphase *bp,
+			 const struct px_body *bodies, size_t n, double margin,
+			 struct px_contact **contacts, size_t *n_contacts,
+			 size_t *cap, double seconds[2]);
+
 #endif

@@ -98,15 +98,26 @@ struct px_step_stats {
 	int converged;
 	double seconds_collide, seconds_build, seconds_solve, seconds_stab,
 		seconds_total;
+	/* The same wall time by stage (doc/world.md, "Where a step's time
+	 * goes"); they add up to seconds_total: */
+	double seconds_broad;     /* broad phase: boxes, grid, pairs */
+	double seconds_narrow;    /* narrow phase: the pairs' contact points */
+	double seconds_cache;     /* contact cache: warm start and store */
+	double seconds_problem;   /* bodies, rows, A, b, the solver's set-up */
+	/* seconds_solve: the solves' sweeps (px_report's seconds) */
+	double seconds_integrate; /* free velocities, impulses, positions */
+	double seconds_post;      /* post-stabilization (0 without) */
 	double kinetic, potential; /* energies after the step (J) */
 	double max_depth;        /* deepest penetration found (m, >= 0) */
 };
 
 /* The statistics as CSV (world_csv.c): the header, then one row per
  * step (`proxima run --csv`, and the distributed run's summed over the
- * ranks). */
-void px_step_stats_csv_header(FILE *f);
-void px_step_stats_csv_row(FILE *f, const struct px_step_stats *s);
+ * ranks). With stages non-zero the stages' times follow max_depth
+ * (broad_s .. post_s); the distributed run does not time them. */
+void px_step_stats_csv_header(FILE *f, int stages);
+void px_step_stats_csv_row(FILE *f, const struct px_step_stats *s,
+			   int stages);
 
 struct px_world;
 

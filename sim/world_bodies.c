@@ -105,6 +105,12 @@ void px_world_destroy(struct px_world *w)
 	free(w->contacts);
 	free(w->lambda);
 	free(w->cache);
+	free(w->keep.rows);
+	free(w->keep.vel);
+	free(w->keep.vfree);
+	free(w->keep.depth);
+	free(w->keep.claimed);
+	free(w->keep.cache);
 	free(w->bodies);
 	free(w);
 }

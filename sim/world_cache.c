@@ -17,10 +17,33 @@ static int pair_cmp(uint32_t a1, uint32_t b1, uint32_t a2, uint32_t b2)
 	return 0;
 }
 
-/* The first cache entry of pair (a, b), or n_cache. */
-static size_t cache_find(const struct px_world *w, uint32_t a, uint32_t b)
+/* The first cache entry of pair (a, b), or n_cache; from the entry at
+ * *at on, where the pair before it was (the contacts come by pair in the
+ * cache's order, so that the search walks the cache once), or the whole
+ * cache for a pair before *at's. *at becomes the first entry not before
+ * the pair. */
+static size_t cache_find(const struct px_world *w, uint32_t a, uint32_t b,
+			 size_t *at)
 {
 	size_t lo = 0, hi = w->n_cache;
+
+	if (*at < w->n_cache &&
+	    pair_cmp(w->cache[*at].a, w->cache[*at].b, a, b) <= 0) {
+		/* a few steps ahead, else a binary search from there */
+		lo = *at;
+		for (int k = 0; k < 8 && lo < hi &&
+				pair_cmp(w->cache[lo].a, w->cache[lo].b, a, b) < 0;
+		     k++)
+			lo++;
+		if (lo < hi &&
+		    pair_cmp(w->cache[lo].a, w->cache[lo].b, a, b) < 0)
+			lo++;
+		else
+			hi = lo;
+	} else if (*at >= w->n_cache && *at > 0 &&
+		   pair_cmp(w->cache[*at - 1].a, w->cache[*at - 1].b, a, b) < 0) {
+		lo = hi; /* past the cache's last pair */
+	}
 
 	while (lo < hi) {
 		const size_t mid = lo + (hi - lo) / 2;
@@ -31,6 +54,7 @@ static size_t cache_find(const struct px_world *w, uint32_t a, uint32_t b)
 		else
 			hi = mid;
 	}
+	*at = lo;
 	if (lo < w->n_cache && !pair_cmp(w->cache[lo].a, w->cache[lo].b, a, b))
 		return lo;
 	return w->n_cache;
@@ -69,14 +93,14 @@ size_t px_world_warm_start(const struct px_world *w,
 			   const struct px_contact_rows *rows, size_t n,
 			   uint32_t bs, double *lambda, unsigned char *claimed)
 {
-	size_t hits = 0;
+	size_t hits = 0, at = 0;
 
 	memset(lambda, 0, n * bs * sizeof *lambda);
 	if (!w->settings.warm_start || !w->cache)
 		return 0;
 	memset(claimed, 0, w->n_cache);
 	for (size_t k0 = 0, k1; k0 < n; k0 = k1) {
-		const size_t i0 = cache_find(w, c[k0].a, c[k0].b);
+		const size_t i0 = cache_find(w, c[k0].a, c[k0].b, &at);
 		unsigned char got[PX_MAX_POINTS] = {0};
 		double tol = 0.05 * 0.05;
 		size_t i1 = i0;
@@ -157,10 +181,18 @@ int px_world_cache_store(struct px_world *w, const struct px_contact *c,
 			  uint32_t bs, const double *lambda,
 			  struct px_error *err)
 {
-	struct px_cached *cache = malloc((n + 1) * sizeof *cache);
+	struct px_cached *cache = w->keep.cache; /* the spare, or NULL */
+	size_t cap = w->keep.cache_cap;
 
-	if (!cache)
-		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	if (cap < n + 1) {
+		free(cache);
+		cap = n + 1 + n / 8;
+		cache = malloc(cap * sizeof *cache);
+		w->keep.cache = cache;
+		w->keep.cache_cap = cache ? cap : 0;
+		if (!cache)
+			return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	}
 	for (size_t k = 0; k < n; k++) {
 		const double *l = lambda + bs * k;
 		const double sgn = rows[k].flipped ? -1.0 : 1.0;
@@ -178,14 +210,15 @@ int px_world_cache_store(struct px_world *w, const struct px_contact *c,
 	/* the collision's order is by pair; keep the cache sorted */
 	for (size_t k = 1; k < n; k++)
 		if (pair_cmp(cache[k - 1].a, cache[k - 1].b, cache[k].a,
-			     cache[k].b) > 0) {
-			free(cache);
+			     cache[k].b) > 0)
 			return px_error_set(err, PX_ERR_INVALID,
 					    "contacts are not sorted by body pair");
-		}
-	free(w->cache);
+	/* the old cache becomes the spare */
+	w->keep.cache = w->cache;
+	w->keep.cache_cap = w->cache ? w->cache_cap : 0;
 	w->cache = cache;
 	w->n_cache = n;
+	w->cache_cap = cap;
 	return PX_OK;
 }
 

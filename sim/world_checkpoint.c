@@ -438,6 +438,7 @@ int px_world_checkpoint_load(struct px_world *w, struct px_config *cfg,
 	free(w->cache);
 	w->cache = cache;
 	w->n_cache = m.n_cache;
+	w->cache_cap = m.n_cache;
 	w->n_contacts = 0;
 	w->step = m.step;
 	w->time = m.time;

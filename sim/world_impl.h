@@ -18,7 +18,19 @@ struct px_world {
 	double *lambda;
 	uint32_t bs;
 	struct px_cached *cache;
-	size_t n_cache;
+	size_t n_cache, cache_cap; /* cache_cap: entries it has room for */
+
+	/* Buffers of a step kept for the next, so that a step of many
+	 * contacts does not map and fault in fresh memory each time
+	 * (world_step.c, world_cache.c); they only grow. */
+	struct px_step_buffers {
+		struct px_contact_rows *rows;
+		double *vel, *vfree, *depth;
+		unsigned char *claimed;
+		struct px_cached *cache; /* the next step's cache */
+		size_t rows_cap, vel_cap, vfree_cap, depth_cap, claimed_cap,
+			cache_cap; /* in elements */
+	} keep;
 
 	px_world_solve_hook hook; /* px_world_set_solve_hook, or NULL */
 	void *hook_ctx;

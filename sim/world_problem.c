@@ -40,19 +40,17 @@ int px_dynamics_build(const struct px_world *w, struct px_dynamics *d,
 		/* I_w^-1 = R diag(1 / I) R^T */
 		quat_to_matrix(b->q, r);
 		ii = d->inv_inertia + 9 * n;
+		/* the upper triangle, mirrored: exactly symmetric, as
+		 * px_problem_set_rigid requires */
 		for (int p = 0; p < 3; p++)
-			for (int q = 0; q < 3; q++) {
+			for (int q = p; q < 3; q++) {
 				double s = 0.0;
 
 				for (int k = 0; k < 3; k++)
 					s += r[3 * p + k] * r[3 * q + k] /
 					     b->inertia[k];
-				ii[3 * p + q] = s;
+				ii[3 * p + q] = ii[3 * q + p] = s;
 			}
-		/* exactly symmetric, as px_problem_set_rigid requires */
-		for (int p = 0; p < 3; p++)
-			for (int q = p + 1; q < 3; q++)
-				ii[3 * q + p] = ii[3 * p + q];
 		n++;
 	}
 	return PX_OK;

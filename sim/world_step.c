@@ -281,15 +281,11 @@ static void step_free(struct step *t, const struct px_world *w)
 	px_solver_destroy(t->svs);
 	px_problem_destroy(t->p);
 	px_problem_destroy(t->ps);
+	/* rows, vel, vfree, depth and claimed are the world's (w->keep) */
 	free(t->vsoft);
-	free(t->rows);
-	free(t->vel);
-	free(t->vfree);
-	free(t->depth);
 	free(t->anchor);
 	free(t->rot);
 	free(t->warm);
-	free(t->claimed);
 	px_dynamics_free(&t->d);
 }
 
@@ -370,9 +366,26 @@ static double depth_now(const struct px_world *w, const struct step *t,
 							  : 0.0));
 }
 
+/* *p with room for n elements of size sz, kept in the world for the
+ * next step (contents not kept), or NULL. */
+static void *kept(void *p, size_t *cap, size_t n, size_t sz)
+{
+	void **q = p;
+
+	if (n > *cap) {
+		free(*q);
+		*cap = n + n / 8;
+		*q = malloc(*cap * sz);
+		if (!*q)
+			*cap = 0;
+	}
+	return *q;
+}
+
 static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 		      struct px_error *err)
 {
+	struct px_step_buffers *kb = &w->keep;
 	const size_t n = w->n_contacts;
 	const uint32_t substeps = w->settings.substeps ? w->settings.substeps : 1;
 	const int soft = w->settings.stabilization == PX_STAB_SOFT;
@@ -381,11 +394,12 @@ static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 
 	if (rc)
 		return rc;
-	t->rows = malloc((n + 1) * sizeof *t->rows);
-	t->vel = malloc((6 * t->d.n + 1) * sizeof *t->vel);
-	t->vfree = malloc((6 * t->d.n + 1) * sizeof *t->vfree);
-	t->depth = malloc((n + 1) * sizeof *t->depth);
-	t->claimed = malloc(w->n_cache + 1);
+	t->rows = kept(&kb->rows, &kb->rows_cap, n + 1, sizeof *t->rows);
+	t->vel = kept(&kb->vel, &kb->vel_cap, 6 * t->d.n + 1, sizeof *t->vel);
+	t->vfree =
+	    kept(&kb->vfree, &kb->vfree_cap, 6 * t->d.n + 1, sizeof *t->vfree);
+	t->depth = kept(&kb->depth, &kb->depth_cap, n + 1, sizeof *t->depth);
+	t->claimed = kept(&kb->claimed, &kb->claimed_cap, w->n_cache + 1, 1);
 	free(w->lambda);
 	w->lambda = calloc(n * bs + 1, sizeof *w->lambda);
 	w->bs = bs;
@@ -464,6 +478,7 @@ static int substep_solve(struct px_world *w, struct step *t,
 struct tally {
 	struct px_report rep; /* the last solve's */
 	double solve_s, hook_s;
+	double b_s, solve_wall; /* velocity_b's, tally_solve's wall time */
 	uint64_t sweeps;
 	int converged;
 };
@@ -473,8 +488,10 @@ static int tally_solve(struct px_world *w, struct step *t,
 		       struct px_problem *p, const struct px_config *cfg,
 		       struct tally *y, struct px_error *err)
 {
+	const double t0 = now();
 	const int rc = substep_solve(w, t, p, cfg, &y->rep, &y->hook_s, err);
 
+	y->solve_wall += now() - t0;
 	if (rc)
 		return rc;
 	y->solve_s += y->rep.seconds;
@@ -602,9 +619,11 @@ static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
 	velocities(w, &t->d, h, t->bounce ? t->vel : NULL, t->vfree);
 	if (n) {
 		struct px_problem *p = soft ? t->ps : t->p;
+		const double t0 = now();
 
 		velocity_b(w, t, p, h, soft ? FEED_SOFT : FEED_SETTINGS,
 			   t->vfree, i > 0);
+		y->b_s += now() - t0;
 		rc = tally_solve(w, t, p, cfg, y, err);
 		if (rc)
 			return rc;
@@ -616,7 +635,10 @@ static int substep(struct px_world *w, struct step *t, uint32_t i, double h,
 	set_velocities(w, t, t->vfree, soft ? t->svs : t->sv);
 	drift(w, moreau ? 0.5 * h : h);
 	if (soft && n) {
+		const double t0 = now();
+
 		velocity_b(w, t, t->p, h, FEED_NONE, t->vsoft, 1);
+		y->b_s += now() - t0;
 		rc = tally_solve(w, t, t->p, cfg, y, err);
 		if (rc)
 			return rc;
@@ -689,7 +711,7 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	const double t0 = now();
 	struct step t = {0};
 	struct tally y = {.converged = 1};
-	double t1, t2, t4;
+	double t1, t2, t3, t4, tm, tc, tp, ws = 0.0, bn[2] = {0.0, 0.0};
 	size_t n;
 	int rc;
 
@@ -699,8 +721,10 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 				    "a solving hook needs a hook");
 	if (s->stepping == PX_MOREAU)
 		drift(w, 0.5 * h);
-	if (px_collide_all(w->bp, w->bodies, w->n_bodies, s->margin,
-			    &w->contacts, &w->n_contacts, &w->cap_contacts))
+	tm = now();
+	if (px_collide_all_timed(w->bp, w->bodies, w->n_bodies, s->margin,
+				 &w->contacts, &w->n_contacts,
+				 &w->cap_contacts, bn))
 		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	n = w->n_contacts;
 	t1 = now();
@@ -717,8 +741,10 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 			goto out;
 		for (size_t k = 0; k < n; k++)
 			t.bounce |= px_problem_restitution(t.p)[k] > 0.0;
+		ws = now();
 		st->cache_hits = px_world_warm_start(
 		    w, w->contacts, t.rows, n, w->bs, t.lsub, t.claimed);
+		ws = now() - ws;
 	}
 	t2 = now();
 	for (uint32_t i = 0; i < substeps; i++) {
@@ -728,15 +754,18 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 		if (substeps > 1)
 			add_to(w->lambda, t.lsub, n * w->bs);
 	}
+	t3 = now();
 	rc = px_world_cache_store(w, w->contacts, t.rows, n, w->bs, t.lsub,
 				  err);
 	if (rc)
 		goto out;
+	tc = now();
 	if (s->stabilization == PX_STAB_POST) {
 		rc = post_stabilize(w, cfg, err);
 		if (rc)
 			goto out;
 	}
+	tp = now();
 	rc = check_finite(w, err);
 	if (rc)
 		goto out;
@@ -765,6 +794,18 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	st->seconds_build = t2 - t1;
 	st->seconds_stab = t4 - t2 - y.solve_s - y.hook_s;
 	st->seconds_total = t4 - t0 - y.hook_s;
+	/* the stages, which add up to seconds_total: the solver's set-up in
+	 * px_solve (outside its report's seconds) is the problem's; the
+	 * substeps' time outside b and the solves is the integration's */
+	st->seconds_broad = bn[0];
+	st->seconds_narrow = (t1 - tm) - bn[0];
+	st->seconds_cache = ws + (tc - t3);
+	st->seconds_problem =
+	    (t2 - t1 - ws) + y.b_s + (y.solve_wall - y.solve_s - y.hook_s);
+	st->seconds_integrate =
+	    (tm - t0) + (t3 - t2 - y.b_s - y.solve_wall) + (t4 - tp);
+	st->seconds_post = s->stabilization == PX_STAB_POST ? tp - tc : 0.0;
+	st->seconds_integrate += tp - tc - st->seconds_post;
 	for (size_t k = 0; k < n; k++)
 		st->max_depth = fmax(st->max_depth, w->contacts[k].depth);
 out:

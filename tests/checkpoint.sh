@@ -30,9 +30,10 @@ ok() { echo "PASS: $1"; }
 bad() { echo "FAIL: $1"; fail=1; }
 
 # The CSV rows of steps > $2 of file $1 without the timing columns
-# (collide_s .. total_s, 8-12), which no two runs share.
+# (collide_s .. total_s, 8-12, and the stages', broad_s .. post_s, 16-21),
+# which no two runs share.
 rows_after() {
-	awk -F, -v k="$2" 'NR > 1 && $1 > k' "$1" | cut -d, -f1-7,13-
+	awk -F, -v k="$2" 'NR > 1 && $1 > k' "$1" | cut -d, -f1-7,13-15
 }
 
 # The step a checkpoint was taken after (META's first u64: META is the

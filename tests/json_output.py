@@ -433,6 +433,21 @@ def run_scene(tmp):
     check(close(r["time"]["solve_seconds"],
                 sum(float(x["solve_s"]) for x in rows), 1e-5),
           "run: time %r" % r["time"])
+    # the stages: each with its seconds (the CSV's column summed) and ns
+    # per contact; with the solve they add up to the steps' time
+    st = r["time"].get("stages") or {}
+    cols = {"broad_phase": "broad_s", "narrow_phase": "narrow_s",
+            "contact_cache": "cache_s", "problem": "problem_s",
+            "solve": "solve_s", "integration": "integrate_s",
+            "post_stabilization": "post_s"}
+    check(sorted(st) == sorted(cols) and all(
+        close(st[k]["seconds"], sum(float(x[c]) for x in rows), 1e-5) and
+        close(st[k]["ns_per_contact"],
+              1e9 * st[k]["seconds"] / sum(contacts), 1e-9)
+        for k, c in cols.items()), "run: time.stages %r" % st)
+    check(close(sum(g["seconds"] for g in st.values()), r["time"]["seconds"],
+                1e-4) and st["post_stabilization"]["seconds"] == 0,
+          "run: the stages do not add up to time.seconds: %r" % r["time"])
     check(r["outputs"] == {"csv": stats, "vtk": None, "state": None},
           "run: outputs %r" % r["outputs"])
     check(r["signal"] is None and r["time_limit"] is None,

@@ -697,6 +697,34 @@ static void assert_same_pairs(const struct px_pair *p, size_t n,
 			  p[k].b, q[k].a, q[k].b);
 }
 
+/* Bodies in clusters far apart: the cells they touch span far more than
+ * a bucket each (the grid hashes its cells), against brute force. */
+Test(collide, broadphase_hashes_a_sparse_grid)
+{
+	const size_t n = 400;
+	uint64_t s = 5;
+	struct px_body *b = malloc(n * sizeof *b);
+	struct px_pair *want = malloc(n * n / 2 * sizeof *want);
+	struct px_broadphase *bp = px_broadphase_create();
+	const struct px_pair *got;
+	size_t n_got, n_want;
+
+	cr_assert(b && want && bp);
+	for (size_t i = 0; i < n; i++) {
+		const double at = 1000.0 * (double)(i % 4);
+
+		b[i] = sphere(at + 4 * uni(&s), -at + 4 * uni(&s),
+			      at + 4 * uni(&s), 0.5);
+	}
+	n_want = brute_pairs(b, n, 0.05, want);
+	cr_assert_eq(px_broadphase_pairs(bp, b, n, 0.05, &got, &n_got), 0);
+	assert_same_pairs(got, n_got, want, n_want);
+	cr_assert_gt(n_want, 100, "only %zu pairs", n_want);
+	px_broadphase_destroy(bp);
+	free(want);
+	free(b);
+}
+
 Test(collide, broadphase_finds_the_brute_force_pairs)
 {
 	const size_t n = 500;

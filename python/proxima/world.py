@@ -21,7 +21,8 @@ _SIZE = {"sphere": ("radius",), "box": ("half",),
          "capsule": ("radius", "half_length"), "plane": ("normal",)}
 _STEPPING = ("semi-implicit", "moreau")
 _STABILIZATION = ("none", "baumgarte", "post", "soft")
-#: The columns of `proxima run --csv`, in order: the keys of World.stats.
+#: The columns of `proxima run --csv`, in order, but its stages' times
+#: (broad_s .. post_s, after max_depth): the keys of World.stats.
 STATS_COLUMNS = ("step", "time", "contacts", "cache_hits", "sweeps", "merit",
                  "converged", "collide_s", "build_s", "solve_s", "stab_s",
                  "total_s", "kinetic", "potential", "max_depth")
@@ -147,7 +148,8 @@ class World:
     quaternions w, x, y, z, body to world), velocities,
     angular_velocities (world), one row per body in the order they were
     added (a scene's: its file order); contacts (the last step's);
-    stats (one entry per step, the columns of `proxima run --csv`);
+    stats (one entry per step, the columns of `proxima run --csv` but
+    the stages' times);
     kinetic_energy, potential_energy.
 
     Bad values raise proxima.Error naming the body, the field and the
@@ -272,7 +274,7 @@ class World:
     def stats(self):
         """The statistics of every step taken: a dict of numpy arrays
         (new), one entry per step, keyed by the columns of `proxima run
-        --csv` (STATS_COLUMNS): step, contacts, cache_hits, sweeps
+        --csv` but its stages' times (STATS_COLUMNS): step, contacts, cache_hits, sweeps
         (uint64), converged (bool), the others float64 (seconds of the
         step's parts *_s, energies after it, max_depth)."""
         return self._stats(0)
