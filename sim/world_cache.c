@@ -251,5 +251,6 @@ int px_world_set_cache(struct px_world *w, const struct px_cached *e,
 	free(w->cache);
 	w->cache = cache;
 	w->n_cache = n;
+	w->cache_cap = n + 1; /* what the store's spare may reuse */
 	return PX_OK;
 }

@@ -806,6 +806,13 @@ Test(world, set_cache_restores_the_warm_start)
 	for (size_t i = 0; i < 3; i++)
 		cr_assert_eq(memcmp(px_world_bodies(w[0])[i].x, px_world_bodies(w[1])[i].x,
 				    sizeof px_world_bodies(w[0])[i].x), 0, "body %zu", i);
+	/* a cache set smaller than the steps' contacts: the steps after it
+	 * store all 8 in buffers of their own size (the set one becomes the
+	 * spare of the next store; ASan in tests/hardening.sh checks) */
+	cr_assert_eq(px_world_set_cache(w[1], copy, 1, &err), PX_OK, "%s", err.msg);
+	for (int i = 0; i < 3; i++)
+		step(w[1], cfg, &st[1]);
+	cr_assert_eq(px_world_cache(w[1], &e), 8);
 	free(copy);
 	px_world_destroy(w[0]);
 	px_world_destroy(w[1]);
