@@ -96,15 +96,8 @@ static int take_bodies(struct px_dist_world *dw, struct moved *keep, size_t n,
 		renumber[i] = at ? (uint32_t)(at - keep) : UINT32_MAX;
 	}
 	rc = px_world_set_bodies(dw->w, b, n, renumber, err);
-	if (!rc) {
-		free(reg->gid);
-		free(reg->owner);
-		reg->gid = gid;
-		reg->owner = owner;
-		reg->n = reg->cap = n;
-		gid = NULL;
-		owner = NULL;
-	}
+	if (!rc)
+		px_region_take(reg, &gid, &owner, n);
 done:
 	free(b);
 	free(renumber);

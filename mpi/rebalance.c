@@ -265,16 +265,9 @@ static int rebuild(struct px_dist_world *dw, const struct rb_body *all,
 	rc = px_world_set_bodies(dw->w, b, n, renumber, err);
 	if (!rc)
 		rc = px_world_set_cache(dw->w, cache, m, err);
-	if (!rc) {
-		free(reg->gid);
-		free(reg->owner);
-		reg->gid = gid;
-		reg->owner = owner;
-		reg->n = reg->cap = n;
-		gid = NULL;
-		owner = NULL;
-	}
-	if (rc)
+	if (!rc)
+		px_region_take(reg, &gid, &owner, n);
+	else
 		px_dist_prefix_rank(err, dw->rank);
 done:
 	free(keep);

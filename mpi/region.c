@@ -313,3 +313,15 @@ void px_region_free(struct px_region *r)
 	free(r->sample);
 	*r = (struct px_region){0};
 }
+
+void px_region_take(struct px_region *r, uint64_t **gid, int32_t **owner,
+		    size_t n)
+{
+	free(r->gid);
+	free(r->owner);
+	r->gid = *gid;
+	r->owner = *owner;
+	r->n = r->cap = n;
+	*gid = NULL;
+	*owner = NULL;
+}

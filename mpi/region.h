@@ -62,6 +62,11 @@ int px_region_bisect(struct px_region *r, double *pts, size_t n);
 /* The rank whose box holds centre x. */
 int px_region_owner(const struct px_region *r, const double x[3]);
 
+/* The world's n bodies now have the global ids *gid and owners *owner:
+ * r takes both arrays (freeing its own) and sets *gid and *owner to NULL. */
+void px_region_take(struct px_region *r, uint64_t **gid, int32_t **owner,
+		    size_t n);
+
 /* Whether rank q keeps a body centred at x: its box holds x or x is
  * within the ghost layer's width of it. */
 int px_region_keeps(const struct px_region *r, int q, const double x[3]);
