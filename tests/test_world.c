@@ -744,6 +744,27 @@ Test(world, a_solving_hook_moves_the_bodies_by_its_impulses)
 	px_config_free(cfg);
 }
 
+/* Two boxes on the ground box, 4 m apart, the second one spinning, after
+ * `steps` steps of cfg. */
+static struct px_world *two_boxes_after(const struct px_config *cfg,
+					int steps)
+{
+	struct px_body a = box(0.5, 0.4, 0.3, 7.0, 0.5);
+	struct px_body b = box(0.5, 0.4, 0.3, 3.0, 0.5);
+	struct px_world *w = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
+	struct px_step_stats st;
+
+	add(w, ground_box(0.5));
+	a.x[0] = -2;
+	b.x[0] = 2;
+	b.w[2] = 0.3;
+	add(w, a);
+	add(w, b);
+	for (int i = 0; i < steps; i++)
+		step(w, cfg, &st);
+	return w;
+}
+
 /* px_world_cache and px_world_set_cache (a distributed run's
  * re-partition): a world whose cache was emptied and set again from the
  * entries it had steps on bit for bit as the world it was copied from;
@@ -760,20 +781,8 @@ Test(world, set_cache_restores_the_warm_start)
 	size_t n;
 	const uint32_t gone[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
 
-	for (int k = 0; k < 2; k++) {
-		struct px_body a = box(0.5, 0.4, 0.3, 7.0, 0.5);
-		struct px_body b = box(0.5, 0.4, 0.3, 3.0, 0.5);
-
-		w[k] = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
-		add(w[k], ground_box(0.5));
-		a.x[0] = -2;
-		b.x[0] = 2;
-		b.w[2] = 0.3;
-		add(w[k], a);
-		add(w[k], b);
-		for (int i = 0; i < 20; i++)
-			step(w[k], cfg, &st[k]);
-	}
+	for (int k = 0; k < 2; k++)
+		w[k] = two_boxes_after(cfg, 20);
 	n = px_world_cache(w[1], &e);
 	cr_assert_eq(n, 8);
 	copy = malloc(n * sizeof *copy);
@@ -831,20 +840,8 @@ Test(world, set_bodies_renumbers_the_cache)
 	struct px_body kept[2];
 	const uint32_t renumber[3] = {0, UINT32_MAX, 1};
 
-	for (int k = 0; k < 2; k++) {
-		struct px_body a = box(0.5, 0.4, 0.3, 7.0, 0.5);
-		struct px_body b = box(0.5, 0.4, 0.3, 3.0, 0.5);
-
-		w[k] = world(0.01, PX_SEMI_IMPLICIT, PX_STAB_BAUMGARTE);
-		add(w[k], ground_box(0.5));
-		a.x[0] = -2;
-		b.x[0] = 2;
-		b.w[2] = 0.3;
-		add(w[k], a);
-		add(w[k], b);
-		for (int i = 0; i < 20; i++)
-			step(w[k], cfg, &st);
-	}
+	for (int k = 0; k < 2; k++)
+		w[k] = two_boxes_after(cfg, 20);
 	kept[0] = px_world_bodies(w[1])[0];
 	kept[1] = px_world_bodies(w[1])[2];
 	cr_assert_eq(px_world_set_bodies(w[1], kept, 2, renumber, &err), PX_OK, "%s", err.msg);
