@@ -57,6 +57,9 @@ struct ssn {
 	double *rho;                       /* rho_n, rho_t per contact */
 	double *g;                         /* G_k, 9 per contact */
 	double *x, *u, *phi, *d, *xt, *ut, *phit, *prev, *hist;
+	double *entry;     /* lambda where the chain of hot runs started */
+	double entry_merit;
+	int chain;         /* a chain of runs is on (entry holds its start) */
 	size_t nh;       /* changes in hist (a ring of window + 1) */
 	long wait, fails;
 	int hot, have_prev, built;
@@ -116,6 +119,8 @@ static void free_arrays(struct ssn *s)
 	free(s->phit);
 	free(s->prev);
 	free(s->hist);
+	free(s->entry);
+	s->entry = NULL;
 	s->rho = s->g = s->x = s->u = s->phi = s->d = NULL;
 	s->xt = s->ut = s->phit = s->prev = s->hist = NULL;
 }
@@ -146,8 +151,9 @@ static int newton_ready(struct ssn *s, const struct px_accel_host *h)
 	s->xt = malloc((m + 1) * sizeof *s->xt);
 	s->ut = malloc((m + 1) * sizeof *s->ut);
 	s->phit = malloc((m + 1) * sizeof *s->phit);
+	s->entry = malloc((m + 1) * sizeof *s->entry);
 	if (!s->rho || !s->g || !s->x || !s->u || !s->phi || !s->d ||
-	    !s->xt || !s->ut || !s->phit)
+	    !s->xt || !s->ut || !s->phit || !s->entry)
 		return -1;
 	for (size_t k = 0; k < n; k++) {
 		const double *D = s->j.a.blk + 9 * s->j.a.diag[k];
@@ -181,7 +187,7 @@ static int ssn_prepare(void *state, const struct px_accel_host *h,
 	}
 	s->nh = 0;
 	s->wait = s->fails = 0;
-	s->hot = s->have_prev = 0;
+	s->hot = s->have_prev = s->chain = 0;
 	s->runs = s->steps = s->failed = s->factor_fail = 0;
 	s->regularized = 0;
 	s->last_merit = NAN;
@@ -282,6 +288,7 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 	const size_t m = s->m;
 	double psi, psi0;
 	uint32_t it;
+	int done;
 
 	if (!stagnates(s, h->lambda))
 		return;
@@ -302,6 +309,10 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 	p->apply(p->ctx, s->x, s->u, 1);
 	psi0 = psi = ac_phi(s, p, s->x, s->u, s->phi, s->g);
 	res->merit_in = sqrt(psi0);
+	if (!s->chain) { /* a chain of runs starts: its entry */
+		memcpy(s->entry, h->lambda, m * sizeof *s->entry);
+		s->entry_merit = res->merit_in;
+	}
 	for (it = 0; it < (uint32_t)s->max_newton; it++) {
 		double t = 1.0, psit = HUGE_VAL;
 		int ok = 0;
@@ -336,21 +347,36 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 	}
 	s->steps += it;
 	res->substeps = it;
-	if (psi < psi0) {
+	done = !(inf_norm(s->phi, m) > s->tol * inf_norm(s->x, m));
+	if (psi < psi0 &&
+	    (done || psi <= 0.01 * psi0 || (res->flags & PX_ACCEL_TIME_LIMIT))) {
+		/* Newton converged, or cut the merit 100x: its iterate,
+		 * and (hot) another run after the next sweep */
 		memcpy(h->lambda, s->x, m * sizeof *s->x);
 		res->replaced = 1;
 		res->merit_out = sqrt(psi);
-		s->hot = psi <= 0.01 * psi0;
+		s->hot = 1;
 		s->fails = 0;
-		/* progress, but not Newton's: a window of sweeps first */
-		s->wait = s->hot ? 0 : s->window;
 	} else {
-		res->merit_out = res->merit_in;
+		/* A chain of runs that ended without converging: lambda
+		 * goes back to the Gauss-Seidel iterate the chain started
+		 * from, and the test backs off. Kept, its iterates trapped
+		 * Gauss-Seidel (ballpile-8 with conf/robust.ini: a run every
+		 * window + 1 sweeps for ever at step 32, sweeps cycling at a
+		 * constant change at step 40, where Gauss-Seidel alone
+		 * converges). */
+		if (s->chain &&
+		    memcmp(h->lambda, s->entry, m * sizeof *s->entry) != 0) {
+			memcpy(h->lambda, s->entry, m * sizeof *s->entry);
+			res->replaced = 1;
+		}
+		res->merit_out = s->chain ? s->entry_merit : res->merit_in;
 		s->hot = 0;
 		s->failed++;
 		s->fails += s->fails < 6;
 		s->wait = s->window << s->fails;
 	}
+	s->chain = s->hot;
 	s->last_merit = res->merit_out;
 }
 
