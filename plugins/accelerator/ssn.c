@@ -60,6 +60,9 @@ struct ssn {
 	double *entry;     /* lambda where the chain of hot runs started */
 	double entry_merit;
 	int chain;         /* a chain of runs is on (entry holds its start) */
+	int strikes;       /* runs in a row of the chain neither converged
+			      nor cut the merit 100x */
+	int rollbacks;     /* chains given up in this solve (at most 6) */
 	size_t nh;       /* changes in hist (a ring of window + 1) */
 	long wait, fails;
 	int hot, have_prev, built;
@@ -188,6 +191,7 @@ static int ssn_prepare(void *state, const struct px_accel_host *h,
 	s->nh = 0;
 	s->wait = s->fails = 0;
 	s->hot = s->have_prev = s->chain = 0;
+	s->strikes = s->rollbacks = 0;
 	s->runs = s->steps = s->failed = s->factor_fail = 0;
 	s->regularized = 0;
 	s->last_merit = NAN;
@@ -312,6 +316,8 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 	if (!s->chain) { /* a chain of runs starts: its entry */
 		memcpy(s->entry, h->lambda, m * sizeof *s->entry);
 		s->entry_merit = res->merit_in;
+		s->chain = 1;
+		s->strikes = 0;
 	}
 	for (it = 0; it < (uint32_t)s->max_newton; it++) {
 		double t = 1.0, psit = HUGE_VAL;
@@ -348,35 +354,43 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 	s->steps += it;
 	res->substeps = it;
 	done = !(inf_norm(s->phi, m) > s->tol * inf_norm(s->x, m));
-	if (psi < psi0 &&
-	    (done || psi <= 0.01 * psi0 || (res->flags & PX_ACCEL_TIME_LIMIT))) {
-		/* Newton converged, or cut the merit 100x: its iterate,
-		 * and (hot) another run after the next sweep */
-		memcpy(h->lambda, s->x, m * sizeof *s->x);
-		res->replaced = 1;
-		res->merit_out = sqrt(psi);
-		s->hot = 1;
-		s->fails = 0;
-	} else {
-		/* A chain of runs that ended without converging: lambda
-		 * goes back to the Gauss-Seidel iterate the chain started
-		 * from, and the test backs off. Kept, its iterates trapped
-		 * Gauss-Seidel (ballpile-8 with conf/robust.ini: a run every
-		 * window + 1 sweeps for ever at step 32, sweeps cycling at a
-		 * constant change at step 40, where Gauss-Seidel alone
-		 * converges). */
-		if (s->chain &&
-		    memcmp(h->lambda, s->entry, m * sizeof *s->entry) != 0) {
+	s->strikes = done || psi <= 0.01 * psi0 ? 0 : s->strikes + 1;
+	if (s->strikes >= 2 && !(res->flags & PX_ACCEL_TIME_LIMIT)) {
+		/* Two runs in a row since the chain's start that neither
+		 * converged nor cut the merit 100x: Newton is stuck (a
+		 * non-zero local minimum of ||phi||), and its iterates may
+		 * trap Gauss-Seidel (ballpile-8 with conf/robust.ini: weak
+		 * runs kept every window + 1 sweeps for ever at step 32,
+		 * sweeps cycling at a constant change at step 40, where
+		 * Gauss-Seidel alone converges). lambda goes back to the
+		 * iterate the chain started from, and each such give-up
+		 * doubles the wait, up to 64 windows. */
+		if (memcmp(h->lambda, s->entry, m * sizeof *s->entry) != 0) {
 			memcpy(h->lambda, s->entry, m * sizeof *s->entry);
 			res->replaced = 1;
 		}
-		res->merit_out = s->chain ? s->entry_merit : res->merit_in;
+		res->merit_out = s->entry_merit;
+		s->hot = 0;
+		s->chain = 0;
+		s->strikes = 0;
+		s->failed++;
+		s->rollbacks += s->rollbacks < 6;
+		s->wait = s->window << s->rollbacks;
+	} else if (psi < psi0) {
+		memcpy(h->lambda, s->x, m * sizeof *s->x);
+		res->replaced = 1;
+		res->merit_out = sqrt(psi);
+		s->hot = psi <= 0.01 * psi0;
+		s->fails = 0;
+		/* progress, but not Newton's: a window of sweeps first */
+		s->wait = s->hot ? 0 : s->window;
+	} else {
+		res->merit_out = res->merit_in;
 		s->hot = 0;
 		s->failed++;
 		s->fails += s->fails < 6;
 		s->wait = s->window << s->fails;
 	}
-	s->chain = s->hot;
 	s->last_merit = res->merit_out;
 }
 
