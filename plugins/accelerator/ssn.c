@@ -35,7 +35,14 @@
  * after one that cut it less, the test waits a window of sweeps; after a
  * run that failed, 2, 4, ... 64 windows. A call returns the best iterate it saw by its merit, the entry
  * iterate included: when a step fails (singular J, no descent) the
- * Gauss-Seidel iterate stays. Before a run and before each of its Newton
+ * Gauss-Seidel iterate stays. A chain of runs (from a stagnation to the
+ * next give-up) in which two runs in a row neither converged nor cut the
+ * merit 100x is given up: lambda goes back to the iterate the chain
+ * started from and the test waits 2, 4, ... 64 windows (doubling at each
+ * give-up of the solve). Without it, on ballpile-8 with conf/robust.ini,
+ * weak runs were kept and repeated every window + 1 sweeps for ever, each
+ * restarting Gauss-Seidel's transient (step 32), or left Gauss-Seidel
+ * cycling at a constant change where it converges alone (step 40). Before a run and before each of its Newton
  * steps it asks the host for the time left (ABI 1.9): with none left it
  * stops there, keeps the best iterate and flags PX_ACCEL_TIME_LIMIT, on
  * which the solve ends. Disc friction on 3-row contacts only. */
@@ -427,6 +434,11 @@ static const char ssn_doc[] =
 	"cut it less after a window of sweeps; after a failed run the test waits\n"
 	"2, 4, ... 64 windows. It returns the best iterate by its merit, the one\n"
 	"it was given included: a failed step leaves the Gauss-Seidel iterate.\n"
+	"A chain of runs in which two in a row neither converged nor cut the\n"
+	"merit 100x is given up: lambda goes back to where the chain started\n"
+	"(a Gauss-Seidel iterate) and the test waits 2, 4, ... 64 windows, one\n"
+	"doubling per give-up in the solve: kept, such runs' iterates stalled\n"
+	"Gauss-Seidel (doc/config.md, \"ssn on a ball pile\").\n"
 	"\n"
 	"A is copied from an assembled problem (plugin ABI 1.7) or probed on\n"
 	"a factorized or rigid one through the product (one per color of a\n"
@@ -440,7 +452,7 @@ static const struct px_accelerator_ops ssn_ops = {
 		.kind = PX_KIND_ACCELERATOR,
 		.ops_size = sizeof(struct px_accelerator_ops),
 		.name = "ssn",
-		.summary = "semismooth Newton (Alart-Curnier, UMFPACK) on the whole problem when Gauss-Seidel stagnates; never returns a worse iterate",
+		.summary = "semismooth Newton (Alart-Curnier, UMFPACK) on the whole problem when Gauss-Seidel stagnates; gives a stalled chain of runs up",
 		.params = ssn_params,
 		.n_params = sizeof ssn_params / sizeof *ssn_params,
 		.create = ssn_create,
