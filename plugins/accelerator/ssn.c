@@ -35,9 +35,9 @@
  * after one that cut it less, the test waits a window of sweeps; after a
  * run that failed, 2, 4, ... 64 windows. A call returns the best iterate it saw by its merit, the entry
  * iterate included: when a step fails (singular J, no descent) the
- * Gauss-Seidel iterate stays. A chain of runs (from a stagnation to the
- * next give-up) in which two runs in a row neither converged nor cut the
- * merit 100x is given up: lambda goes back to the iterate the chain
+ * Gauss-Seidel iterate stays. A chain of runs (from the first one whose
+ * iterate is kept to the next give-up) in which two runs in a row neither
+ * converged nor cut the merit 100x is given up: lambda goes back to the iterate the chain
  * started from and the test waits 2, 4, ... 64 windows (doubling at each
  * give-up of the solve). Without it, on ballpile-8 with conf/robust.ini,
  * weak runs were kept and repeated every window + 1 sweeps for ever, each
@@ -64,9 +64,10 @@ struct ssn {
 	double *rho;                       /* rho_n, rho_t per contact */
 	double *g;                         /* G_k, 9 per contact */
 	double *x, *u, *phi, *d, *xt, *ut, *phit, *prev, *hist;
-	double *entry;     /* lambda where the chain of hot runs started */
+	double *entry;     /* lambda where the chain of runs started */
 	double entry_merit;
-	int chain;         /* a chain of runs is on (entry holds its start) */
+	int chain;         /* a chain is on: a Newton iterate was kept since
+			      entry (a run that keeps none leaves lambda) */
 	int strikes;       /* runs in a row of the chain neither converged
 			      nor cut the merit 100x */
 	int rollbacks;     /* chains given up in this solve (at most 6) */
@@ -320,11 +321,9 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 	p->apply(p->ctx, s->x, s->u, 1);
 	psi0 = psi = ac_phi(s, p, s->x, s->u, s->phi, s->g);
 	res->merit_in = sqrt(psi0);
-	if (!s->chain) { /* a chain of runs starts: its entry */
+	if (!s->chain) { /* no Newton iterate kept: a chain may start here */
 		memcpy(s->entry, h->lambda, m * sizeof *s->entry);
 		s->entry_merit = res->merit_in;
-		s->chain = 1;
-		s->strikes = 0;
 	}
 	for (it = 0; it < (uint32_t)s->max_newton; it++) {
 		double t = 1.0, psit = HUGE_VAL;
@@ -362,9 +361,11 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 	res->substeps = it;
 	done = !(inf_norm(s->phi, m) > s->tol * inf_norm(s->x, m));
 	s->strikes = done || psi <= 0.01 * psi0 ? 0 : s->strikes + 1;
-	if (s->strikes >= 2 && !(res->flags & PX_ACCEL_TIME_LIMIT)) {
-		/* Two runs in a row since the chain's start that neither
-		 * converged nor cut the merit 100x: Newton is stuck (a
+	if (s->chain && s->strikes >= 2 &&
+	    !(res->flags & PX_ACCEL_TIME_LIMIT)) {
+		/* Two runs in a row that neither converged nor cut the
+		 * merit 100x, after one whose iterate was kept: Newton is
+		 * stuck (a
 		 * non-zero local minimum of ||phi||), and its iterates may
 		 * trap Gauss-Seidel (ballpile-8 with conf/robust.ini: weak
 		 * runs kept every window + 1 sweeps for ever at step 32,
@@ -388,6 +389,7 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 		res->replaced = 1;
 		res->merit_out = sqrt(psi);
 		s->hot = psi <= 0.01 * psi0;
+		s->chain = 1;
 		s->fails = 0;
 		/* progress, but not Newton's: a window of sweeps first */
 		s->wait = s->hot ? 0 : s->window;
