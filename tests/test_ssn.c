@@ -2,13 +2,17 @@
  * it solves to 1e-10 what Gauss-Seidel alone does not reach in the same
  * sweeps, on an assembled file (BoxesStack1) and on factorized and rigid
  * scenes (A probed through the product), never leaves a worse iterate than
- * it was given, refuses friction sets it does not support, and keeps a
- * time limit between its Newton steps (issue 33). */
+ * it was given (save when it gives a stalled chain of runs up: then the
+ * Gauss-Seidel iterate the chain started from), refuses friction sets it
+ * does not support, keeps a time limit between its Newton steps (issue
+ * 33), and lets conf/robust.ini run ballpile-8 in bounded work. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
+#include "../sim/scene.h"
 #include "../sim/scene_problems.h"
+#include "../sim/world.h"
 #include "fake_clock.h"
 #include "helpers.h"
 #include "oracle.h"
@@ -247,4 +251,69 @@ Test(ssn, robust_config_keeps_its_time_limit)
 	free(x);
 	px_config_free(cfg);
 	px_problem_destroy(p);
+}
+
+/* The products with A of each step's ssn calls (a world's solve hook). */
+struct ballpile_work {
+	uint64_t products[41];
+};
+
+static int ballpile_hook(void *ctx, const struct px_step_solve *s,
+			 struct px_error *err)
+{
+	struct ballpile_work *w = ctx;
+
+	(void)err;
+	if (s->step < sizeof w->products / sizeof *w->products)
+		w->products[s->step] += s->report->accel_products;
+	return PX_OK;
+}
+
+/* conf/robust.ini on the first 40 steps of scenes/ballpile-8.ini: every
+ * step converges, in a bounded work (sweeps and ssn's products with A, no
+ * clock). Before, a Newton run that cut its merit less than 100x was kept
+ * and ssn ran again a window later, for ever: step 32 took 35367 sweeps
+ * (5205 in 10 s), each eleventh a failing Newton run; kept, those
+ * iterates also left Gauss-Seidel cycling at a constant change at step 40
+ * (60907 sweeps in 10 s; conf/default.ini: 197 and 8216 sweeps). Now a
+ * chain of runs of which two in a row neither converged nor cut the merit
+ * 100x puts lambda back where the chain started (32: 45 sweeps, 320
+ * products; 40: 99 sweeps, 1275 products). max_sweeps keeps a regression
+ * short. */
+Test(ssn, robust_config_runs_ballpile_8_in_bounded_work)
+{
+	struct px_config *cfg;
+	struct px_world *w;
+	struct px_error err = {0};
+	struct ballpile_work work = {{0}};
+	uint64_t sweeps = 0, products = 0;
+
+	cr_assert_eq(px_config_read(PX_TEST_SRCDIR "/conf/robust.ini", &cfg,
+				    &err),
+		     PX_OK, "%s", err.msg);
+	px_config_settings_mut(cfg)->max_sweeps = 3000;
+	cr_assert_eq(px_scene_load(PX_TEST_SRCDIR "/scenes/ballpile-8.ini", &w,
+				   &err),
+		     PX_OK, "%s", err.msg);
+	px_world_set_solve_hook(w, ballpile_hook, &work);
+	for (int i = 1; i <= 40; i++) {
+		struct px_step_stats st;
+
+		cr_assert_eq(px_world_step(w, cfg, &st, &err), PX_OK, "%s",
+			     err.msg);
+		cr_assert(st.converged, "step %d: %llu sweeps, merit %g", i,
+			  (unsigned long long)st.sweeps, st.merit);
+		cr_assert_leq(st.sweeps, 1000, "step %d", i);
+		cr_assert_leq(work.products[i], 5000, "step %d", i);
+		sweeps += st.sweeps;
+		products += work.products[i];
+		if (i == 32 || i == 40)
+			cr_log_info("step %d: %llu sweeps, %llu products", i,
+				    (unsigned long long)st.sweeps,
+				    (unsigned long long)work.products[i]);
+	}
+	cr_log_info("40 steps: %llu sweeps, %llu products",
+		    (unsigned long long)sweeps, (unsigned long long)products);
+	px_world_destroy(w);
+	px_config_free(cfg);
 }

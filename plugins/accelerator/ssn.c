@@ -35,7 +35,14 @@
  * after one that cut it less, the test waits a window of sweeps; after a
  * run that failed, 2, 4, ... 64 windows. A call returns the best iterate it saw by its merit, the entry
  * iterate included: when a step fails (singular J, no descent) the
- * Gauss-Seidel iterate stays. Before a run and before each of its Newton
+ * Gauss-Seidel iterate stays. A chain of runs (from the first one whose
+ * iterate is kept to the next give-up) in which two runs in a row neither
+ * converged nor cut the merit 100x is given up: lambda goes back to the iterate the chain
+ * started from and the test waits 2, 4, ... 64 windows (doubling at each
+ * give-up of the solve). Without it, on ballpile-8 with conf/robust.ini,
+ * weak runs were kept and repeated every window + 1 sweeps for ever, each
+ * restarting Gauss-Seidel's transient (step 32), or left Gauss-Seidel
+ * cycling at a constant change where it converges alone (step 40). Before a run and before each of its Newton
  * steps it asks the host for the time left (ABI 1.9): with none left it
  * stops there, keeps the best iterate and flags PX_ACCEL_TIME_LIMIT, on
  * which the solve ends. Disc friction on 3-row contacts only. */
@@ -57,6 +64,13 @@ struct ssn {
 	double *rho;                       /* rho_n, rho_t per contact */
 	double *g;                         /* G_k, 9 per contact */
 	double *x, *u, *phi, *d, *xt, *ut, *phit, *prev, *hist;
+	double *entry;     /* lambda where the chain of runs started */
+	double entry_merit;
+	int chain;         /* a chain is on: a Newton iterate was kept since
+			      entry (a run that keeps none leaves lambda) */
+	int strikes;       /* runs in a row of the chain neither converged
+			      nor cut the merit 100x */
+	int rollbacks;     /* chains given up in this solve (at most 6) */
 	size_t nh;       /* changes in hist (a ring of window + 1) */
 	long wait, fails;
 	int hot, have_prev, built;
@@ -116,6 +130,8 @@ static void free_arrays(struct ssn *s)
 	free(s->phit);
 	free(s->prev);
 	free(s->hist);
+	free(s->entry);
+	s->entry = NULL;
 	s->rho = s->g = s->x = s->u = s->phi = s->d = NULL;
 	s->xt = s->ut = s->phit = s->prev = s->hist = NULL;
 }
@@ -146,8 +162,9 @@ static int newton_ready(struct ssn *s, const struct px_accel_host *h)
 	s->xt = malloc((m + 1) * sizeof *s->xt);
 	s->ut = malloc((m + 1) * sizeof *s->ut);
 	s->phit = malloc((m + 1) * sizeof *s->phit);
+	s->entry = malloc((m + 1) * sizeof *s->entry);
 	if (!s->rho || !s->g || !s->x || !s->u || !s->phi || !s->d ||
-	    !s->xt || !s->ut || !s->phit)
+	    !s->xt || !s->ut || !s->phit || !s->entry)
 		return -1;
 	for (size_t k = 0; k < n; k++) {
 		const double *D = s->j.a.blk + 9 * s->j.a.diag[k];
@@ -181,7 +198,8 @@ static int ssn_prepare(void *state, const struct px_accel_host *h,
 	}
 	s->nh = 0;
 	s->wait = s->fails = 0;
-	s->hot = s->have_prev = 0;
+	s->hot = s->have_prev = s->chain = 0;
+	s->strikes = s->rollbacks = 0;
 	s->runs = s->steps = s->failed = s->factor_fail = 0;
 	s->regularized = 0;
 	s->last_merit = NAN;
@@ -282,6 +300,7 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 	const size_t m = s->m;
 	double psi, psi0;
 	uint32_t it;
+	int done;
 
 	if (!stagnates(s, h->lambda))
 		return;
@@ -302,6 +321,10 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 	p->apply(p->ctx, s->x, s->u, 1);
 	psi0 = psi = ac_phi(s, p, s->x, s->u, s->phi, s->g);
 	res->merit_in = sqrt(psi0);
+	if (!s->chain) { /* no Newton iterate kept: a chain may start here */
+		memcpy(s->entry, h->lambda, m * sizeof *s->entry);
+		s->entry_merit = res->merit_in;
+	}
 	for (it = 0; it < (uint32_t)s->max_newton; it++) {
 		double t = 1.0, psit = HUGE_VAL;
 		int ok = 0;
@@ -336,11 +359,37 @@ static void ssn_step(void *state, const struct px_accel_host *h,
 	}
 	s->steps += it;
 	res->substeps = it;
-	if (psi < psi0) {
+	done = !(inf_norm(s->phi, m) > s->tol * inf_norm(s->x, m));
+	s->strikes = done || psi <= 0.01 * psi0 ? 0 : s->strikes + 1;
+	if (s->chain && s->strikes >= 2 &&
+	    !(res->flags & PX_ACCEL_TIME_LIMIT)) {
+		/* Two runs in a row that neither converged nor cut the
+		 * merit 100x, after one whose iterate was kept: Newton is
+		 * stuck (a
+		 * non-zero local minimum of ||phi||), and its iterates may
+		 * trap Gauss-Seidel (ballpile-8 with conf/robust.ini: weak
+		 * runs kept every window + 1 sweeps for ever at step 32,
+		 * sweeps cycling at a constant change at step 40, where
+		 * Gauss-Seidel alone converges). lambda goes back to the
+		 * iterate the chain started from, and each such give-up
+		 * doubles the wait, up to 64 windows. */
+		if (memcmp(h->lambda, s->entry, m * sizeof *s->entry) != 0) {
+			memcpy(h->lambda, s->entry, m * sizeof *s->entry);
+			res->replaced = 1;
+		}
+		res->merit_out = s->entry_merit;
+		s->hot = 0;
+		s->chain = 0;
+		s->strikes = 0;
+		s->failed++;
+		s->rollbacks += s->rollbacks < 6;
+		s->wait = s->window << s->rollbacks;
+	} else if (psi < psi0) {
 		memcpy(h->lambda, s->x, m * sizeof *s->x);
 		res->replaced = 1;
 		res->merit_out = sqrt(psi);
 		s->hot = psi <= 0.01 * psi0;
+		s->chain = 1;
 		s->fails = 0;
 		/* progress, but not Newton's: a window of sweeps first */
 		s->wait = s->hot ? 0 : s->window;
@@ -387,6 +436,11 @@ static const char ssn_doc[] =
 	"cut it less after a window of sweeps; after a failed run the test waits\n"
 	"2, 4, ... 64 windows. It returns the best iterate by its merit, the one\n"
 	"it was given included: a failed step leaves the Gauss-Seidel iterate.\n"
+	"A chain of runs in which two in a row neither converged nor cut the\n"
+	"merit 100x is given up: lambda goes back to where the chain started\n"
+	"(a Gauss-Seidel iterate) and the test waits 2, 4, ... 64 windows, one\n"
+	"doubling per give-up in the solve: kept, such runs' iterates stalled\n"
+	"Gauss-Seidel (doc/config.md, \"ssn on a ball pile\").\n"
 	"\n"
 	"A is copied from an assembled problem (plugin ABI 1.7) or probed on\n"
 	"a factorized or rigid one through the product (one per color of a\n"
@@ -400,7 +454,7 @@ static const struct px_accelerator_ops ssn_ops = {
 		.kind = PX_KIND_ACCELERATOR,
 		.ops_size = sizeof(struct px_accelerator_ops),
 		.name = "ssn",
-		.summary = "semismooth Newton (Alart-Curnier, UMFPACK) on the whole problem when Gauss-Seidel stagnates; never returns a worse iterate",
+		.summary = "semismooth Newton (Alart-Curnier, UMFPACK) on the whole problem when Gauss-Seidel stagnates; gives a stalled chain of runs up",
 		.params = ssn_params,
 		.n_params = sizeof ssn_params / sizeof *ssn_params,
 		.create = ssn_create,
