@@ -3,14 +3,29 @@
  * the loads W_ONE, W_T3 and W_T4 (kernel_wide.c). Every build does the
  * same arithmetic, lane by lane in kernel_rigid3.c's order. */
 
+/* The lanes' pointers into an array of `st` doubles per contact (W_AT)
+ * or per body (W_BODY; the static world's zeros), built where a load
+ * needs them rather than kept for the whole step. */
+#ifndef W_AT
+#define W_AT(base, st)                                                         \
+	((const double *[LANES]){(base) + (st) * kk[0], (base) + (st) * kk[1], \
+				 (base) + (st) * kk[2], (base) + (st) * kk[3]})
+#define W_BODY1(base, st, i, j)                                                \
+	((i)[j] != PX_STATIC ? (base) + (st) * (i)[j] : zeros)
+#define W_BODY(base, st, i)                                                    \
+	((const double *[LANES]){W_BODY1(base, st, i, 0),                      \
+				 W_BODY1(base, st, i, 1),                      \
+				 W_BODY1(base, st, i, 2),                      \
+				 W_BODY1(base, st, i, 3)})
+#endif
+
 /* One step: lane j relaxes contact k[j] if on[j]. */
 static inline __attribute__((always_inline)) void
 W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 	     struct px_tally_part *restrict t)
 {
-	const double *f[LANES], *lv[LANES], *bq[LANES], *rq[LANES], *cq[LANES];
-	const double *lq[LANES], *wa[LANES], *wb[LANES], *ia[LANES], *ib[LANES];
-	const double *mq[LANES], *nq[LANES], *sq[LANES];
+	size_t kk[LANES], ba[LANES], bb[LANES];
+	const double *wa[LANES], *wb[LANES];
 	double *wpa[LANES], *wpb[LANES];
 	double o_ln[LANES], o_s[LANES], o_t[LANES], rad_l[LANES];
 	double n_a[6][LANES], n_b[6][LANES];
@@ -27,31 +42,19 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 	for (int j = 0; j < LANES; j++) {
 		/* an idle lane reads lane 0's contact (its results are
 		 * dropped) and the static world's zeros */
-		const size_t kk = on[j] ? k[j] : k[0];
-		const uint32_t ba = on[j] ? s->a.body_a[kk] : PX_STATIC;
-		const uint32_t bb = on[j] ? s->a.body_b[kk] : PX_STATIC;
-
-		f[j] = s->a.frame + 9 * kk;
-		lv[j] = s->a.lever + 6 * kk;
-		bq[j] = s->a.b + 3 * kk;
-		rq[j] = s->a.r + 3 * kk;
-		cq[j] = s->a.coef + 4 * kk;
-		lq[j] = s->lambda + 3 * kk;
-		sq[j] = s->a.shift ? s->a.shift + kk : zeros;
-		wpa[j] = ba != PX_STATIC ? s->w + 6 * (size_t)ba : NULL;
-		wpb[j] = bb != PX_STATIC ? s->w + 6 * (size_t)bb : NULL;
+		kk[j] = on[j] ? k[j] : k[0];
+		ba[j] = on[j] ? s->a.body_a[kk[j]] : PX_STATIC;
+		bb[j] = on[j] ? s->a.body_b[kk[j]] : PX_STATIC;
+		wpa[j] = ba[j] != PX_STATIC ? s->w + 6 * ba[j] : NULL;
+		wpb[j] = bb[j] != PX_STATIC ? s->w + 6 * bb[j] : NULL;
 		wa[j] = wpa[j] ? wpa[j] : zeros;
 		wb[j] = wpb[j] ? wpb[j] : zeros;
-		ia[j] = wpa[j] ? s->a.inv_inertia + 6 * (size_t)ba : zeros;
-		ib[j] = wpb[j] ? s->a.inv_inertia + 6 * (size_t)bb : zeros;
-		mq[j] = wpa[j] ? s->a.inv_mass + ba : zeros;
-		nq[j] = wpb[j] ? s->a.inv_mass + bb : zeros;
 	}
-	W_T4(f, 0, f0, f1, f2, f3);
-	W_T4(f, 4, f4, f5, f6, f7);
-	f8 = W_ONE(f, 8);
-	W_T4(lv, 0, l0, l1, l2, l3);
-	W_T4(lv, 2, x, y, l4, l5);
+	W_T4(W_AT(s->a.frame, 9), 0, f0, f1, f2, f3);
+	W_T4(W_AT(s->a.frame, 9), 4, f4, f5, f6, f7);
+	f8 = W_ONE(W_AT(s->a.frame, 9), 8);
+	W_T4(W_AT(s->a.lever, 6), 0, l0, l1, l2, l3);
+	W_T4(W_AT(s->a.lever, 6), 2, x, y, l4, l5);
 	W_T4(wa, 0, wa0, wa1, wa2, wa3);
 	W_T4(wa, 2, x, y, wa4, wa5);
 	W_T4(wb, 0, wb0, wb1, wb2, wb3);
@@ -63,14 +66,14 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 	ux -= wb0 + (wb4 * l5 - wb5 * l4);
 	uy -= wb1 + (wb5 * l3 - wb3 * l5);
 	uz -= wb2 + (wb3 * l4 - wb4 * l3);
-	W_T3(lq, 0, lam0, lam1, lam2);
-	W_T3(bq, 0, bb0, bb1, bb2);
-	W_T3(rq, 0, r0, r1, r2);
-	W_T4(cq, 0, c0, c1, c2, c3);
+	W_T3(W_AT(s->lambda, 3), 0, lam0, lam1, lam2);
+	W_T3(W_AT(s->a.b, 3), 0, bb0, bb1, bb2);
+	W_T3(W_AT(s->a.r, 3), 0, r0, r1, r2);
+	W_T4(W_AT(s->a.coef, 4), 0, c0, c1, c2, c3);
 	(void)c2;
 	v0 = bb0 + f0 * ux + f1 * uy + f2 * uz;
 	if (s->a.shift)
-		v0 += W_ONE(sq, 0) * lam0;
+		v0 += W_ONE(W_AT(s->a.shift, 1), 0) * lam0;
 	v1 = bb1 + f3 * ux + f4 * uy + f5 * uz;
 	v2 = bb2 + f6 * ux + f7 * uy + f8 * uz;
 	ln = lam0 - r0 * v0;
@@ -120,7 +123,7 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 			o_s[j] = o_t[j] = 0.0;
 			if (!on[j])
 				continue;
-			separable_lane(s, k[j], lnl[j], lq[j], vv1[j], vv2[j],
+			separable_lane(s, k[j], lnl[j], s->lambda + 3 * kk[j], vv1[j], vv2[j],
 				       out);
 			o_s[j] = out[1];
 			o_t[j] = out[2];
@@ -146,9 +149,9 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 		P0 = f0 * d0 + f3 * d1 + f6 * d2;
 		P1 = f1 * d0 + f4 * d1 + f7 * d2;
 		P2 = f2 * d0 + f5 * d1 + f8 * d2;
-		W_T4(ia, 0, q0, q1, q2, q3);
-		W_T4(ia, 2, x, y, q4, q5);
-		x = W_ONE(mq, 0);
+		W_T4(W_BODY(s->a.inv_inertia, 6, ba), 0, q0, q1, q2, q3);
+		W_T4(W_BODY(s->a.inv_inertia, 6, ba), 2, x, y, q4, q5);
+		x = W_ONE(W_BODY(s->a.inv_mass, 1, ba), 0);
 		(void)y;
 		t0 = l1 * P2 - l2 * P1;
 		t1 = l2 * P0 - l0 * P2;
@@ -159,9 +162,9 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 		*(v4 *)n_a[3] = wa3 + (q0 * t0 + q1 * t1 + q2 * t2);
 		*(v4 *)n_a[4] = wa4 + (q1 * t0 + q3 * t1 + q4 * t2);
 		*(v4 *)n_a[5] = wa5 + (q2 * t0 + q4 * t1 + q5 * t2);
-		W_T4(ib, 0, q0, q1, q2, q3);
-		W_T4(ib, 2, x, y, q4, q5);
-		x = -W_ONE(nq, 0);
+		W_T4(W_BODY(s->a.inv_inertia, 6, bb), 0, q0, q1, q2, q3);
+		W_T4(W_BODY(s->a.inv_inertia, 6, bb), 2, x, y, q4, q5);
+		x = -W_ONE(W_BODY(s->a.inv_mass, 1, bb), 0);
 		t0 = l4 * P2 - l5 * P1;
 		t1 = l5 * P0 - l3 * P2;
 		t2 = l3 * P1 - l4 * P0;
@@ -175,12 +178,11 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 	/* the scatter, lane by lane; an unchanged impulse leaves the bodies
 	 * alone, as in the scalar kernels */
 	for (int j = 0; j < LANES; j++) {
-		const size_t kk = k[j];
 		double *lam, old[3], out[3];
 
 		if (!on[j])
 			continue;
-		lam = s->lambda + 3 * kk;
+		lam = s->lambda + 3 * kk[j];
 		old[0] = lam[0];
 		old[1] = lam[1];
 		old[2] = lam[2];
@@ -188,7 +190,7 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 		out[1] = o_s[j];
 		out[2] = o_t[j];
 		if (s->a.prev)
-			memcpy(s->a.prev + 3 * kk, old, sizeof old);
+			memcpy(s->a.prev + 3 * kk[j], old, sizeof old);
 		memcpy(lam, out, sizeof out);
 		if (t)
 			px_tally_block(t, out, old, 3);
