@@ -92,11 +92,12 @@ int px_wide_init(struct px_kernel_ctx *c)
 struct wide {
 	struct px_r3_arrays a;
 	double *restrict lambda, *restrict w;
+	size_t n; /* contacts */
 };
 
 static inline struct wide wide_load(const struct px_kernel_ctx *c)
 {
-	struct wide s = {px_r3_arrays(c), c->lambda, c->w};
+	struct wide s = {px_r3_arrays(c), c->lambda, c->w, c->p->n};
 
 	s.a.coef = c->wcoef;
 	return s;
@@ -186,15 +187,21 @@ static const double zeros[12];
 		    _mm256_loadu_pd((p)[1] + (off)),                           \
 		    _mm256_loadu_pd((p)[2] + (off)),                           \
 		    _mm256_loadu_pd((p)[3] + (off)), o0, o1, o2, o3)
+/* 3 values per lane of an array of 3 per contact: 4 plain loads where
+ * every lane's contact has one after it (the step's `last` is 0), masked
+ * loads (slower) where one may be the array's last */
 #define W_T3(p, off, o0, o1, o2)                                               \
 	do {                                                                   \
 		const __m256i m3_ = _mm256_set_epi64x(0, -1, -1, -1);          \
 		v4 o3_;                                                        \
-		W_TRANSPOSE(_mm256_maskload_pd((p)[0] + (off), m3_),           \
-			    _mm256_maskload_pd((p)[1] + (off), m3_),           \
-			    _mm256_maskload_pd((p)[2] + (off), m3_),           \
-			    _mm256_maskload_pd((p)[3] + (off), m3_), o0, o1,   \
-			    o2, o3_);                                          \
+		if (!last)                                                     \
+			W_T4(p, off, o0, o1, o2, o3_);                         \
+		else                                                           \
+			W_TRANSPOSE(_mm256_maskload_pd((p)[0] + (off), m3_),   \
+				    _mm256_maskload_pd((p)[1] + (off), m3_),   \
+				    _mm256_maskload_pd((p)[2] + (off), m3_),   \
+				    _mm256_maskload_pd((p)[3] + (off), m3_),   \
+				    o0, o1, o2, o3_);                          \
 		(void)o3_;                                                     \
 	} while (0)
 #include "kernel_wide_step.h"

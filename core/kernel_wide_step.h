@@ -50,6 +50,11 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 		wa[j] = wpa[j] ? wpa[j] : zeros;
 		wb[j] = wpb[j] ? wpb[j] : zeros;
 	}
+	/* whether a lane's contact is the last (kernel_wide.c's W_T3) */
+	const int last = kk[0] + 1 >= s->n || kk[1] + 1 >= s->n ||
+			 kk[2] + 1 >= s->n || kk[3] + 1 >= s->n;
+
+	(void)last;
 	W_T4(W_AT(s->a.frame, 9), 0, f0, f1, f2, f3);
 	W_T4(W_AT(s->a.frame, 9), 4, f4, f5, f6, f7);
 	f8 = W_ONE(W_AT(s->a.frame, 9), 8);
