@@ -231,12 +231,17 @@ static const double zeros[12];
 
 void px_wide_select(struct px_kernel_ctx *c)
 {
+	const char *want = getenv("PROXIMA_WIDE_ISA");
+
 	c->wide_relax = relax_lists_generic;
 	c->wide_isa = "generic";
+	if (want && !strcmp(want, "generic"))
+		return;
 #if defined(__x86_64__) && defined(__GNUC__)
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx512f") &&
-	    __builtin_cpu_supports("avx512vl")) {
+	    __builtin_cpu_supports("avx512vl") &&
+	    !(want && !strcmp(want, "avx2"))) {
 		c->wide_relax = relax_lists_avx512vl;
 		c->wide_isa = "avx512vl";
 	} else if (__builtin_cpu_supports("avx2")) {

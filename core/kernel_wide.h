@@ -14,8 +14,10 @@ int px_wide_applies(const struct px_kernel_ctx *c);
 /* Gathers c->wcoef (A_sn, A_tn, A_ts, mu per contact); 0 or
  * PX_ERR_NOMEM. */
 int px_wide_init(struct px_kernel_ctx *c);
-/* Sets c->wide_relax and c->wide_isa for this CPU: AVX2 where
- * __builtin_cpu_supports finds it, else the baseline's vectors. */
+/* Sets c->wide_relax and c->wide_isa for this CPU: AVX-512VL or AVX2
+ * where __builtin_cpu_supports finds it, else the baseline's vectors.
+ * PROXIMA_WIDE_ISA=generic (the baseline's) or avx2 (where the CPU has it)
+ * chooses a lower one, so that tests and benchmarks reach every build. */
 void px_wide_select(struct px_kernel_ctx *c);
 
 #endif

@@ -6,6 +6,7 @@
  * scalar one for ellipsoid friction. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../sim/scene_problems.h"
@@ -185,6 +186,52 @@ Test(wide, same_lambda_on_every_run_and_thread_count)
 #endif
 		free(first);
 	}
+	px_problem_destroy(p);
+}
+
+/* Every build of the kernel (PROXIMA_WIDE_ISA: the baseline's vectors,
+ * AVX2, and AVX-512VL where the CPU has them) gives the same lambda; on
+ * x86-64, without fused multiply-adds, the scalar kernel's. */
+Test(wide, every_instruction_set_gives_the_same_lambda)
+{
+	static const char *const isa[] = {"generic", "avx2", ""};
+	struct px_problem *p;
+	size_t m;
+	double *first = NULL;
+	int kernel;
+
+	cr_assert_eq(scene_ballgrid(6, PX_FORM_RIGID, &p, NULL), PX_OK);
+	m = 3 * px_problem_n_contacts(p);
+	for (size_t i = 0; i < sizeof isa / sizeof *isa; i++) {
+		double *x;
+
+		setenv("PROXIMA_WIDE_ISA", isa[i], 1);
+		x = solve_with(p, SWEEPS "kernel = wide\n[rfactor]\nplugin = local\nnu = 1\n"
+				      "[scheduler]\nplugin = colored\npatches = 4\nlanes = 4\nthreads = 1\n",
+			       &kernel);
+		cr_assert_eq(kernel, 2);
+		if (!first) {
+			first = x;
+			continue;
+		}
+		cr_assert(memcmp(first, x, m * sizeof *x) == 0,
+			  "%s: differs by %g", isa[i], rel_diff(x, first, m));
+		free(x);
+	}
+	unsetenv("PROXIMA_WIDE_ISA");
+#if defined(__x86_64__)
+	{
+		double *x = solve_with(p, SWEEPS "kernel = auto\n[rfactor]\nplugin = local\nnu = 1\n"
+					       "[scheduler]\nplugin = colored\npatches = 4\nlanes = 4\nthreads = 1\n",
+				       &kernel);
+
+		cr_assert_eq(kernel, 1);
+		cr_assert(memcmp(first, x, m * sizeof *x) == 0,
+			  "scalar: differs by %g", rel_diff(x, first, m));
+		free(x);
+	}
+#endif
+	free(first);
 	px_problem_destroy(p);
 }
 
