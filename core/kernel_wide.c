@@ -65,8 +65,10 @@ int px_wide_applies(const struct px_kernel_ctx *c)
 {
 	const struct px_problem *p = c->p;
 
+	/* local Newton solves only where one projection is them (local_r,
+	 * px_kernel_set_local) */
 	return p->form == PX_FORM_RIGID && p->bs == 3 &&
-	       c->r_shape != PX_R_BLOCK && !c->local_newton &&
+	       c->r_shape != PX_R_BLOCK && (!c->local_newton || c->local_r) &&
 	       (c->is_disc || c->separable);
 }
 

@@ -8,8 +8,10 @@
 #include "kernel.h"
 
 /* Whether the wide kernel applies: a rigid problem with 3 rows, a
- * diagonal R, projections (not local Newton solves), and the disc or a
- * separable friction set (box). Elsewhere the scalar kernels run. */
+ * diagonal R, projections (not local Newton solves, unless one projection
+ * is the exact local solve of every contact: px_kernel_set_local), and the
+ * disc or a separable friction set (box). Elsewhere the scalar kernels
+ * run. */
 int px_wide_applies(const struct px_kernel_ctx *c);
 /* Gathers c->wcoef (A_sn, A_tn, A_ts, mu per contact); 0 or
  * PX_ERR_NOMEM. */

@@ -235,6 +235,37 @@ Test(wide, every_instruction_set_gives_the_same_lambda)
 	px_problem_destroy(p);
 }
 
+/* Exact local solves on balls are one projection with r = 1/D
+ * (px_kernel_set_local): the wide kernel takes them too, with the scalar
+ * rigid kernel's lambda (x86-64: bit for bit). */
+Test(wide, takes_exact_local_solves_where_one_projection_is_exact)
+{
+	struct px_problem *p;
+	int kw, ks;
+	double *w, *s;
+	size_t m;
+
+	cr_assert_eq(scene_ballgrid(5, PX_FORM_RIGID, &p, NULL), PX_OK);
+	m = 3 * px_problem_n_contacts(p);
+	w = solve_with(p, SWEEPS "kernel = wide\nlocal_solve = newton\n"
+			     "[scheduler]\nplugin = colored\npatches = 4\nlanes = 4\nthreads = 1\n",
+		       &kw);
+	s = solve_with(p, SWEEPS "kernel = auto\nlocal_solve = newton\n"
+			     "[scheduler]\nplugin = colored\npatches = 4\nlanes = 4\nthreads = 1\n",
+		       &ks);
+	cr_assert_eq(kw, 2);
+	cr_assert_eq(ks, 1);
+#if defined(__x86_64__)
+	cr_assert(memcmp(w, s, m * sizeof *w) == 0, "differs by %g",
+		  rel_diff(w, s, m));
+#else
+	cr_assert_leq(rel_diff(w, s, m), 1e-12);
+#endif
+	free(w);
+	free(s);
+	px_problem_destroy(p);
+}
+
 /* p solved to the tolerance of `solver` (the [solver] lines) with the
  * friction set, colored patches on 2 threads, by the kernel; lambda. */
 static double *solve_to(const struct px_problem *p, const char *solver,
