@@ -604,11 +604,16 @@ void px_problem_diag_block(const struct px_problem *p, size_t k, double *out)
 		memcpy(out, p->blocks + p->diag_at[k] * bb, bb * sizeof *out);
 		return;
 	}
-	memset(out, 0, bb * sizeof *out);
-	if (p->form == PX_FORM_RIGID)
+	/* the rigid block is written whole (9 assignments), the factorized
+	 * one summed into zeros: the rigid path needs no memset call per
+	 * contact */
+	if (p->form == PX_FORM_RIGID) {
 		rigid_diag_block(p, k, out);
-	else if (p->form == PX_FORM_FACTORIZED)
-		factorized_diag_block(p, k, out);
+	} else {
+		memset(out, 0, bb * sizeof *out);
+		if (p->form == PX_FORM_FACTORIZED)
+			factorized_diag_block(p, k, out);
+	}
 	if (p->shift)
 		out[0] += p->shift[k];
 }
