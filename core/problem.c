@@ -350,11 +350,14 @@ int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
 	return PX_OK;
 }
 
-/* Is frame f (rows n, s, t) orthonormal to 1e-9? */
+/* Is frame f (rows n, s, t) orthonormal to 1e-9? The products of rows i
+ * and j and of rows j and i are the same numbers (each product commutes
+ * exactly, the sum is taken in the same order): the upper triangle
+ * decides, 6 dot products instead of 9. */
 static int orthonormal(const double *f)
 {
 	for (int i = 0; i < 3; i++)
-		for (int j = 0; j < 3; j++) {
+		for (int j = i; j < 3; j++) {
 			const double d = f[3 * i] * f[3 * j] +
 					 f[3 * i + 1] * f[3 * j + 1] +
 					 f[3 * i + 2] * f[3 * j + 2];
