@@ -350,11 +350,14 @@ int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
 	return PX_OK;
 }
 
-/* Is frame f (rows n, s, t) orthonormal to 1e-9? */
+/* Is frame f (rows n, s, t) orthonormal to 1e-9? The products of rows i
+ * and j and of rows j and i are the same numbers (each product commutes
+ * exactly, the sum is taken in the same order): the upper triangle
+ * decides, 6 dot products instead of 9. */
 static int orthonormal(const double *f)
 {
 	for (int i = 0; i < 3; i++)
-		for (int j = 0; j < 3; j++) {
+		for (int j = i; j < 3; j++) {
 			const double d = f[3 * i] * f[3 * j] +
 					 f[3 * i + 1] * f[3 * j + 1] +
 					 f[3 * i + 2] * f[3 * j + 2];
@@ -604,11 +607,16 @@ void px_problem_diag_block(const struct px_problem *p, size_t k, double *out)
 		memcpy(out, p->blocks + p->diag_at[k] * bb, bb * sizeof *out);
 		return;
 	}
-	memset(out, 0, bb * sizeof *out);
-	if (p->form == PX_FORM_RIGID)
+	/* the rigid block is written whole (9 assignments), the factorized
+	 * one summed into zeros: the rigid path needs no memset call per
+	 * contact */
+	if (p->form == PX_FORM_RIGID) {
 		rigid_diag_block(p, k, out);
-	else if (p->form == PX_FORM_FACTORIZED)
-		factorized_diag_block(p, k, out);
+	} else {
+		memset(out, 0, bb * sizeof *out);
+		if (p->form == PX_FORM_FACTORIZED)
+			factorized_diag_block(p, k, out);
+	}
 	if (p->shift)
 		out[0] += p->shift[k];
 }
