@@ -181,18 +181,14 @@ int px_world_cache_store(struct px_world *w, const struct px_contact *c,
 			  uint32_t bs, const double *lambda,
 			  struct px_error *err)
 {
-	struct px_cached *cache = w->keep.cache; /* the spare, or NULL */
-	size_t cap = w->keep.cache_cap;
+	/* the spare, grown */
+	struct px_cached *cache = px_world_kept(&w->keep.cache,
+						&w->keep.cache_cap, n + 1,
+						sizeof *cache);
+	const size_t cap = w->keep.cache_cap;
 
-	if (cap < n + 1) {
-		free(cache);
-		cap = n + 1 + n / 8;
-		cache = malloc(cap * sizeof *cache);
-		w->keep.cache = cache;
-		w->keep.cache_cap = cache ? cap : 0;
-		if (!cache)
-			return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-	}
+	if (!cache)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
 	for (size_t k = 0; k < n; k++) {
 		const double *l = lambda + bs * k;
 		const double sgn = rows[k].flipped ? -1.0 : 1.0;

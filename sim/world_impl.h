@@ -2,6 +2,8 @@
 #ifndef PX_SIM_WORLD_IMPL_H
 #define PX_SIM_WORLD_IMPL_H
 
+#include <stdlib.h>
+
 #include "world.h"
 
 struct px_world {
@@ -37,5 +39,22 @@ struct px_world {
 	int hook_solves; /* px_world_hook_solves */
 	px_world_substep_hook substep_hook; /* its ctx: hook_ctx */
 };
+
+/* *p (one of w->keep's buffers) with room for n elements of size sz,
+ * grown to n + n / 8 when smaller (its contents not kept), or NULL (and
+ * *cap 0) when out of memory. */
+static inline void *px_world_kept(void *p, size_t *cap, size_t n, size_t sz)
+{
+	void **q = p;
+
+	if (n > *cap) {
+		free(*q);
+		*cap = n + n / 8;
+		*q = malloc(*cap * sz);
+		if (!*q)
+			*cap = 0;
+	}
+	return *q;
+}
 
 #endif

@@ -375,22 +375,6 @@ static double depth_now(const struct px_world *w, const struct step *t,
 							  : 0.0));
 }
 
-/* *p with room for n elements of size sz, kept in the world for the
- * next step (contents not kept), or NULL. */
-static void *kept(void *p, size_t *cap, size_t n, size_t sz)
-{
-	void **q = p;
-
-	if (n > *cap) {
-		free(*q);
-		*cap = n + n / 8;
-		*q = malloc(*cap * sz);
-		if (!*q)
-			*cap = 0;
-	}
-	return *q;
-}
-
 static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 		      struct px_error *err)
 {
@@ -403,12 +387,12 @@ static int step_alloc(struct step *t, struct px_world *w, uint32_t bs,
 
 	if (rc)
 		return rc;
-	t->rows = kept(&kb->rows, &kb->rows_cap, n + 1, sizeof *t->rows);
-	t->vel = kept(&kb->vel, &kb->vel_cap, 6 * t->d.n + 1, sizeof *t->vel);
+	t->rows = px_world_kept(&kb->rows, &kb->rows_cap, n + 1, sizeof *t->rows);
+	t->vel = px_world_kept(&kb->vel, &kb->vel_cap, 6 * t->d.n + 1, sizeof *t->vel);
 	t->vfree =
-	    kept(&kb->vfree, &kb->vfree_cap, 6 * t->d.n + 1, sizeof *t->vfree);
-	t->depth = kept(&kb->depth, &kb->depth_cap, n + 1, sizeof *t->depth);
-	t->claimed = kept(&kb->claimed, &kb->claimed_cap, w->n_cache + 1, 1);
+	    px_world_kept(&kb->vfree, &kb->vfree_cap, 6 * t->d.n + 1, sizeof *t->vfree);
+	t->depth = px_world_kept(&kb->depth, &kb->depth_cap, n + 1, sizeof *t->depth);
+	t->claimed = px_world_kept(&kb->claimed, &kb->claimed_cap, w->n_cache + 1, 1);
 	free(w->lambda);
 	w->lambda = calloc(n * bs + 1, sizeof *w->lambda);
 	w->bs = bs;
