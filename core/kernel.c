@@ -628,6 +628,8 @@ size_t px_kernel_bytes(const struct px_kernel_ctx *c)
 		bytes += 3 * p->n * sizeof *c->coef;
 	if (c->wcoef)
 		bytes += 4 * p->n * sizeof *c->wcoef;
+	if (c->local_r)
+		bytes += 3 * p->n * sizeof *c->local_r;
 	return bytes;
 }
 
