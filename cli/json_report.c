@@ -349,7 +349,7 @@ json_object *px_json_run(const struct px_run_result *r)
 	{
 		json_object *st = json_object_new_object();
 
-		for (int k = 0; k < PX_STAGES; k++) {
+		for (int k = 0; k < PX_SIM_N_STAGES; k++) {
 			json_object *g = json_object_new_object();
 
 			px_json_set(g, "seconds",

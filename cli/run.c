@@ -237,33 +237,22 @@ static void print_head(const struct run_opts *o, const struct px_world *w,
 	px_cli_print_config(stdout, cfg);
 }
 
-const char *const px_run_stage_names[PX_STAGES] = {
+const char *const px_run_stage_names[PX_SIM_N_STAGES] = {
 	"broad phase", "narrow phase", "contact cache", "problem",
 	"solve", "integration", "post-stabilization",
 };
-const char *const px_run_stage_keys[PX_STAGES] = {
+const char *const px_run_stage_keys[PX_SIM_N_STAGES] = {
 	"broad_phase", "narrow_phase", "contact_cache", "problem",
 	"solve", "integration", "post_stabilization",
 };
-
-void px_run_stages_add(double *seconds, const struct px_step_stats *st)
-{
-	seconds[PX_STAGE_BROAD] += st->seconds_broad;
-	seconds[PX_STAGE_NARROW] += st->seconds_narrow;
-	seconds[PX_STAGE_CACHE] += st->seconds_cache;
-	seconds[PX_STAGE_PROBLEM] += st->seconds_problem;
-	seconds[PX_STAGE_SOLVE] += st->seconds_solve;
-	seconds[PX_STAGE_INTEGRATE] += st->seconds_integrate;
-	seconds[PX_STAGE_POST] += st->seconds_post;
-}
 
 /* The time line's second line: each stage's seconds and its ns per
  * contact and step (post-stabilization only where it ran). */
 static void print_stages(const struct px_run_result *r)
 {
 	printf("           ");
-	for (int k = 0; k < PX_STAGES; k++) {
-		if (k == PX_STAGE_POST && r->settings.stabilization != PX_STAB_POST)
+	for (int k = 0; k < PX_SIM_N_STAGES; k++) {
+		if (k == PX_SIM_STAGE_POST && r->settings.stabilization != PX_STAB_POST)
 			continue;
 		printf("%s %s %.3f s", k ? "," : "", px_run_stage_names[k],
 		       r->stage_seconds[k]);
@@ -317,7 +306,7 @@ static int simulate(const struct run_opts *o)
 	double *impulse = NULL; /* --state, --checkpoint: 3 per body */
 	double *times = NULL, e1, t0 = wall();
 	struct px_run_totals tot = {0};
-	double stage_s[PX_STAGES] = {0}, stage_contacts = 0;
+	double stage_s[PX_SIM_N_STAGES] = {0}, stage_contacts = 0;
 	struct px_run_checkpoint ck = o->ckpt;
 	size_t n_frames = 0;
 	unsigned long long done = 0;
@@ -409,7 +398,7 @@ static int simulate(const struct run_opts *o)
 		tot.seconds += st.seconds_total;
 		tot.solve += st.seconds_solve;
 		tot.collide += st.seconds_collide;
-		px_run_stages_add(stage_s, &st);
+		px_step_stats_stages_add(&st, stage_s);
 		stage_contacts += (double)st.contacts;
 		if (csv.f) {
 			px_step_stats_csv_row(csv.f, &st, 1);

@@ -9,19 +9,11 @@
 
 #include "../sim/world.h"
 
-/* The stages of a step (world.h's px_step_stats, doc/world.md). */
-enum px_run_stage {
-	PX_STAGE_BROAD, PX_STAGE_NARROW, PX_STAGE_CACHE, PX_STAGE_PROBLEM,
-	PX_STAGE_SOLVE, PX_STAGE_INTEGRATE, PX_STAGE_POST, PX_STAGES
-};
-
-/* Their names in the report ("broad phase", ...) and in --json
- * ("broad_phase", ...). */
-extern const char *const px_run_stage_names[PX_STAGES];
-extern const char *const px_run_stage_keys[PX_STAGES];
-
-/* Step st's stage times added to seconds[PX_STAGES]. */
-void px_run_stages_add(double *seconds, const struct px_step_stats *st);
+/* The stages of a step are proxima/sim.h's (enum px_sim_stage); their
+ * names in the report ("broad phase", ...) and in --json
+ * ("broad_phase", ...): */
+extern const char *const px_run_stage_names[PX_SIM_N_STAGES];
+extern const char *const px_run_stage_keys[PX_SIM_N_STAGES];
 
 struct px_run_result {
 	const char *scene;   /* its path */
@@ -40,7 +32,7 @@ struct px_run_result {
 	double seconds, collide_seconds, solve_seconds;
 	/* by stage, over the steps this process ran (a restarted run's
 	 * since its restart), and their contacts (summed over the steps) */
-	double stage_seconds[PX_STAGES];
+	double stage_seconds[PX_SIM_N_STAGES];
 	double stage_contacts;
 	const char *csv, *vtk, *state; /* outputs, NULL when not asked for */
 	const char *pvd;     /* the frames' index (with vtk) */

@@ -94,7 +94,7 @@ static int gather_all(struct px_dist_world *dw, int rc, const void *mine,
 	}
 	if (sum > INT_MAX)
 		rc = px_error_set(err, PX_ERR_INVALID,
-				  "the re-partition gathers %llu bytes on every rank, more than one MPI message holds (2^31 - 1): a scene this large needs no --rebalance-every",
+				  "the re-partition gathers %llu bytes on every rank, more than one MPI message holds (2^31 - 1): run this scene without --rebalance-every",
 				  (unsigned long long)sum);
 	else if (!(*all = malloc(sum + 1)))
 		rc = px_error_set(err, PX_ERR_NOMEM, "rank %d: out of memory for the re-partition",

@@ -15,6 +15,7 @@
 struct px_sim {
 	struct px_world *w;
 	struct px_sim_settings settings; /* as the world holds them */
+	double stages[PX_SIM_N_STAGES];  /* the last step's, by stage (s) */
 };
 
 /* The enums of both headers are the same numbers. */
@@ -398,8 +399,12 @@ int px_sim_step(struct px_sim *s, const struct px_config *cfg,
 	struct px_step_stats y;
 	int rc = px_world_step(s->w, cfg, &y, err);
 
-	if (rc || !st)
+	if (rc)
 		return rc;
+	memset(s->stages, 0, sizeof s->stages);
+	px_step_stats_stages_add(&y, s->stages);
+	if (!st)
+		return PX_OK;
 	*st = (struct px_sim_stats){
 		.step = y.step,
 		.time = y.time,
@@ -418,6 +423,11 @@ int px_sim_step(struct px_sim *s, const struct px_config *cfg,
 		.max_depth = y.max_depth,
 	};
 	return PX_OK;
+}
+
+void px_sim_stage_seconds(const struct px_sim *s, double *seconds)
+{
+	memcpy(seconds, s->stages, sizeof s->stages);
 }
 
 uint64_t px_sim_steps_done(const struct px_sim *s)

@@ -111,6 +111,11 @@ struct px_step_stats {
 	double max_depth;        /* deepest penetration found (m, >= 0) */
 };
 
+/* s's stage times (seconds_broad .. seconds_post) added to
+ * seconds[PX_SIM_N_STAGES], in proxima/sim.h's order (world_csv.c). */
+void px_step_stats_stages_add(const struct px_step_stats *s,
+			      double *seconds);
+
 /* The statistics as CSV (world_csv.c): the header, then one row per
  * step (`proxima run --csv`, and the distributed run's summed over the
  * ranks). With stages non-zero the stages' times follow max_depth

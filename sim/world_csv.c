@@ -28,3 +28,14 @@ void px_step_stats_csv_row(FILE *f, const struct px_step_stats *s,
 			s->seconds_integrate, s->seconds_post);
 	fputc('\n', f);
 }
+
+void px_step_stats_stages_add(const struct px_step_stats *s, double *seconds)
+{
+	seconds[PX_SIM_STAGE_BROAD] += s->seconds_broad;
+	seconds[PX_SIM_STAGE_NARROW] += s->seconds_narrow;
+	seconds[PX_SIM_STAGE_CACHE] += s->seconds_cache;
+	seconds[PX_SIM_STAGE_PROBLEM] += s->seconds_problem;
+	seconds[PX_SIM_STAGE_SOLVE] += s->seconds_solve;
+	seconds[PX_SIM_STAGE_INTEGRATE] += s->seconds_integrate;
+	seconds[PX_SIM_STAGE_POST] += s->seconds_post;
+}

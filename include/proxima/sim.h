@@ -162,6 +162,23 @@ void px_sim_states(const struct px_sim *s, double *x, double *q, double *v,
 int px_sim_step(struct px_sim *s, const struct px_config *cfg,
 		struct px_sim_stats *st, struct px_error *err);
 
+/* The stages of a step (`proxima run`'s second `time` line; its CSV's
+ * broad_s .. post_s, with solve_s): */
+enum px_sim_stage {
+	PX_SIM_STAGE_BROAD,     /* broad phase: boxes, grid, pairs */
+	PX_SIM_STAGE_NARROW,    /* narrow phase: the pairs' contact points */
+	PX_SIM_STAGE_CACHE,     /* contact cache: warm start and store */
+	PX_SIM_STAGE_PROBLEM,   /* rows, A, b, the solver's set-up */
+	PX_SIM_STAGE_SOLVE,     /* the solves' sweeps (solve_s) */
+	PX_SIM_STAGE_INTEGRATE, /* free velocities, impulses, positions */
+	PX_SIM_STAGE_POST,      /* post-stabilization (0 without) */
+	PX_SIM_N_STAGES
+};
+
+/* The last step's wall time by stage (s) into seconds[PX_SIM_N_STAGES];
+ * they add up to its total_s. All 0 before the first step. */
+void px_sim_stage_seconds(const struct px_sim *s, double *seconds);
+
 /* Steps taken and simulated time (s). */
 uint64_t px_sim_steps_done(const struct px_sim *s);
 double px_sim_time(const struct px_sim *s);

@@ -1,7 +1,7 @@
 /* _core.World: a rigid-body world (struct px_sim, proxima/sim.h), read
  * from a scene file or built body by body, stepped with a config with the
- * GIL released. It keeps every step's statistics (struct px_sim_stats,
- * 128 bytes a step) for stats(); states(), contacts() and body() copy
+ * GIL released. It keeps every step's statistics (struct px_sim_stats
+ * and its stages' times, 184 bytes a step) for stats(); states(), contacts() and body() copy
  * what the world holds into new arrays. Ctrl-C: the config's monitor cuts
  * the running step's solves short (the step ends as `proxima run`'s does
  * on SIGINT), the steps stop and KeyboardInterrupt is raised; the steps
@@ -13,10 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One step's statistics, as `proxima run --csv` has them. */
+struct step_row {
+	struct px_sim_stats st;
+	double stage[PX_SIM_N_STAGES]; /* px_sim_stage_seconds */
+};
+
 struct px_py_world {
 	PyObject_HEAD
 	struct px_sim *s;
-	struct px_sim_stats *stats; /* every step taken, in order */
+	struct step_row *stats; /* every step taken, in order */
 	size_t n_stats, cap_stats;
 	int busy;
 };
@@ -369,7 +375,7 @@ static PyObject *world_step(PyObject *obj, PyObject *args)
 		return NULL;
 	if (self->n_stats + n > self->cap_stats) {
 		size_t cap = self->n_stats + n + self->cap_stats / 2;
-		struct px_sim_stats *st;
+		struct step_row *st;
 
 		if (n > ((size_t)PY_SSIZE_T_MAX / sizeof *st) - self->n_stats)
 			return PyErr_NoMemory();
@@ -389,11 +395,12 @@ static PyObject *world_step(PyObject *obj, PyObject *args)
 	px_config_set_monitor(cfg->c, px_py_monitor, &m);
 	for (unsigned long long i = 0; i < n && !m.type && !cfg->fault; i++) {
 		Py_BEGIN_ALLOW_THREADS
-		rc = px_sim_step(self->s, cfg->c, self->stats + self->n_stats,
+		rc = px_sim_step(self->s, cfg->c, &self->stats[self->n_stats].st,
 				 &err);
 		Py_END_ALLOW_THREADS
 		if (rc)
 			break;
+		px_sim_stage_seconds(self->s, self->stats[self->n_stats].stage);
 		self->n_stats++;
 		/* between steps: Ctrl-C during a step without a solve */
 		if (!m.type && PyErr_CheckSignals() < 0)
@@ -425,7 +432,9 @@ static PyObject *world_stats(PyObject *obj, PyObject *args)
 	struct px_py_world *self = (struct px_py_world *)obj;
 	static const char *const real[] = {
 		"time", "merit", "collide_s", "build_s", "solve_s", "stab_s",
-		"total_s", "kinetic", "potential", "max_depth"};
+		"total_s", "kinetic", "potential", "max_depth", "broad_s",
+		"narrow_s", "cache_s", "problem_s", "integrate_s", "post_s"};
+	enum { N_REAL = sizeof real / sizeof *real };
 	static const char *const whole[] = {"step", "contacts", "cache_hits",
 					    "sweeps"};
 	Py_ssize_t first = 0;
@@ -438,7 +447,7 @@ static PyObject *world_stats(PyObject *obj, PyObject *args)
 		first = (Py_ssize_t)self->n_stats;
 	n = self->n_stats - (size_t)first;
 	d = PyDict_New();
-	for (size_t c = 0; d && c < 15; c++) {
+	for (size_t c = 0; d && c < 5 + N_REAL; c++) {
 		const char *name;
 		int type;
 
@@ -459,11 +468,16 @@ static PyObject *world_stats(PyObject *obj, PyObject *args)
 			break;
 		}
 		for (size_t k = 0; k < n; k++) {
-			const struct px_sim_stats *s = self->stats + first + k;
-			const double r[] = {s->time, s->merit, s->collide_s,
-					    s->build_s, s->solve_s, s->stab_s,
-					    s->total_s, s->kinetic,
-					    s->potential, s->max_depth};
+			const struct step_row *row = self->stats + first + k;
+			const struct px_sim_stats *s = &row->st;
+			const double *g = row->stage;
+			const double r[N_REAL] = {
+				s->time, s->merit, s->collide_s, s->build_s,
+				s->solve_s, s->stab_s, s->total_s, s->kinetic,
+				s->potential, s->max_depth,
+				g[PX_SIM_STAGE_BROAD], g[PX_SIM_STAGE_NARROW],
+				g[PX_SIM_STAGE_CACHE], g[PX_SIM_STAGE_PROBLEM],
+				g[PX_SIM_STAGE_INTEGRATE], g[PX_SIM_STAGE_POST]};
 			const uint64_t u[] = {s->step, s->contacts,
 					      s->cache_hits, s->sweeps};
 

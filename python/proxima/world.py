@@ -21,11 +21,12 @@ _SIZE = {"sphere": ("radius",), "box": ("half",),
          "capsule": ("radius", "half_length"), "plane": ("normal",)}
 _STEPPING = ("semi-implicit", "moreau")
 _STABILIZATION = ("none", "baumgarte", "post", "soft")
-#: The columns of `proxima run --csv`, in order, but its stages' times
-#: (broad_s .. post_s, after max_depth): the keys of World.stats.
+#: The columns of `proxima run --csv`, in order (the stages' times,
+#: broad_s .. post_s, after max_depth): the keys of World.stats.
 STATS_COLUMNS = ("step", "time", "contacts", "cache_hits", "sweeps", "merit",
                  "converged", "collide_s", "build_s", "solve_s", "stab_s",
-                 "total_s", "kinetic", "potential", "max_depth")
+                 "total_s", "kinetic", "potential", "max_depth", "broad_s",
+                 "narrow_s", "cache_s", "problem_s", "integrate_s", "post_s")
 #: A body's surface keys: the world's defaults for bodies that do not set
 #: them, as a scene's [world] gives them.
 _SURFACE = {"mu": 0.5, "mu_tau": 0.0, "restitution": 0.0}
@@ -148,8 +149,7 @@ class World:
     quaternions w, x, y, z, body to world), velocities,
     angular_velocities (world), one row per body in the order they were
     added (a scene's: its file order); contacts (the last step's);
-    stats (one entry per step, the columns of `proxima run --csv` but
-    the stages' times);
+    stats (one entry per step, the columns of `proxima run --csv`);
     kinetic_energy, potential_energy.
 
     Bad values raise proxima.Error naming the body, the field and the
@@ -274,9 +274,9 @@ class World:
     def stats(self):
         """The statistics of every step taken: a dict of numpy arrays
         (new), one entry per step, keyed by the columns of `proxima run
-        --csv` but its stages' times (STATS_COLUMNS): step, contacts, cache_hits, sweeps
+        --csv` (STATS_COLUMNS): step, contacts, cache_hits, sweeps
         (uint64), converged (bool), the others float64 (seconds of the
-        step's parts *_s, energies after it, max_depth)."""
+        step's parts and stages *_s, energies after it, max_depth)."""
         return self._stats(0)
 
     @property

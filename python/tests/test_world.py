@@ -49,15 +49,17 @@ def assert_as_the_command(world, stats, state):
     assert tuple(s) == proxima.STATS_COLUMNS
     assert len(s["step"]) == len(stats)
     for k, row in enumerate(stats):
-        # the CSV's stages' times (broad_s .. post_s) follow; World.stats
-        # has not got them
-        assert tuple(row)[:len(proxima.STATS_COLUMNS)] == \
-            proxima.STATS_COLUMNS and tuple(row)[-6:] == (
-                "broad_s", "narrow_s", "cache_s", "problem_s",
-                "integrate_s", "post_s")
+        assert tuple(row) == proxima.STATS_COLUMNS
         for column in CSV_FORMAT:
             assert as_printed(column, s[column][k]) == row[column], \
                 f"step {k + 1}: {column}"
+    # the stages (px_sim_stage_seconds) add up to each step's total
+    stages = sum(s[c] for c in ("broad_s", "narrow_s", "cache_s",
+                                "problem_s", "solve_s", "integrate_s",
+                                "post_s"))
+    assert all(s[c].min() >= 0 for c in proxima.STATS_COLUMNS
+               if c.endswith("_s"))
+    assert np.allclose(stages, s["total_s"], rtol=1e-9, atol=1e-12)
     # every number of the final states, bit for bit (hexadecimal floats)
     assert np.array_equal(world.positions, state[:, 1:4])
     assert np.array_equal(world.orientations, state[:, 4:8])
