@@ -10,7 +10,11 @@
  * Larger bodies (the ground, walls) and planes, which are unbounded, are
  * tested against every other body: a plane against the box's reach into
  * its half-space grown by the margin. The pairs are then counting-sorted by
- * a, then stably by b. Every buffer is kept and only grows. */
+ * a, then stably by b. Two spheres make a pair only where their
+ * surfaces come within the margin (the narrow phase's own test, with a
+ * hair's room so that it alone decides the boundary): a lattice of balls
+ * touches 3 of the 13 neighbours whose boxes overlap its box. Every
+ * buffer is kept and only grows. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +26,14 @@
 #define LARGE_CELLS 4.0 /* larger than this many cells: tested apart */
 #define CELL_LIMIT 1e9	/* cell coordinates are clamped to +-this */
 
-enum { F_STATIC = 1, F_PLANE = 2, F_LARGE = 4 };
+enum { F_STATIC = 1, F_PLANE = 2, F_LARGE = 4, F_SPHERE = 8 };
 
 struct aabb {
 	double lo[3], hi[3];
+};
+
+struct ball {
+	double x[3], r; /* a sphere's centre and radius */
 };
 
 struct entry {
@@ -48,6 +56,7 @@ static size_t bucket_of(const struct buckets *k, const int32_t c[3]);
 
 struct px_broadphase {
 	struct aabb *box;
+	struct ball *ball; /* of the F_SPHERE bodies */
 	uint8_t *flag;
 	uint32_t *large;
 	struct entry *sorted;
@@ -55,7 +64,7 @@ struct px_broadphase {
 	size_t *start; /* bucket starts, n_buckets + 1 */
 	struct px_pair *pairs, *tmp;
 	size_t *count; /* per body, for sorting the pairs */
-	size_t box_cap, flag_cap, large_cap, sorted_cap, start_cap;
+	size_t box_cap, ball_cap, flag_cap, large_cap, sorted_cap, start_cap;
 	size_t pair_cap, tmp_cap, count_cap, cells_cap, n_pairs;
 	double sample[SAMPLE];
 };
@@ -70,6 +79,7 @@ void px_broadphase_destroy(struct px_broadphase *bp)
 	if (!bp)
 		return;
 	free(bp->box);
+	free(bp->ball);
 	free(bp->flag);
 	free(bp->large);
 	free(bp->sorted);
@@ -143,6 +153,20 @@ static int overlap(const struct aabb *a, const struct aabb *b)
 		if (!(a->lo[i] <= b->hi[i] && b->lo[i] <= a->hi[i]))
 			return 0;
 	return 1;
+}
+
+/* Spheres i and j are farther apart than the narrow phase's test
+ * (px_round_point: |x_b - x_a| - r_a - r_b >= margin) lets through, with
+ * room for its own rounding (a relative 1e-9, without the square root):
+ * it decides every pair near the boundary. */
+static int balls_apart(const struct ball *bi, const struct ball *bj,
+		       double margin)
+{
+	const double reach = (bi->r + bj->r + margin + 1e-9) * (1.0 + 1e-9);
+	double d[3];
+
+	v3_sub(bj->x, bi->x, d);
+	return v3_dot(d, d) > reach * reach;
 }
 
 /* The box reaches within margin of plane p's half-space. */
@@ -323,7 +347,7 @@ static size_t fill_grid(struct px_broadphase *bp, size_t n, double inv)
 /* The pairs of each cell whose boxes' intersection has its lower corner
  * in that cell: as cell_of is monotonic, the cell of the larger of two
  * lower bounds is the larger of their cells. */
-static int grid_pairs(struct px_broadphase *bp, size_t nb)
+static int grid_pairs(struct px_broadphase *bp, size_t nb, double margin)
 {
 	for (size_t h = 0; h < nb; h++) {
 		const struct entry *x = bp->sorted + bp->start[h];
@@ -352,6 +376,10 @@ static int grid_pairs(struct px_broadphase *bp, size_t nb)
 				if (k < 3 ||
 				    (bp->flag[i] & bp->flag[j] & F_STATIC) ||
 				    !overlap(a, b))
+					continue;
+				if ((bp->flag[i] & bp->flag[j] & F_SPHERE) &&
+				    balls_apart(&bp->ball[i], &bp->ball[j],
+						margin))
 					continue;
 				if (push_pair(bp, i, j))
 					return -1;
@@ -382,7 +410,10 @@ static int large_pairs(struct px_broadphase *bp, const struct px_body *bodies,
 				hit = below_plane(&bodies[j], &bp->box[i],
 						  margin);
 			else
-				hit = overlap(&bp->box[i], &bp->box[j]);
+				hit = overlap(&bp->box[i], &bp->box[j]) &&
+				      !((fi & fj & F_SPHERE) &&
+					balls_apart(&bp->ball[i], &bp->ball[j],
+						    margin));
 			if (hit && push_pair(bp, i, j))
 				return -1;
 		}
@@ -457,6 +488,7 @@ int px_broadphase_pairs(struct px_broadphase *bp,
 	if (n == 0)
 		return 0;
 	if (grow(&bp->box, &bp->box_cap, n, sizeof *bp->box) ||
+	    grow(&bp->ball, &bp->ball_cap, n, sizeof *bp->ball) ||
 	    grow(&bp->flag, &bp->flag_cap, n, sizeof *bp->flag) ||
 	    grow(&bp->large, &bp->large_cap, n, sizeof *bp->large))
 		return -1;
@@ -464,6 +496,11 @@ int px_broadphase_pairs(struct px_broadphase *bp,
 		body_aabb(&bodies[i], margin, &bp->box[i]);
 		bp->flag[i] = (bodies[i].is_static ? F_STATIC : 0) |
 			      (bodies[i].shape.kind == PX_PLANE ? F_PLANE : 0);
+		if (bodies[i].shape.kind == PX_SPHERE) {
+			bp->flag[i] |= F_SPHERE;
+			memcpy(bp->ball[i].x, bodies[i].x, sizeof bp->ball[i].x);
+			bp->ball[i].r = bodies[i].shape.radius;
+		}
 	}
 	cell = cell_size(bp, n);
 	if (cell == 0.0)
@@ -477,7 +514,7 @@ int px_broadphase_pairs(struct px_broadphase *bp,
 		}
 
 	nb = fill_grid(bp, n, inv);
-	if (!nb || grid_pairs(bp, nb) ||
+	if (!nb || grid_pairs(bp, nb, margin) ||
 	    large_pairs(bp, bodies, n, n_large, margin) || sort_pairs(bp, n))
 		return -1;
 	*pairs = bp->pairs;

@@ -36,7 +36,9 @@ int px_collide_pair(const struct px_body *a, uint32_t ia,
 		     struct px_contact *out);
 
 /* The broad phase: pairs of bodies whose bounding boxes, grown by margin,
- * overlap, with at least one dynamic body. Near-linear in the number of
+ * overlap, with at least one dynamic body; two spheres only where their
+ * surfaces come within the margin (to a relative 1e-9: the narrow phase
+ * decides the boundary). Near-linear in the number of
  * bodies (a uniform grid); large and static bodies are handled apart. It
  * keeps its buffers between calls. */
 struct px_broadphase;

@@ -623,7 +623,8 @@ static void aabb(const struct px_body *b, double margin, double lo[3],
 }
 
 /* Brute force: pairs a < b, sorted by (b, a), whose grown boxes overlap
- * (a plane: whose half-space grown by margin the other's box reaches). */
+ * (a plane: whose half-space grown by margin the other's box reaches; two
+ * spheres: whose surfaces come within margin). */
 static size_t brute_pairs(const struct px_body *bodies, size_t n,
 			  double margin, struct px_pair *out)
 {
@@ -661,6 +662,17 @@ static size_t brute_pairs(const struct px_body *bodies, size_t n,
 				for (int k = 0; k < 3; k++)
 					if (la[k] > hb[k] || lb[k] > ha[k])
 						hit = 0;
+			}
+			if (hit && a->shape.kind == PX_SPHERE &&
+			    b->shape.kind == PX_SPHERE) {
+				double d[3];
+
+				for (int k = 0; k < 3; k++)
+					d[k] = b->x[k] - a->x[k];
+				hit = sqrt(d[0] * d[0] + d[1] * d[1] +
+					   d[2] * d[2]) - a->shape.radius -
+					      b->shape.radius <
+				      margin;
 			}
 			if (hit)
 				out[m++] = (struct px_pair){i, j};
