@@ -19,8 +19,9 @@
  * (u = u_sigma, r_n = 1 / (A_nn + sigma), r_t = 2 / (A_ss + A_tt + 2
  * sigma)), with the Jacobian J = (I - G) + G diag(r) (A + sigma I), G the
  * projection's generalized derivative: sparse with A's block pattern and
- * unsymmetric, factorized by UMFPACK (SuiteSparse), the symbolic analysis
- * once per solve. A non-monotone line search (Grippo, Lampariello and
+ * unsymmetric, factorized by KLU (refactorized with the last pivots while
+ * they hold) or, where KLU's analysis foresees much fill, by UMFPACK
+ * (SuiteSparse; ac_newton.h), the symbolic analysis once per solve. A non-monotone line search (Grippo, Lampariello and
  * Lucidi 1986) on ||phi||^2: a trial is compared with the largest of the
  * last `memory` merits.
  *
@@ -34,10 +35,11 @@
  * to 10^6; a proximal step without a failure lowers boost 10x, to 1.
  *
  * Memory: every array is allocated in prepare (A, J's pattern and values,
- * the work vectors); UMFPACK's numeric factorization is allocated and freed
- * inside each Newton step, so nothing grows from one step to the next.
- * describe reports the peak: the arrays plus the largest peak UMFPACK
- * reported. Disc friction on 3-row contacts only. */
+ * the work vectors); KLU's factors are made at the first Newton step and
+ * refactorized in place (made afresh only when the pivots fail),
+ * UMFPACK's are allocated and freed inside each Newton step, so nothing
+ * grows from one step to the next. describe reports the peak: the arrays
+ * plus the largest peak the LU reported. Disc friction on 3-row contacts only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +53,15 @@
 #define BOOST_MAX 1e6
 #define MAX_TRIALS 30
 
-enum { P_SIGMA, P_NU, P_SIGMA_MIN, P_MAX_INNER, P_INNER_TOL, P_MEMORY };
+enum {
+	P_SIGMA,
+	P_NU,
+	P_SIGMA_MIN,
+	P_MAX_INNER,
+	P_INNER_TOL,
+	P_MEMORY,
+	P_FACTOR
+};
 
 int prox_method_init(struct prox_method *s, const union px_value *v,
 		     char *err, size_t errlen)
@@ -67,6 +77,9 @@ int prox_method_init(struct prox_method *s, const union px_value *v,
 	s->max_inner = v[P_MAX_INNER].i;
 	s->inner_tol = v[P_INNER_TOL].r;
 	s->memory = v[P_MEMORY].i;
+	s->factor = v[P_FACTOR].i == 1	 ? AC_LU_KLU
+		    : v[P_FACTOR].i == 2 ? AC_LU_UMFPACK
+					 : AC_LU_AUTO;
 	return 0;
 }
 
@@ -94,6 +107,8 @@ static int arrays(struct prox_method *s, const struct px_accel_host *h)
 
 	if (ac_system_build(&s->j, h))
 		return -1;
+	s->j.lu.backend = s->factor;
+	s->j.lu.refine = 0; /* a Newton direction needs no refinement */
 	s->rho = malloc((2 * n + 1) * sizeof *s->rho);
 	s->g = malloc((9 * n + 1) * sizeof *s->g);
 	s->hist = malloc((size_t)s->memory * sizeof *s->hist);
@@ -177,7 +192,7 @@ static double ac_phi(const struct prox_method *s,
 
 /* d = -J^-1 phi at x, J at sigma: row block i is (I - G_i) on the
  * diagonal block plus G_i diag(r_i) (A_ij + sigma I [i = j]) for every
- * block j. Returns 0, or -1 when UMFPACK fails (a singular J, out of
+ * block j. Returns 0, or -1 when the LU fails (a singular J, out of
  * memory) or d is not finite. */
 static int newton_direction(struct prox_method *s)
 {
@@ -361,16 +376,30 @@ void prox_method_finish(struct prox_method *s,
 	}
 }
 
+/* The factorization the solve used (auto's choice once made). */
+static const char *lu_name(const struct prox_method *s)
+{
+	switch (s->j.lu.backend) {
+	case AC_LU_KLU:
+		return "KLU";
+	case AC_LU_UMFPACK:
+		return "UMFPACK";
+	default:
+		return "KLU or UMFPACK";
+	}
+}
+
 void prox_method_describe(const struct prox_method *s, char *buf,
 			  size_t len)
 {
 
 	snprintf(buf, len,
-		 "prox: %llu proximal steps, %llu Newton steps (%llu line-search trials, %llu raised sigma), sigma %.3g at the end; A %zu blocks%s%u colors, %llu products); peak %.3g MiB (arrays %.3g, UMFPACK %.3g)",
+		 "prox: %llu proximal steps, %llu Newton steps (%llu line-search trials, %llu raised sigma), sigma %.3g at the end; A %zu blocks%s%u colors, %llu products); %s LU, %llu factorizations, %llu with the last pivots; peak %.3g MiB (arrays %.3g, %s %.3g)",
 		 s->outer, s->steps, s->trials, s->raises, s->sigma,
 		 s->j.a.ptr ? s->j.a.ptr[s->n] : 0,
 		 s->j.a.colors ? " (probed: " : " (copied, ", s->j.a.colors,
-		 (unsigned long long)s->j.a.products,
+		 (unsigned long long)s->j.a.products, lu_name(s),
+		 s->j.lu.factors + s->j.lu.refactors, s->j.lu.refactors,
 		 (s->bytes + s->j.lu.peak) / 1048576.0, s->bytes / 1048576.0,
-		 s->j.lu.peak / 1048576.0);
+		 lu_name(s), s->j.lu.peak / 1048576.0);
 }
