@@ -32,7 +32,15 @@
  * the last proximal steps are Newton steps on the original problem
  * (superlinear). A Newton step that fails (a singular J, a line search
  * without descent) raises boost 10x and is retried in the same call, up
- * to 10^6; a proximal step without a failure lowers boost 10x, to 1.
+ * to 10^6; a proximal step without a failure lowers boost 10x, to 1. A
+ * proximal step that ended with ||phi|| at most `exact` times its value at
+ * the centre (its Newton steps solved the regularized problem as the
+ * linear one it is while no contact changes state) lowers boost 10x
+ * below 1, down to 10^-6: when the contacts' states have settled, the
+ * outer iteration is a proximal point method on a linear problem, whose
+ * rate is sigma's, and sigma falls faster than the residual (KaplasTower:
+ * 8 Newton steps instead of 13). Any other proximal step puts boost back
+ * to 1 when it was below.
  *
  * Memory: every array is allocated in prepare (A, J's pattern and values,
  * the work vectors); KLU's factors are made at the first Newton step and
@@ -48,9 +56,10 @@
 
 #include "prox_method.h"
 
-/* The most a failure raises sigma over its rule, and the line search's
- * trials (halvings of the step). */
+/* The most a failure raises sigma over its rule, the most exact proximal
+ * steps lower it, and the line search's trials (halvings of the step). */
 #define BOOST_MAX 1e6
+#define BOOST_MIN 1e-6
 #define MAX_TRIALS 30
 
 enum {
@@ -60,7 +69,8 @@ enum {
 	P_MAX_INNER,
 	P_INNER_TOL,
 	P_MEMORY,
-	P_FACTOR
+	P_FACTOR,
+	P_EXACT
 };
 
 int prox_method_init(struct prox_method *s, const union px_value *v,
@@ -77,6 +87,7 @@ int prox_method_init(struct prox_method *s, const union px_value *v,
 	s->max_inner = v[P_MAX_INNER].i;
 	s->inner_tol = v[P_INNER_TOL].r;
 	s->memory = v[P_MEMORY].i;
+	s->exact = v[P_EXACT].r;
 	s->factor = v[P_FACTOR].i == 1	 ? AC_LU_KLU
 		    : v[P_FACTOR].i == 2 ? AC_LU_UMFPACK
 					 : AC_LU_AUTO;
@@ -338,6 +349,10 @@ void prox_method_step(struct prox_method *s, const struct px_accel_host *h,
 		s->active = 0;
 		if (!failed && s->boost > 1.0)
 			s->boost /= 10.0;
+		else if (!failed && s->psi <= s->exact * s->exact * s->psi_start)
+			s->boost = fmax(BOOST_MIN, s->boost / 10.0);
+		else if (s->boost < 1.0)
+			s->boost = 1.0;
 	}
 }
 
