@@ -97,7 +97,7 @@ static const char prox_doc[] =
 	"without converging gets the best iterate by ||phi_0||.\n"
 	"\n"
 	"Memory is allocated once per solve (A copied or probed as ssn does,\n"
-	"J's pattern and values, nine vectors); KLU's factors are kept from\n"
+	"J's pattern and values, ten vectors); KLU's factors are kept from\n"
 	"one step to the next, UMFPACK's allocated and freed inside each\n"
 	"step. The accelerator line gives the LU, its factorizations (and how\n"
 	"many reused the last pivots) and the peak: the arrays plus the LU's\n"

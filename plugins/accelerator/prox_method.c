@@ -21,9 +21,10 @@
  * projection's generalized derivative: sparse with A's block pattern and
  * unsymmetric, factorized by KLU (refactorized with the last pivots while
  * they hold) or, where KLU's analysis foresees much fill, by UMFPACK
- * (SuiteSparse; ac_newton.h), the symbolic analysis once per solve. A non-monotone line search (Grippo, Lampariello and
- * Lucidi 1986) on ||phi||^2: a trial is compared with the largest of the
- * last `memory` merits.
+ * (SuiteSparse; ac_newton.h), the symbolic analysis once per solve. A
+ * non-monotone line search (Grippo, Lampariello and Lucidi 1986) on
+ * ||phi||^2: a trial is compared with the largest of the last `memory`
+ * merits; its velocities are u + t A d, one product with A per step.
  *
  * Adaptive sigma: at each centre, sigma = sigma0 * a * min(1, e)^nu * boost,
  * a the mean diagonal entry of A, e = ||phi_0(z)|| / ||z|| the relative
@@ -96,9 +97,9 @@ int prox_method_init(struct prox_method *s, const union px_value *v,
 
 void prox_method_free(struct prox_method *s)
 {
-	double **v[] = {&s->rho, &s->g,	  &s->z,    &s->x,    &s->u,
-			&s->phi, &s->d,	  &s->xt,   &s->ut,   &s->phit,
-			&s->best, &s->hist};
+	double **v[] = {&s->rho, &s->g,	 &s->z,	 &s->x,	   &s->u,
+			&s->phi, &s->d,	 &s->ad, &s->xt,   &s->ut,
+			&s->phit, &s->best, &s->hist};
 
 	ac_system_free(&s->j);
 	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
@@ -112,8 +113,8 @@ void prox_method_free(struct prox_method *s)
 static int arrays(struct prox_method *s, const struct px_accel_host *h)
 {
 	const size_t n = s->n, m = s->m;
-	double **v[] = {&s->z,	&s->x,	  &s->u, &s->phi, &s->d,
-			&s->xt, &s->ut, &s->phit, &s->best};
+	double **v[] = {&s->z,	&s->x,	&s->u,	  &s->phi, &s->d,
+			&s->ad, &s->xt, &s->ut, &s->phit, &s->best};
 	double trace = 0.0;
 
 	if (ac_system_build(&s->j, h))
@@ -138,7 +139,7 @@ static int arrays(struct prox_method *s, const struct px_accel_host *h)
 		   (double)((2 * n + 1) * sizeof *s->rho +
 			    (9 * n + 1) * sizeof *s->g +
 			    (size_t)s->memory * sizeof *s->hist +
-			    9 * (m + 1) * sizeof *s->z);
+			    10 * (m + 1) * sizeof *s->z);
 	return 0;
 }
 
@@ -271,12 +272,15 @@ static int newton_step(struct prox_method *s,
 	}
 	for (long i = 0; i < s->nh; i++)
 		ref = fmax(ref, s->hist[i]);
+	/* A (x + t d) + b = u + t A d: one product per step, not per trial */
+	p->apply(p->ctx, s->d, s->ad, 0);
 	for (int trial = 0; trial < MAX_TRIALS; trial++, t *= 0.5) {
 		double psit;
 
-		for (size_t i = 0; i < s->m; i++)
+		for (size_t i = 0; i < s->m; i++) {
 			s->xt[i] = s->x[i] + t * s->d[i];
-		p->apply(p->ctx, s->xt, s->ut, 1);
+			s->ut[i] = s->u[i] + t * s->ad[i];
+		}
 		psit = ac_phi(s, p, s->sigma, s->xt, s->ut, s->phit, NULL);
 		res->inner++;
 		s->trials++;

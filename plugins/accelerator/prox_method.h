@@ -19,7 +19,7 @@ struct prox_method {
 	size_t n, m;
 	double *rho;                        /* r_n, r_t per contact at sigma */
 	double *g;                          /* G_k, 9 per contact */
-	double *z, *x, *u, *phi, *d, *xt, *ut, *phit, *best, *hist;
+	double *z, *x, *u, *phi, *d, *ad, *xt, *ut, *phit, *best, *hist;
 	double scale;   /* a: the mean diagonal entry of A */
 	double sigma, boost;
 	double psi, psi_start; /* ||phi_sigma(x)||^2, and at the centre */
