@@ -4,7 +4,10 @@
  * factorized and rigid scenes (A probed through the product) too; the
  * memory in use does not grow from one Newton step to the next; the
  * driver's stops (max_sweeps, the time limit) hold between Newton steps,
- * with the best iterate put back; the refusals (the delta merit, friction
+ * with the best iterate put back; KLU (refactorized with the last
+ * pivots) and UMFPACK solve alike, and factor = auto takes KLU where the
+ * fill is small and UMFPACK where it is large; proximal steps solved
+ * exactly lower sigma (fewer Newton steps, the same answers); the refusals (the delta merit, friction
  * sets other than the disc, bad parameters) are one exact message each;
  * proxima solve reports the steps and the peak. */
 #include <criterion/criterion.h>
@@ -60,6 +63,32 @@ static void solves(const struct px_problem *p, struct px_config *cfg,
 	cr_assert(rep.converged && rep.accel_steps == 0, "%s", what);
 	px_report_free(&rep);
 	free(x);
+}
+
+/* conf/prox.ini with text over its settings */
+static struct px_config *prox_config_with(const char *text)
+{
+	const struct px_config_layer l[] = {
+		{PX_LAYER_FILE, PX_TEST_SRCDIR "/conf/prox.ini", NULL},
+		{PX_LAYER_TEXT, text, "(test)"},
+	};
+	struct px_config *cfg;
+	struct px_error err = {0};
+
+	cr_assert_eq(px_config_build(l, 2, &cfg, &err), PX_OK, "%s", err.msg);
+	return cfg;
+}
+
+static struct px_problem *read_shared(const char *name)
+{
+	char path[4096];
+	struct px_problem *p;
+	struct px_error err = {0};
+
+	cr_assert_eq(px_problem_read(shared_problem(name, path, sizeof path),
+				     &p, PX_FCLIB_R_NONE, NULL, &err),
+		     PX_OK, "%s", err.msg);
+	return p;
 }
 
 Test(prox, solves_every_shared_problem)
@@ -221,11 +250,13 @@ Test(prox, the_command_reports_steps_and_peak)
 		 PX_TEST_SRCDIR, file);
 	cr_assert_eq(run_cli(dir, "", args, out, err), 0, "%s", err);
 	remove_tree(dir);
-	cr_assert(strstr(out, "\nresult      converged after 6 steps of the accelerator, no sweep\n"),
+	cr_assert(strstr(out, "\nresult      converged after 4 steps of the accelerator, no sweep\n"),
 		  "%s", out);
-	cr_assert(strstr(out, "\naccelerator prox: 6 calls (6 replaced the iterate), "),
+	cr_assert(strstr(out, "\naccelerator prox: 4 calls (4 replaced the iterate), "),
 		  "%s", out);
-	cr_assert(strstr(out, "prox: 6 proximal steps, 6 Newton steps (6 line-search trials, 0 raised sigma)"),
+	cr_assert(strstr(out, "prox: 4 proximal steps, 4 Newton steps (4 line-search trials, 0 raised sigma)"),
+		  "%s", out);
+	cr_assert(strstr(out, "; KLU LU, 4 factorizations, 3 with the last pivots; peak "),
 		  "%s", out);
 	cr_assert(strstr(out, "; peak "), "%s", out);
 }
@@ -280,4 +311,128 @@ Test(prox, stops_between_newton_steps_with_the_best_iterate)
 	cr_assert_eq(rep.stop, PX_STOP_TIME_LIMIT);
 	cr_assert_eq(rep.accel_steps, 1);
 	px_report_free(&rep);
+}
+
+/* Either LU solves every shared problem to fc3d 1e-8 with the answers
+ * checked by the oracles (a refactorization with stale pivots that gave
+ * wrong directions would stall or fail the oracle). */
+Test(prox, klu_and_umfpack_solve_every_shared_problem)
+{
+	static const char *const text[] = {
+		"[accelerator]\nfactor = klu\n",
+		"[accelerator]\nfactor = umfpack\n",
+	};
+	const char *const *files = shared_problem_files();
+
+	for (size_t c = 0; c < 2; c++) {
+		struct px_config *cfg = prox_config_with(text[c]);
+
+		for (size_t i = 0; files[i]; i++) {
+			char what[256], line[1024];
+			struct px_problem *p = read_shared(files[i]);
+
+			snprintf(what, sizeof what, "%s, %s", files[i],
+				 c ? "umfpack" : "klu");
+			solves(p, cfg, what);
+			px_problem_destroy(p);
+			cr_assert(px_accelerator_describe(cfg, line,
+							  sizeof line));
+			cr_assert(strstr(line, c ? "; UMFPACK LU, " : "; KLU LU, "),
+				  "%s: %s", what, line);
+		}
+		px_config_free(cfg);
+	}
+}
+
+/* factor = auto: KLU on the Capsules (KLU's analysis estimates 1e5 flops
+ * per factorization), its later steps with the last pivots; UMFPACK on
+ * KaplasTower (3e7). */
+Test(prox, auto_takes_klu_where_the_fill_is_small)
+{
+	static const struct {
+		const char *file, *lu;
+	} cases[] = {
+		{"Capsules-i125-1213.hdf5", "KLU"},
+		{"KaplasTower-i1061-4.hdf5.dat", "UMFPACK"},
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		struct px_config *cfg = prox_config_with("[solver]\n");
+		struct px_problem *p = read_shared(cases[i].file);
+		double *x = calloc(px_problem_n_contacts(p) * 3, sizeof *x);
+		struct px_report rep;
+		struct px_error err = {0};
+		char line[1024], want[64];
+		unsigned long long all = 0, reused = 0;
+		const char *at;
+
+		cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s",
+			     err.msg);
+		cr_assert(rep.converged, "%s", cases[i].file);
+		cr_assert(px_accelerator_describe(cfg, line, sizeof line));
+		snprintf(want, sizeof want, "; %s LU, ", cases[i].lu);
+		cr_assert(strstr(line, want), "%s: %s", cases[i].file, line);
+		at = strstr(line, " LU, ");
+		cr_assert(at && sscanf(at, " LU, %llu factorizations, %llu with the last pivots",
+				       &all, &reused) == 2,
+			  "%s", line);
+		cr_assert_eq(all, rep.accel_steps, "%s", line);
+		if (i == 0)
+			cr_assert_geq(2 * reused, all, "%s", line);
+		else
+			cr_assert_eq(reused, 0, "%s", line);
+		px_report_free(&rep);
+		free(x);
+		px_problem_destroy(p);
+		px_config_free(cfg);
+	}
+}
+
+Test(prox, a_bad_factor_is_one_exact_message)
+{
+	config_refused("[accelerator]\nplugin = prox\nfactor = lu\n",
+		       PX_ERR_CONFIG,
+		       "%s:3: [accelerator] factor: 'lu' is not one of auto|klu|umfpack");
+}
+
+/* exact: once a proximal step's Newton steps solve the regularized
+ * problem exactly (the contacts' states held), sigma falls 10x faster
+ * than its rule. The answers are the same to fc3d 1e-8 (the oracles), in
+ * fewer Newton steps: KaplasTower 8 instead of 13, FrictionContact3D_1c 4
+ * instead of 6 (exact = 0: the rule alone). */
+Test(prox, exact_proximal_steps_lower_sigma_faster)
+{
+	static const struct {
+		const char *file;
+		unsigned long long with, without;
+	} cases[] = {
+		{"FrictionContact3D_1c.dat", 4, 6},
+		{"KaplasTower-i1061-4.hdf5.dat", 8, 13},
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		for (int off = 0; off < 2; off++) {
+			struct px_config *cfg = prox_config_with(
+				off ? "[accelerator]\nexact = 0\n" : "[solver]\n");
+			struct px_problem *p = read_shared(cases[i].file);
+			double *x = calloc(px_problem_n_contacts(p) * 3, sizeof *x);
+			struct px_report rep;
+			struct px_error err = {0};
+
+			cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK,
+				     "%s", err.msg);
+			cr_assert(rep.converged, "%s", cases[i].file);
+			cr_assert_eq(rep.accel_steps,
+				     off ? cases[i].without : cases[i].with,
+				     "%s, exact %s: %llu Newton steps",
+				     cases[i].file, off ? "0" : "1e-4",
+				     (unsigned long long)rep.accel_steps);
+			assert_solution(p, x, PROX_LAW_REL, 0.0, 1e-8,
+					cases[i].file);
+			px_report_free(&rep);
+			free(x);
+			px_problem_destroy(p);
+			px_config_free(cfg);
+		}
+	}
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <suitesparse/klu.h>
 #include <suitesparse/umfpack.h>
 
 #include "ac_newton.h"
@@ -99,44 +100,156 @@ void ac_jacobian(const struct ssn_matrix *a, const double *g,
 	}
 }
 
-int ac_factor(struct ac_lu *lu)
+/* UMFPACK's controls: its defaults, without iterative refinement unless
+ * lu->refine. */
+static void umf_control(const struct ac_lu *lu, double *control)
 {
-	double info[UMFPACK_INFO];
+	umfpack_di_defaults(control);
+	if (!lu->refine)
+		control[UMFPACK_IRSTEP] = 0.0;
+}
+
+static int umf_factor(struct ac_lu *lu)
+{
+	double info[UMFPACK_INFO], control[UMFPACK_CONTROL];
 	int st;
 
+	umf_control(lu, control);
 	if (!lu->symbolic) {
 		st = umfpack_di_symbolic(lu->m, lu->m, lu->jp, lu->ji, lu->jx,
-					 &lu->symbolic, NULL, info);
+					 &lu->symbolic, control, info);
 		if (st != UMFPACK_OK) {
 			lu->symbolic = NULL;
 			return st;
 		}
 	}
 	st = umfpack_di_numeric(lu->jp, lu->ji, lu->jx, lu->symbolic,
-				&lu->numeric, NULL, info);
+				&lu->numeric, control, info);
 	lu->peak = fmax(lu->peak, info[UMFPACK_PEAK_MEMORY] *
 					  info[UMFPACK_SIZE_OF_UNIT]);
 	if (st != UMFPACK_OK && lu->numeric)
 		umfpack_di_free_numeric(&lu->numeric);
 	if (st != UMFPACK_OK)
 		lu->numeric = NULL;
+	else
+		lu->factors++;
 	return st;
+}
+
+static void klu_drop(struct ac_lu *lu)
+{
+	klu_common *c = lu->kcommon;
+	klu_symbolic *sym = lu->ksymbolic;
+	klu_numeric *num = lu->knumeric;
+
+	if (num)
+		klu_free_numeric(&num, c);
+	if (sym)
+		klu_free_symbolic(&sym, c);
+	free(c);
+	lu->knumeric = lu->ksymbolic = lu->kcommon = NULL;
+}
+
+/* KLU's status as UMFPACK's */
+static int klu_status(const klu_common *c)
+{
+	return c->status == KLU_OUT_OF_MEMORY ? UMFPACK_ERROR_out_of_memory
+					       : UMFPACK_WARNING_singular_matrix;
+}
+
+static int klu_factor_lu(struct ac_lu *lu)
+{
+	klu_common *c = lu->kcommon;
+	klu_symbolic *sym;
+	klu_numeric *num;
+	int *jp = (int *)lu->jp, *ji = (int *)lu->ji;
+	double *jx = (double *)lu->jx;
+
+	if (!c) {
+		if (!(c = malloc(sizeof *c)))
+			return UMFPACK_ERROR_out_of_memory;
+		klu_defaults(c); /* halt_if_singular: a zero pivot fails */
+		lu->kcommon = c;
+	}
+	if (!lu->ksymbolic &&
+	    !(lu->ksymbolic = klu_analyze(lu->m, jp, ji, c)))
+		return klu_status(c);
+	sym = lu->ksymbolic;
+	num = lu->knumeric;
+	/* the last pivots, while they stay as good as a fresh factorization's
+	 * (within 1000 times its pivot ratio) */
+	if (num && klu_refactor(jp, ji, jx, sym, num, c) &&
+	    klu_rcond(sym, num, c) &&
+	    c->rcond >= fmin(AC_KLU_RCOND, 1e-3 * lu->rcond0)) {
+		lu->refactors++;
+		lu->peak = fmax(lu->peak, (double)c->mempeak);
+		return UMFPACK_OK;
+	}
+	if (num)
+		klu_free_numeric(&num, c);
+	lu->knumeric = num = klu_factor(jp, ji, jx, sym, c);
+	lu->peak = fmax(lu->peak, (double)c->mempeak);
+	if (!num)
+		return klu_status(c);
+	lu->factors++;
+	lu->rcond0 = klu_rcond(sym, num, c) ? c->rcond : 0.0;
+	return UMFPACK_OK;
+}
+
+int ac_factor(struct ac_lu *lu)
+{
+	if (lu->backend == AC_LU_AUTO) {
+		/* KLU's analysis estimates the factorization's flops */
+		klu_common *c = lu->kcommon;
+
+		if (!c) {
+			if (!(c = malloc(sizeof *c)))
+				return UMFPACK_ERROR_out_of_memory;
+			klu_defaults(c);
+			lu->kcommon = c;
+		}
+		if (!lu->ksymbolic &&
+		    !(lu->ksymbolic = klu_analyze(lu->m, (int *)lu->jp,
+						  (int *)lu->ji, c)))
+			return klu_status(c);
+		lu->backend = AC_LU_KLU;
+		if (((klu_symbolic *)lu->ksymbolic)->est_flops >
+		    AC_KLU_MAX_FLOPS) {
+			klu_drop(lu);
+			lu->backend = AC_LU_UMFPACK;
+		}
+	}
+	if (lu->backend == AC_LU_UMFPACK)
+		return umf_factor(lu);
+	return klu_factor_lu(lu);
 }
 
 int ac_solve(struct ac_lu *lu, const double *phi, double *d, double *work)
 {
-	double info[UMFPACK_INFO];
 	const size_t m = (size_t)lu->m;
-	int st;
+	int ok;
 
-	for (size_t i = 0; i < m; i++)
-		work[i] = -phi[i];
-	/* UMFPACK holds J^T (J's rows as its columns): solve its transpose */
-	st = umfpack_di_solve(UMFPACK_At, lu->jp, lu->ji, lu->jx, d, work,
-			      lu->numeric, NULL, info);
-	umfpack_di_free_numeric(&lu->numeric);
-	lu->numeric = NULL;
-	if (st != UMFPACK_OK)
+	if (lu->backend != AC_LU_UMFPACK) {
+		/* KLU factored J^T: its transposed solve is J's */
+		for (size_t i = 0; i < m; i++)
+			d[i] = -phi[i];
+		ok = klu_tsolve(lu->ksymbolic, lu->knumeric, lu->m, 1, d,
+				lu->kcommon);
+	} else {
+		double info[UMFPACK_INFO], control[UMFPACK_CONTROL];
+
+		umf_control(lu, control);
+		for (size_t i = 0; i < m; i++)
+			work[i] = -phi[i];
+		/* UMFPACK holds J^T (J's rows as its columns): solve its
+		 * transpose */
+		ok = umfpack_di_solve(UMFPACK_At, lu->jp, lu->ji, lu->jx, d,
+				      work, lu->numeric, control,
+				      info) == UMFPACK_OK;
+		umfpack_di_free_numeric(&lu->numeric);
+		lu->numeric = NULL;
+	}
+	if (!ok)
 		return -1;
 	for (size_t i = 0; i < m; i++)
 		if (!isfinite(d[i]))
@@ -151,6 +264,7 @@ void ac_lu_free(struct ac_lu *lu)
 	if (lu->symbolic)
 		umfpack_di_free_symbolic(&lu->symbolic);
 	lu->numeric = lu->symbolic = NULL;
+	klu_drop(lu);
 }
 
 int ac_system_build(struct ac_system *j, const struct px_accel_host *h)
@@ -168,8 +282,12 @@ int ac_system_build(struct ac_system *j, const struct px_accel_host *h)
 	if (!j->jp || !j->ji || !j->jx)
 		return -1;
 	ssn_matrix_pattern(&j->a, j->jp, j->ji);
-	j->lu = (struct ac_lu){
-		.m = (int)m, .jp = j->jp, .ji = j->ji, .jx = j->jx};
+	j->lu = (struct ac_lu){.m = (int)m,
+			       .jp = j->jp,
+			       .ji = j->ji,
+			       .jx = j->jx,
+			       .backend = AC_LU_UMFPACK,
+			       .refine = 1};
 	return 0;
 }
 

@@ -74,8 +74,13 @@ static const char prox_doc[] =
 	"u), u = A x + b + sigma (x - z), P the projection onto R+ x\n"
 	"disc(mu max(0, y_n)) per contact, r_n = 1/(A_nn + sigma), r_t =\n"
 	"2/(A_ss + A_tt + 2 sigma). Its Jacobian J = (I - G) + G diag(r) (A +\n"
-	"sigma I) is sparse and unsymmetric: each step solves J d = -phi with\n"
-	"UMFPACK (SuiteSparse), the symbolic analysis once per solve, then a\n"
+	"sigma I) is sparse and unsymmetric: each step solves J d = -phi by a\n"
+	"sparse LU (SuiteSparse), the symbolic analysis once per solve: with\n"
+	"factor = auto (the default) KLU, whose next steps refactorize J with\n"
+	"the last pivots while they hold (a fresh factorization when the\n"
+	"pivot ratio drops), unless KLU's analysis estimates more than 3e6\n"
+	"flops per factorization (much fill), then UMFPACK, factorized afresh\n"
+	"each step, without iterative refinement. Then a\n"
 	"non-monotone line search on ||phi||^2 (a trial against the largest\n"
 	"of the last `memory` merits). A proximal step ends after max_inner\n"
 	"Newton steps or when ||phi|| fell to inner_tol of its value at the\n"
@@ -87,15 +92,20 @@ static const char prox_doc[] =
 	"so that the last steps are Newton's on the original problem. A\n"
 	"failed Newton step (singular J, no descent) is retried in the same\n"
 	"call with 10 times sigma, up to 10^6 times; a proximal step without\n"
-	"failure takes a factor 10 of that back. When every retry fails the\n"
-	"iterate stays and the solve stops as stalled; a solve that ends\n"
-	"without converging gets the best iterate by ||phi_0||.\n"
+	"failure takes a factor 10 of that back. A proximal step solved\n"
+	"exactly (its ||phi|| down to exact times the centre's: the contacts'\n"
+	"states held, a linear solve) makes the next sigma 10 times below the\n"
+	"last, down to 10^-6 of the rule; any other puts the rule back. When\n"
+	"every retry fails the iterate stays and the solve stops as stalled;\n"
+	"a solve that ends without converging gets the best iterate by\n"
+	"||phi_0||.\n"
 	"\n"
 	"Memory is allocated once per solve (A copied or probed as ssn does,\n"
-	"J's pattern and values, nine vectors); UMFPACK's factors are\n"
-	"allocated and freed inside each step. The accelerator line gives the\n"
-	"peak: the arrays plus UMFPACK's largest reported peak. Disc friction\n"
-	"on 3-row contacts only.\n";
+	"J's pattern and values, ten vectors); KLU's factors are kept from\n"
+	"one step to the next, UMFPACK's allocated and freed inside each\n"
+	"step. The accelerator line gives the LU, its factorizations (and how\n"
+	"many reused the last pivots) and the peak: the arrays plus the LU's\n"
+	"largest reported peak. Disc friction on 3-row contacts only.\n";
 
 static const struct px_accelerator_ops prox_ops = {
 	.h = {
@@ -104,7 +114,7 @@ static const struct px_accelerator_ops prox_ops = {
 		.kind = PX_KIND_ACCELERATOR,
 		.ops_size = sizeof(struct px_accelerator_ops),
 		.name = "prox",
-		.summary = "proximal point method with semismooth Newton steps (Alart-Curnier, UMFPACK) on A + sigma I; drives the whole solve",
+		.summary = "proximal point method with semismooth Newton steps (Alart-Curnier, KLU or UMFPACK) on A + sigma I; drives the whole solve",
 		.params = prox_params,
 		.n_params = sizeof prox_params / sizeof *prox_params,
 		.create = prox_create,

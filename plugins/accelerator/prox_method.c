@@ -19,10 +19,12 @@
  * (u = u_sigma, r_n = 1 / (A_nn + sigma), r_t = 2 / (A_ss + A_tt + 2
  * sigma)), with the Jacobian J = (I - G) + G diag(r) (A + sigma I), G the
  * projection's generalized derivative: sparse with A's block pattern and
- * unsymmetric, factorized by UMFPACK (SuiteSparse), the symbolic analysis
- * once per solve. A non-monotone line search (Grippo, Lampariello and
- * Lucidi 1986) on ||phi||^2: a trial is compared with the largest of the
- * last `memory` merits.
+ * unsymmetric, factorized by KLU (refactorized with the last pivots while
+ * they hold) or, where KLU's analysis foresees much fill, by UMFPACK
+ * (SuiteSparse; ac_newton.h), the symbolic analysis once per solve. A
+ * non-monotone line search (Grippo, Lampariello and Lucidi 1986) on
+ * ||phi||^2: a trial is compared with the largest of the last `memory`
+ * merits; its velocities are u + t A d, one product with A per step.
  *
  * Adaptive sigma: at each centre, sigma = sigma0 * a * min(1, e)^nu * boost,
  * a the mean diagonal entry of A, e = ||phi_0(z)|| / ||z|| the relative
@@ -31,13 +33,22 @@
  * the last proximal steps are Newton steps on the original problem
  * (superlinear). A Newton step that fails (a singular J, a line search
  * without descent) raises boost 10x and is retried in the same call, up
- * to 10^6; a proximal step without a failure lowers boost 10x, to 1.
+ * to 10^6; a proximal step without a failure lowers boost 10x, to 1. A
+ * proximal step that ended with ||phi|| at most `exact` times its value at
+ * the centre (its Newton steps solved the regularized problem as the
+ * linear one it is while no contact changes state) lowers boost 10x
+ * below 1, down to 10^-6: when the contacts' states have settled, the
+ * outer iteration is a proximal point method on a linear problem, whose
+ * rate is sigma's, and sigma falls faster than the residual (KaplasTower:
+ * 8 Newton steps instead of 13). Any other proximal step puts boost back
+ * to 1 when it was below.
  *
  * Memory: every array is allocated in prepare (A, J's pattern and values,
- * the work vectors); UMFPACK's numeric factorization is allocated and freed
- * inside each Newton step, so nothing grows from one step to the next.
- * describe reports the peak: the arrays plus the largest peak UMFPACK
- * reported. Disc friction on 3-row contacts only. */
+ * the work vectors); KLU's factors are made at the first Newton step and
+ * refactorized in place (made afresh only when the pivots fail),
+ * UMFPACK's are allocated and freed inside each Newton step, so nothing
+ * grows from one step to the next. describe reports the peak: the arrays
+ * plus the largest peak the LU reported. Disc friction on 3-row contacts only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,12 +57,22 @@
 
 #include "prox_method.h"
 
-/* The most a failure raises sigma over its rule, and the line search's
- * trials (halvings of the step). */
+/* The most a failure raises sigma over its rule, the most exact proximal
+ * steps lower it, and the line search's trials (halvings of the step). */
 #define BOOST_MAX 1e6
+#define BOOST_MIN 1e-6
 #define MAX_TRIALS 30
 
-enum { P_SIGMA, P_NU, P_SIGMA_MIN, P_MAX_INNER, P_INNER_TOL, P_MEMORY };
+enum {
+	P_SIGMA,
+	P_NU,
+	P_SIGMA_MIN,
+	P_MAX_INNER,
+	P_INNER_TOL,
+	P_MEMORY,
+	P_FACTOR,
+	P_EXACT
+};
 
 int prox_method_init(struct prox_method *s, const union px_value *v,
 		     char *err, size_t errlen)
@@ -67,14 +88,18 @@ int prox_method_init(struct prox_method *s, const union px_value *v,
 	s->max_inner = v[P_MAX_INNER].i;
 	s->inner_tol = v[P_INNER_TOL].r;
 	s->memory = v[P_MEMORY].i;
+	s->exact = v[P_EXACT].r;
+	s->factor = v[P_FACTOR].i == 1	 ? AC_LU_KLU
+		    : v[P_FACTOR].i == 2 ? AC_LU_UMFPACK
+					 : AC_LU_AUTO;
 	return 0;
 }
 
 void prox_method_free(struct prox_method *s)
 {
-	double **v[] = {&s->rho, &s->g,	  &s->z,    &s->x,    &s->u,
-			&s->phi, &s->d,	  &s->xt,   &s->ut,   &s->phit,
-			&s->best, &s->hist};
+	double **v[] = {&s->rho, &s->g,	 &s->z,	 &s->x,	   &s->u,
+			&s->phi, &s->d,	 &s->ad, &s->xt,   &s->ut,
+			&s->phit, &s->best, &s->hist};
 
 	ac_system_free(&s->j);
 	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
@@ -88,12 +113,14 @@ void prox_method_free(struct prox_method *s)
 static int arrays(struct prox_method *s, const struct px_accel_host *h)
 {
 	const size_t n = s->n, m = s->m;
-	double **v[] = {&s->z,	&s->x,	  &s->u, &s->phi, &s->d,
-			&s->xt, &s->ut, &s->phit, &s->best};
+	double **v[] = {&s->z,	&s->x,	&s->u,	  &s->phi, &s->d,
+			&s->ad, &s->xt, &s->ut, &s->phit, &s->best};
 	double trace = 0.0;
 
 	if (ac_system_build(&s->j, h))
 		return -1;
+	s->j.lu.backend = s->factor;
+	s->j.lu.refine = 0; /* a Newton direction needs no refinement */
 	s->rho = malloc((2 * n + 1) * sizeof *s->rho);
 	s->g = malloc((9 * n + 1) * sizeof *s->g);
 	s->hist = malloc((size_t)s->memory * sizeof *s->hist);
@@ -112,7 +139,7 @@ static int arrays(struct prox_method *s, const struct px_accel_host *h)
 		   (double)((2 * n + 1) * sizeof *s->rho +
 			    (9 * n + 1) * sizeof *s->g +
 			    (size_t)s->memory * sizeof *s->hist +
-			    9 * (m + 1) * sizeof *s->z);
+			    10 * (m + 1) * sizeof *s->z);
 	return 0;
 }
 
@@ -177,7 +204,7 @@ static double ac_phi(const struct prox_method *s,
 
 /* d = -J^-1 phi at x, J at sigma: row block i is (I - G_i) on the
  * diagonal block plus G_i diag(r_i) (A_ij + sigma I [i = j]) for every
- * block j. Returns 0, or -1 when UMFPACK fails (a singular J, out of
+ * block j. Returns 0, or -1 when the LU fails (a singular J, out of
  * memory) or d is not finite. */
 static int newton_direction(struct prox_method *s)
 {
@@ -245,12 +272,15 @@ static int newton_step(struct prox_method *s,
 	}
 	for (long i = 0; i < s->nh; i++)
 		ref = fmax(ref, s->hist[i]);
+	/* A (x + t d) + b = u + t A d: one product per step, not per trial */
+	p->apply(p->ctx, s->d, s->ad, 0);
 	for (int trial = 0; trial < MAX_TRIALS; trial++, t *= 0.5) {
 		double psit;
 
-		for (size_t i = 0; i < s->m; i++)
+		for (size_t i = 0; i < s->m; i++) {
 			s->xt[i] = s->x[i] + t * s->d[i];
-		p->apply(p->ctx, s->xt, s->ut, 1);
+			s->ut[i] = s->u[i] + t * s->ad[i];
+		}
 		psit = ac_phi(s, p, s->sigma, s->xt, s->ut, s->phit, NULL);
 		res->inner++;
 		s->trials++;
@@ -323,6 +353,10 @@ void prox_method_step(struct prox_method *s, const struct px_accel_host *h,
 		s->active = 0;
 		if (!failed && s->boost > 1.0)
 			s->boost /= 10.0;
+		else if (!failed && s->psi <= s->exact * s->exact * s->psi_start)
+			s->boost = fmax(BOOST_MIN, s->boost / 10.0);
+		else if (s->boost < 1.0)
+			s->boost = 1.0;
 	}
 }
 
@@ -361,16 +395,30 @@ void prox_method_finish(struct prox_method *s,
 	}
 }
 
+/* The factorization the solve used (auto's choice once made). */
+static const char *lu_name(const struct prox_method *s)
+{
+	switch (s->j.lu.backend) {
+	case AC_LU_KLU:
+		return "KLU";
+	case AC_LU_UMFPACK:
+		return "UMFPACK";
+	default:
+		return "KLU or UMFPACK";
+	}
+}
+
 void prox_method_describe(const struct prox_method *s, char *buf,
 			  size_t len)
 {
 
 	snprintf(buf, len,
-		 "prox: %llu proximal steps, %llu Newton steps (%llu line-search trials, %llu raised sigma), sigma %.3g at the end; A %zu blocks%s%u colors, %llu products); peak %.3g MiB (arrays %.3g, UMFPACK %.3g)",
+		 "prox: %llu proximal steps, %llu Newton steps (%llu line-search trials, %llu raised sigma), sigma %.3g at the end; A %zu blocks%s%u colors, %llu products); %s LU, %llu factorizations, %llu with the last pivots; peak %.3g MiB (arrays %.3g, %s %.3g)",
 		 s->outer, s->steps, s->trials, s->raises, s->sigma,
 		 s->j.a.ptr ? s->j.a.ptr[s->n] : 0,
 		 s->j.a.colors ? " (probed: " : " (copied, ", s->j.a.colors,
-		 (unsigned long long)s->j.a.products,
+		 (unsigned long long)s->j.a.products, lu_name(s),
+		 s->j.lu.factors + s->j.lu.refactors, s->j.lu.refactors,
 		 (s->bytes + s->j.lu.peak) / 1048576.0, s->bytes / 1048576.0,
-		 s->j.lu.peak / 1048576.0);
+		 lu_name(s), s->j.lu.peak / 1048576.0);
 }

@@ -12,13 +12,14 @@
 /* The method's state: its parameters, the arrays of one solve, the
  * statistics. */
 struct prox_method {
-	double sigma0, nu, sigma_min, inner_tol;
+	double sigma0, nu, sigma_min, inner_tol, exact;
 	long max_inner, memory;
+	int factor; /* AC_LU_AUTO, AC_LU_KLU or AC_LU_UMFPACK */
 	struct ac_system j;
 	size_t n, m;
 	double *rho;                        /* r_n, r_t per contact at sigma */
 	double *g;                          /* G_k, 9 per contact */
-	double *z, *x, *u, *phi, *d, *xt, *ut, *phit, *best, *hist;
+	double *z, *x, *u, *phi, *d, *ad, *xt, *ut, *phit, *best, *hist;
 	double scale;   /* a: the mean diagonal entry of A */
 	double sigma, boost;
 	double psi, psi_start; /* ||phi_sigma(x)||^2, and at the centre */
@@ -37,7 +38,7 @@ struct prox_method {
 
 /* The method's parameters, first in a plugin's declarations, in this
  * order (their values v[0] .. v[PROX_METHOD_N_PARAMS - 1]). */
-#define PROX_METHOD_N_PARAMS 6
+#define PROX_METHOD_N_PARAMS 8
 #define PROX_METHOD_PARAMS \
 	{"sigma", PX_PARAM_REAL, "1", \
 		"the proximal regularization sigma far from a solution, relative to the mean diagonal entry of A (each centre's is this times min(1, relative residual)^nu)", \
@@ -56,7 +57,13 @@ struct prox_method {
 		0, 1, NULL}, \
 	{"memory", PX_PARAM_INT, "10", \
 		"the non-monotone line search compares a trial with the largest of this many last merits (1: Armijo's monotone search)", \
-		1, 100, NULL}
+		1, 100, NULL}, \
+	{"factor", PX_PARAM_CHOICE, "auto", \
+		"the sparse LU of the Newton steps: klu = KLU, refactorized with the last pivots while they hold; umfpack = UMFPACK, factorized afresh each step; auto = KLU unless its analysis estimates more than 3e6 flops per factorization, then UMFPACK", \
+		0, -1, "auto|klu|umfpack"}, \
+	{"exact", PX_PARAM_REAL, "1e-4", \
+		"a proximal step whose regularized problem's ||phi|| fell to this factor of its value at the centre (the contacts' states held: a linear solve) makes the next sigma 10 times smaller than the last (down to 1e-6 of its rule); 0: never", \
+		0, 1, NULL}
 
 /* s from the values of its parameters (v[0 .. PROX_METHOD_N_PARAMS - 1]).
  * 0, or 1 with the reason in err. */
