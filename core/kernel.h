@@ -113,6 +113,9 @@ struct px_kernel_ctx {
 			   const uint32_t *const *lists, const size_t *counts,
 			   unsigned m);
 	const char *wide_isa;
+	/* the per-call constants in lane order, cached across calls with
+	 * the same lists (kernel_wide.c) */
+	struct px_wide_cache *wcache;
 };
 
 /* diag holds the diagonal blocks already: the rigid kernel gathers from it

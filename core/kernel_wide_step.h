@@ -8,10 +8,12 @@
  * needs them rather than kept for the whole step. */
 #ifndef W_AT
 #define W_AT(base, st)                                                         \
-	((const double *[LANES]){(base) + (st) * kk[0], (base) + (st) * kk[1], \
-				 (base) + (st) * kk[2], (base) + (st) * kk[3]})
+	((const double *[LANES]){(base) + (size_t)(st) * kk[0],                 \
+				 (base) + (size_t)(st) * kk[1],                 \
+				 (base) + (size_t)(st) * kk[2],                 \
+				 (base) + (size_t)(st) * kk[3]})
 #define W_BODY1(base, st, i, j)                                                \
-	((i)[j] != PX_STATIC ? (base) + (st) * (i)[j] : zeros)
+	((i)[j] != PX_STATIC ? (base) + (size_t)(st) * (i)[j] : zeros)
 #define W_BODY(base, st, i)                                                    \
 	((const double *[LANES]){W_BODY1(base, st, i, 0),                      \
 				 W_BODY1(base, st, i, 1),                      \
@@ -19,12 +21,15 @@
 				 W_BODY1(base, st, i, 3)})
 #endif
 
-/* One step: lane j relaxes contact k[j] if on[j]. */
+/* One step: lane j relaxes contact g->k[j] if g->on[j], its constants
+ * (frame, lever arms, coefficients) read from the group in lane order,
+ * one aligned vector load each (kernel_wide.c, struct wide_group). */
 static inline __attribute__((always_inline)) void
-W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
+W_NAME(step)(const struct wide *s, const struct wide_group *g,
 	     struct px_tally_part *restrict t)
 {
-	size_t kk[LANES], ba[LANES], bb[LANES];
+	const uint32_t *const kk = g->k, *const ba = g->ba, *const bb = g->bb;
+	const int *const on = g->on;
 	const double *wa[LANES], *wb[LANES];
 	double *wpa[LANES], *wpb[LANES];
 	double o_ln[LANES], o_s[LANES], o_t[LANES], rad_l[LANES];
@@ -40,26 +45,32 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 	(void)y;
 
 	for (int j = 0; j < LANES; j++) {
-		/* an idle lane reads lane 0's contact (its results are
-		 * dropped) and the static world's zeros */
-		kk[j] = on[j] ? k[j] : k[0];
-		ba[j] = on[j] ? s->a.body_a[kk[j]] : PX_STATIC;
-		bb[j] = on[j] ? s->a.body_b[kk[j]] : PX_STATIC;
-		wpa[j] = ba[j] != PX_STATIC ? s->w + 6 * ba[j] : NULL;
-		wpb[j] = bb[j] != PX_STATIC ? s->w + 6 * bb[j] : NULL;
+		/* an idle lane has lane 0's contact (its results are
+		 * dropped) and the static world's bodies: zeros */
+		wpa[j] = ba[j] != PX_STATIC ? s->w + 6 * (size_t)ba[j] : NULL;
+		wpb[j] = bb[j] != PX_STATIC ? s->w + 6 * (size_t)bb[j] : NULL;
 		wa[j] = wpa[j] ? wpa[j] : zeros;
 		wb[j] = wpb[j] ? wpb[j] : zeros;
 	}
 	/* whether a lane's contact is the last (kernel_wide.c's W_T3) */
-	const int last = kk[0] + 1 >= s->n || kk[1] + 1 >= s->n ||
-			 kk[2] + 1 >= s->n || kk[3] + 1 >= s->n;
+	const int last = g->last;
 
 	(void)last;
-	W_T4(W_AT(s->a.frame, 9), 0, f0, f1, f2, f3);
-	W_T4(W_AT(s->a.frame, 9), 4, f4, f5, f6, f7);
-	f8 = W_ONE(W_AT(s->a.frame, 9), 8);
-	W_T4(W_AT(s->a.lever, 6), 0, l0, l1, l2, l3);
-	W_T4(W_AT(s->a.lever, 6), 2, x, y, l4, l5);
+	f0 = g->f[0];
+	f1 = g->f[1];
+	f2 = g->f[2];
+	f3 = g->f[3];
+	f4 = g->f[4];
+	f5 = g->f[5];
+	f6 = g->f[6];
+	f7 = g->f[7];
+	f8 = g->f[8];
+	l0 = g->l[0];
+	l1 = g->l[1];
+	l2 = g->l[2];
+	l3 = g->l[3];
+	l4 = g->l[4];
+	l5 = g->l[5];
 	W_T4(wa, 0, wa0, wa1, wa2, wa3);
 	W_T4(wa, 2, x, y, wa4, wa5);
 	W_T4(wb, 0, wb0, wb1, wb2, wb3);
@@ -74,7 +85,10 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 	W_T3(W_AT(s->lambda, 3), 0, lam0, lam1, lam2);
 	W_T3(W_AT(s->a.b, 3), 0, bb0, bb1, bb2);
 	W_T3(W_AT(s->a.r, 3), 0, r0, r1, r2);
-	W_T4(W_AT(s->a.coef, 4), 0, c0, c1, c2, c3);
+	c0 = g->c[0];
+	c1 = g->c[1];
+	c2 = g->c[2];
+	c3 = g->c[3];
 	(void)c2;
 	v0 = bb0 + f0 * ux + f1 * uy + f2 * uz;
 	if (s->a.shift)
@@ -128,7 +142,7 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 			o_s[j] = o_t[j] = 0.0;
 			if (!on[j])
 				continue;
-			separable_lane(s, k[j], lnl[j], s->lambda + 3 * kk[j], vv1[j], vv2[j],
+			separable_lane(s, kk[j], lnl[j], s->lambda + 3 * kk[j], vv1[j], vv2[j],
 				       out);
 			o_s[j] = out[1];
 			o_t[j] = out[2];
@@ -210,45 +224,39 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 	}
 }
 
-/* The lists side by side, lane j on list j, until the longest ends. */
-static inline __attribute__((always_inline)) void
-W_NAME(lanes)(const struct wide *s, const uint32_t *const *lists,
-	      const size_t *counts, unsigned m,
-	      struct px_tally_part *restrict t)
-{
-	size_t longest = 0;
-
-	for (unsigned j = 0; j < m; j++)
-		longest = counts[j] > longest ? counts[j] : longest;
-	for (size_t i = 0; i < longest; i++) {
-		uint32_t k[LANES] = {0};
-		int on[LANES] = {0};
-
-		for (unsigned j = 0; j < m; j++)
-			if (i < counts[j]) {
-				k[j] = lists[j][i];
-				on[j] = 1;
-			}
-		W_NAME(step)(s, k, on, t);
-	}
-}
-
-/* px_kernel_ctx.wide_relax: m lists, LANES at a time. */
+/* The lists side by side, lane j on list j, until the longest ends:
+ * the call's groups from the cache (kernel_wide.c, wide_acquire), or,
+ * where it has none to give, each group gathered as the step comes. */
 static void W_NAME(relax_lists)(const struct px_kernel_ctx *c,
 				const uint32_t *const *lists,
 				const size_t *counts, unsigned m)
 {
 	const struct wide s = wide_load(c);
+	const int tally = c->tally && c->prev;
 	struct px_tally_part t = {0};
+	struct wide_slot *slot = wide_acquire(c, &s, lists, counts, m);
 
-	for (unsigned j0 = 0; j0 < m; j0 += LANES) {
-		const unsigned mm = m - j0 < LANES ? m - j0 : LANES;
+	if (slot) {
+		const struct wide_group *g = slot->g;
+		const size_t ng = slot->ng;
 
-		if (c->tally && c->prev)
-			W_NAME(lanes)(&s, lists + j0, counts + j0, mm, &t);
+		if (tally)
+			for (size_t i = 0; i < ng; i++)
+				W_NAME(step)(&s, g + i, &t);
 		else
-			W_NAME(lanes)(&s, lists + j0, counts + j0, mm, NULL);
+			for (size_t i = 0; i < ng; i++)
+				W_NAME(step)(&s, g + i, NULL);
+		wide_release(c, slot);
+	} else {
+		const size_t longest = wide_longest(counts, m);
+
+		for (size_t i = 0; i < longest; i++) {
+			struct wide_group g;
+
+			wide_fill(&s, lists, counts, m, i, &g);
+			W_NAME(step)(&s, &g, tally ? &t : NULL);
+		}
 	}
-	if (c->tally && c->prev)
+	if (tally)
 		px_tally_merge(c->tally, &t);
 }
