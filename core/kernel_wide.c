@@ -146,6 +146,9 @@ struct wide_slot {
  * (bench/schedulers' grids: colored patches give a handful). A call
  * that finds every slot busy gathers as it goes. */
 #define WIDE_SLOTS 32
+/* groups after a slot's last that the step's prefetches may read
+ * (kernel_wide_step.h, W_PREFETCH: WIDE_PF_DATA ahead) */
+#define WIDE_PAD 4
 struct px_wide_cache {
 	atomic_flag lock;
 	unsigned long clock;
@@ -233,7 +236,7 @@ static int slot_build(struct wide_slot *sl, const struct wide *s,
 		total += counts[j];
 	if (grow((void **)&sl->copy, &sl->copy_cap, total + 1,
 		 sizeof *sl->copy, 0) ||
-	    grow((void **)&sl->g, &sl->g_cap, ng + 1, sizeof *sl->g, 1))
+	    grow((void **)&sl->g, &sl->g_cap, ng + WIDE_PAD, sizeof *sl->g, 1))
 		return -1;
 	total = 0;
 	for (unsigned j = 0; j < m; j++) {
@@ -242,6 +245,11 @@ static int slot_build(struct wide_slot *sl, const struct wide *s,
 	}
 	for (size_t i = 0; i < ng; i++)
 		wide_fill(s, lists, counts, m, i, sl->g + i);
+	/* the padding the step's prefetches read: the last group again
+	 * (group 0 of an empty call: ng = 0 does not step) */
+	for (size_t i = ng; i < ng + WIDE_PAD; i++)
+		if (ng)
+			sl->g[i] = sl->g[ng - 1];
 	sl->ng = ng;
 	return 0;
 }

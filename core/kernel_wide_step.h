@@ -6,6 +6,28 @@
 /* The lanes' pointers into an array of `st` doubles per contact (W_AT)
  * or per body (W_BODY; the static world's zeros), built where a load
  * needs them rather than kept for the whole step. */
+#ifndef W_PREFETCH
+#ifndef WIDE_PF_GROUPS
+#define WIDE_PF_GROUPS 4
+#endif
+#ifndef WIDE_PF_DATA
+#define WIDE_PF_DATA 2
+#endif
+#define W_PREFETCH(s, g)                                                       \
+	do {                                                                   \
+		const char *pg_ = (const char *)((g) + WIDE_PF_GROUPS);        \
+		const struct wide_group *gd_ = (g) + WIDE_PF_DATA;             \
+		for (size_t o_ = 0; o_ < sizeof *(g); o_ += 64)                \
+			__builtin_prefetch(pg_ + o_);                          \
+		for (int j_ = 0; j_ < LANES; j_++) {                           \
+			__builtin_prefetch((s)->w + 6 * (size_t)gd_->ba[j_]);  \
+			__builtin_prefetch((s)->w + 6 * (size_t)gd_->bb[j_]);  \
+			__builtin_prefetch((s)->lambda + 3 * (size_t)gd_->k[j_]); \
+			__builtin_prefetch((s)->a.b + 3 * (size_t)gd_->k[j_]); \
+			__builtin_prefetch((s)->a.r + 3 * (size_t)gd_->k[j_]); \
+		}                                                              \
+	} while (0)
+#endif
 #ifndef W_AT
 #define W_AT(base, st)                                                         \
 	((const double *[LANES]){(base) + (size_t)(st) * kk[0],                 \
@@ -25,7 +47,7 @@
  * (frame, lever arms, coefficients) read from the group in lane order,
  * one aligned vector load each (kernel_wide.c, struct wide_group). */
 static inline __attribute__((always_inline)) void
-W_NAME(step)(const struct wide *s, const struct wide_group *g,
+W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 	     struct px_tally_part *restrict t)
 {
 	const uint32_t *const kk = g->k, *const ba = g->ba, *const bb = g->bb;
@@ -52,6 +74,10 @@ W_NAME(step)(const struct wide *s, const struct wide_group *g,
 		wa[j] = wpa[j] ? wpa[j] : zeros;
 		wb[j] = wpb[j] ? wpb[j] : zeros;
 	}
+	/* the next groups' lines and their contacts' and bodies' values,
+	 * whose indices the groups know already (W_PREFETCH) */
+	if (pf)
+		W_PREFETCH(s, g);
 	/* whether a lane's contact is the last (kernel_wide.c's W_T3) */
 	const int last = g->last;
 
@@ -242,10 +268,10 @@ static void W_NAME(relax_lists)(const struct px_kernel_ctx *c,
 
 		if (tally)
 			for (size_t i = 0; i < ng; i++)
-				W_NAME(step)(&s, g + i, &t);
+				W_NAME(step)(&s, g + i, 1, &t);
 		else
 			for (size_t i = 0; i < ng; i++)
-				W_NAME(step)(&s, g + i, NULL);
+				W_NAME(step)(&s, g + i, 1, NULL);
 		wide_release(c, slot);
 	} else {
 		const size_t longest = wide_longest(counts, m);
@@ -254,7 +280,7 @@ static void W_NAME(relax_lists)(const struct px_kernel_ctx *c,
 			struct wide_group g;
 
 			wide_fill(&s, lists, counts, m, i, &g);
-			W_NAME(step)(&s, &g, tally ? &t : NULL);
+			W_NAME(step)(&s, &g, 0, tally ? &t : NULL);
 		}
 	}
 	if (tally)
