@@ -118,9 +118,16 @@ static inline struct wide wide_load(const struct px_kernel_ctx *c)
  * constant for the kernel's life is here (the problem's frame and lever
  * arms, wcoef's coefficients, the bodies); b, r (rfactor.adapt may change
  * it between sweeps), lambda and w are read where they are. */
+/* the static world's velocity and inverse inertia */
+static const double zeros[12];
+
 struct wide_group {
 	v4 f[9], l[6], c[4];
-	uint32_t k[LANES], ba[LANES], bb[LANES];
+	v4 ma, mb; /* the bodies' inverse masses (0: static world) */
+	/* the bodies' velocities in w and inverse inertias, or zeros (the
+	 * static world) */
+	const double *wa[LANES], *wb[LANES], *ia[LANES], *ib[LANES];
+	uint32_t k[LANES];
 	int on[LANES];
 	int last; /* some lane's contact is the problem's last */
 };
@@ -138,6 +145,7 @@ struct wide_slot {
 	size_t copy_cap;
 	struct wide_group *g;
 	size_t ng, g_cap;
+	const double *w; /* the groups' pointers are into this w */
 	int valid, busy; /* busy: a call is using it */
 	unsigned long used;
 };
@@ -195,8 +203,17 @@ static void wide_fill(const struct wide *s, const uint32_t *const *lists,
 				 * idle lane reads it anyway */
 		g->k[j] = k;
 		g->on[j] = on;
-		g->ba[j] = on ? s->a.body_a[k] : PX_STATIC;
-		g->bb[j] = on ? s->a.body_b[k] : PX_STATIC;
+		const uint32_t ba = on ? s->a.body_a[k] : PX_STATIC;
+		const uint32_t bb = on ? s->a.body_b[k] : PX_STATIC;
+
+		g->wa[j] = ba != PX_STATIC ? s->w + 6 * (size_t)ba : zeros;
+		g->wb[j] = bb != PX_STATIC ? s->w + 6 * (size_t)bb : zeros;
+		g->ia[j] = ba != PX_STATIC ? s->a.inv_inertia + 6 * (size_t)ba
+					   : zeros;
+		g->ib[j] = bb != PX_STATIC ? s->a.inv_inertia + 6 * (size_t)bb
+					   : zeros;
+		g->ma[j] = ba != PX_STATIC ? s->a.inv_mass[ba] : 0.0;
+		g->mb[j] = bb != PX_STATIC ? s->a.inv_mass[bb] : 0.0;
 		for (int q = 0; q < 9; q++)
 			g->f[q][j] = s->a.frame[9 * (size_t)k + q];
 		for (int q = 0; q < 6; q++)
@@ -251,6 +268,7 @@ static int slot_build(struct wide_slot *sl, const struct wide *s,
 		if (ng)
 			sl->g[i] = sl->g[ng - 1];
 	sl->ng = ng;
+	sl->w = s->w;
 	return 0;
 }
 
@@ -315,7 +333,7 @@ static struct wide_slot *wide_acquire(const struct px_kernel_ctx *c,
 	cache_unlock(w);
 	if (!sl)
 		return NULL;
-	if (fresh || !slot_same(sl, lists, counts, m)) {
+	if (fresh || sl->w != s->w || !slot_same(sl, lists, counts, m)) {
 		if (slot_build(sl, s, lists, counts, m)) {
 			cache_lock(w);
 			sl->valid = 0;
@@ -408,8 +426,6 @@ static void separable_lane(const struct wide *s, uint32_t k, double ln,
  * at once, transposed in registers (masked gathers were slower on grid-24,
  * AMD EPYC). W_T4(p, off, o0..o3): o_i[j] = p[j][off + i];
  * W_T3 the same for i < 3, reading no further; W_ONE(p, off). */
-static const double zeros[12];
-
 #define W_ONE(p, off) ((v4){(p)[0][off], (p)[1][off], (p)[2][off], (p)[3][off]})
 #define W_NAME(x) x##_generic
 #define W_T4(p, off, o0, o1, o2, o3)                                           \

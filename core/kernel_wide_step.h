@@ -7,24 +7,24 @@
  * or per body (W_BODY; the static world's zeros), built where a load
  * needs them rather than kept for the whole step. */
 #ifndef W_PREFETCH
-#ifndef WIDE_PF_GROUPS
+/* WIDE_PF: 0 none, 1 the groups WIDE_PF_GROUPS ahead, 2 also the
+ * contacts' and bodies' values of the group WIDE_PF_DATA ahead */
+#ifndef WIDE_PF
+#define WIDE_PF 1
+#endif
 #define WIDE_PF_GROUPS 4
-#endif
-#ifndef WIDE_PF_DATA
 #define WIDE_PF_DATA 2
-#endif
 #define W_PREFETCH(s, g)                                                       \
 	do {                                                                   \
 		const char *pg_ = (const char *)((g) + WIDE_PF_GROUPS);        \
 		const struct wide_group *gd_ = (g) + WIDE_PF_DATA;             \
-		for (size_t o_ = 0; o_ < sizeof *(g); o_ += 64)                \
-			__builtin_prefetch(pg_ + o_);                          \
-		for (int j_ = 0; j_ < LANES; j_++) {                           \
-			__builtin_prefetch((s)->w + 6 * (size_t)gd_->ba[j_]);  \
-			__builtin_prefetch((s)->w + 6 * (size_t)gd_->bb[j_]);  \
+		if (WIDE_PF >= 1)                                              \
+			for (size_t o_ = 0; o_ < sizeof *(g); o_ += 64)        \
+				__builtin_prefetch(pg_ + o_);                  \
+		for (int j_ = 0; WIDE_PF >= 2 && j_ < LANES; j_++) {           \
+			__builtin_prefetch(gd_->wa[j_]);                       \
+			__builtin_prefetch(gd_->wb[j_]);                       \
 			__builtin_prefetch((s)->lambda + 3 * (size_t)gd_->k[j_]); \
-			__builtin_prefetch((s)->a.b + 3 * (size_t)gd_->k[j_]); \
-			__builtin_prefetch((s)->a.r + 3 * (size_t)gd_->k[j_]); \
 		}                                                              \
 	} while (0)
 #endif
@@ -50,30 +50,20 @@ static inline __attribute__((always_inline)) void
 W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 	     struct px_tally_part *restrict t)
 {
-	const uint32_t *const kk = g->k, *const ba = g->ba, *const bb = g->bb;
+	const uint32_t *const kk = g->k;
 	const int *const on = g->on;
-	const double *wa[LANES], *wb[LANES];
-	double *wpa[LANES], *wpb[LANES];
+	const double *const *wa = g->wa, *const *wb = g->wb;
 	double o_ln[LANES], o_s[LANES], o_t[LANES], rad_l[LANES];
 	double n_a[6][LANES], n_b[6][LANES];
 	v4 ux, uy, uz, v0, v1, v2, ln, dn, zs, zt, lam0, lam1, lam2;
-	v4 f0, f1, f2, f3, f4, f5, f6, f7, f8;
-	v4 l0, l1, l2, l3, l4, l5, wa0, wa1, wa2, wa3, wa4, wa5;
+	v4 wa0, wa1, wa2, wa3, wa4, wa5;
 	v4 wb0, wb1, wb2, wb3, wb4, wb5, x, y, d0, d1, d2, P0, P1, P2;
-	v4 t0, t1, t2, q0, q1, q2, q3, q4, q5, c0, c1, c2, c3, bb0, bb1, bb2;
+	v4 t0, t1, t2, q0, q1, q2, q3, q4, q5, bb0, bb1, bb2;
 	v4 r0, r1, r2;
 	v4m moved;
 
 	(void)y;
 
-	for (int j = 0; j < LANES; j++) {
-		/* an idle lane has lane 0's contact (its results are
-		 * dropped) and the static world's bodies: zeros */
-		wpa[j] = ba[j] != PX_STATIC ? s->w + 6 * (size_t)ba[j] : NULL;
-		wpb[j] = bb[j] != PX_STATIC ? s->w + 6 * (size_t)bb[j] : NULL;
-		wa[j] = wpa[j] ? wpa[j] : zeros;
-		wb[j] = wpb[j] ? wpb[j] : zeros;
-	}
 	/* the next groups' lines and their contacts' and bodies' values,
 	 * whose indices the groups know already (W_PREFETCH) */
 	if (pf)
@@ -82,52 +72,32 @@ W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 	const int last = g->last;
 
 	(void)last;
-	f0 = g->f[0];
-	f1 = g->f[1];
-	f2 = g->f[2];
-	f3 = g->f[3];
-	f4 = g->f[4];
-	f5 = g->f[5];
-	f6 = g->f[6];
-	f7 = g->f[7];
-	f8 = g->f[8];
-	l0 = g->l[0];
-	l1 = g->l[1];
-	l2 = g->l[2];
-	l3 = g->l[3];
-	l4 = g->l[4];
-	l5 = g->l[5];
 	W_T4(wa, 0, wa0, wa1, wa2, wa3);
 	W_T4(wa, 2, x, y, wa4, wa5);
 	W_T4(wb, 0, wb0, wb1, wb2, wb3);
 	W_T4(wb, 2, x, y, wb4, wb5);
 	/* associated as kernel_rigid3.c's solve */
-	ux = wa0 + (wa4 * l2 - wa5 * l1);
-	uy = wa1 + (wa5 * l0 - wa3 * l2);
-	uz = wa2 + (wa3 * l1 - wa4 * l0);
-	ux -= wb0 + (wb4 * l5 - wb5 * l4);
-	uy -= wb1 + (wb5 * l3 - wb3 * l5);
-	uz -= wb2 + (wb3 * l4 - wb4 * l3);
+	ux = wa0 + (wa4 * g->l[2] - wa5 * g->l[1]);
+	uy = wa1 + (wa5 * g->l[0] - wa3 * g->l[2]);
+	uz = wa2 + (wa3 * g->l[1] - wa4 * g->l[0]);
+	ux -= wb0 + (wb4 * g->l[5] - wb5 * g->l[4]);
+	uy -= wb1 + (wb5 * g->l[3] - wb3 * g->l[5]);
+	uz -= wb2 + (wb3 * g->l[4] - wb4 * g->l[3]);
 	W_T3(W_AT(s->lambda, 3), 0, lam0, lam1, lam2);
 	W_T3(W_AT(s->a.b, 3), 0, bb0, bb1, bb2);
 	W_T3(W_AT(s->a.r, 3), 0, r0, r1, r2);
-	c0 = g->c[0];
-	c1 = g->c[1];
-	c2 = g->c[2];
-	c3 = g->c[3];
-	(void)c2;
-	v0 = bb0 + f0 * ux + f1 * uy + f2 * uz;
+	v0 = bb0 + g->f[0] * ux + g->f[1] * uy + g->f[2] * uz;
 	if (s->a.shift)
 		v0 += W_ONE(W_AT(s->a.shift, 1), 0) * lam0;
-	v1 = bb1 + f3 * ux + f4 * uy + f5 * uz;
-	v2 = bb2 + f6 * ux + f7 * uy + f8 * uz;
+	v1 = bb1 + g->f[3] * ux + g->f[4] * uy + g->f[5] * uz;
+	v2 = bb2 + g->f[6] * ux + g->f[7] * uy + g->f[8] * uz;
 	ln = lam0 - r0 * v0;
 	ln = SEL(ln > 0.0, ln, (v4){0});
 	dn = ln - lam0;
-	v1 = v1 + c0 * dn;
-	v2 = v2 + c1 * dn;
+	v1 = v1 + g->c[0] * dn;
+	v2 = v2 + g->c[1] * dn;
 	if (s->a.is_disc) {
-		const v4 rad = c3 * ln, rr = rad * rad;
+		const v4 rad = g->c[3] * ln, rr = rad * rad;
 		v4m inside, zero, rest;
 
 		zs = lam1 - r1 * v1;
@@ -191,28 +161,28 @@ W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 	 * the step skips the bodies' update */
 	moved = (d0 != 0.0) | (d1 != 0.0) | (d2 != 0.0);
 	if (moved[0] | moved[1] | moved[2] | moved[3]) {
-		P0 = f0 * d0 + f3 * d1 + f6 * d2;
-		P1 = f1 * d0 + f4 * d1 + f7 * d2;
-		P2 = f2 * d0 + f5 * d1 + f8 * d2;
-		W_T4(W_BODY(s->a.inv_inertia, 6, ba), 0, q0, q1, q2, q3);
-		W_T4(W_BODY(s->a.inv_inertia, 6, ba), 2, x, y, q4, q5);
-		x = W_ONE(W_BODY(s->a.inv_mass, 1, ba), 0);
+		P0 = g->f[0] * d0 + g->f[3] * d1 + g->f[6] * d2;
+		P1 = g->f[1] * d0 + g->f[4] * d1 + g->f[7] * d2;
+		P2 = g->f[2] * d0 + g->f[5] * d1 + g->f[8] * d2;
+		W_T4(g->ia, 0, q0, q1, q2, q3);
+		W_T4(g->ia, 2, x, y, q4, q5);
+		x = g->ma;
 		(void)y;
-		t0 = l1 * P2 - l2 * P1;
-		t1 = l2 * P0 - l0 * P2;
-		t2 = l0 * P1 - l1 * P0;
+		t0 = g->l[1] * P2 - g->l[2] * P1;
+		t1 = g->l[2] * P0 - g->l[0] * P2;
+		t2 = g->l[0] * P1 - g->l[1] * P0;
 		*(v4 *)n_a[0] = wa0 + x * P0;
 		*(v4 *)n_a[1] = wa1 + x * P1;
 		*(v4 *)n_a[2] = wa2 + x * P2;
 		*(v4 *)n_a[3] = wa3 + (q0 * t0 + q1 * t1 + q2 * t2);
 		*(v4 *)n_a[4] = wa4 + (q1 * t0 + q3 * t1 + q4 * t2);
 		*(v4 *)n_a[5] = wa5 + (q2 * t0 + q4 * t1 + q5 * t2);
-		W_T4(W_BODY(s->a.inv_inertia, 6, bb), 0, q0, q1, q2, q3);
-		W_T4(W_BODY(s->a.inv_inertia, 6, bb), 2, x, y, q4, q5);
-		x = -W_ONE(W_BODY(s->a.inv_mass, 1, bb), 0);
-		t0 = l4 * P2 - l5 * P1;
-		t1 = l5 * P0 - l3 * P2;
-		t2 = l3 * P1 - l4 * P0;
+		W_T4(g->ib, 0, q0, q1, q2, q3);
+		W_T4(g->ib, 2, x, y, q4, q5);
+		x = -g->mb;
+		t0 = g->l[4] * P2 - g->l[5] * P1;
+		t1 = g->l[5] * P0 - g->l[3] * P2;
+		t2 = g->l[3] * P1 - g->l[4] * P0;
 		*(v4 *)n_b[0] = wb0 + x * P0;
 		*(v4 *)n_b[1] = wb1 + x * P1;
 		*(v4 *)n_b[2] = wb2 + x * P2;
@@ -241,12 +211,13 @@ W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 			px_tally_block(t, out, old, 3);
 		if (!moved[j])
 			continue;
-		if (wpa[j])
+		/* the static world's zeros stay */
+		if (wa[j] != zeros)
 			for (int i = 0; i < 6; i++)
-				wpa[j][i] = n_a[i][j];
-		if (wpb[j])
+				((double *)wa[j])[i] = n_a[i][j];
+		if (wb[j] != zeros)
 			for (int i = 0; i < 6; i++)
-				wpb[j][i] = n_b[i][j];
+				((double *)wb[j])[i] = n_b[i][j];
 	}
 }
 
