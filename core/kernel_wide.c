@@ -99,11 +99,13 @@ struct wide {
 	struct px_r3_arrays a;
 	double *restrict lambda, *restrict w;
 	size_t n; /* contacts */
+	unsigned long gen; /* c->wide_gen */
 };
 
 static inline struct wide wide_load(const struct px_kernel_ctx *c)
 {
-	struct wide s = {px_r3_arrays(c), c->lambda, c->w, c->p->n};
+	struct wide s = {px_r3_arrays(c), c->lambda, c->w, c->p->n,
+			 c->wide_gen};
 
 	s.a.coef = c->wcoef;
 	return s;
@@ -114,15 +116,20 @@ static inline struct wide wide_load(const struct px_kernel_ctx *c)
  * i-th contact of list j, so that the step reads each quantity of the
  * four lanes with one aligned vector load instead of a transpose. An idle
  * lane (its list ended) has lane 0's contact and values, the static
- * world's bodies and on = 0: its results are dropped. Only what is
- * constant for the kernel's life is here (the problem's frame and lever
- * arms, wcoef's coefficients, the bodies); b, r (rfactor.adapt may change
- * it between sweeps), lambda and w are read where they are. */
+ * world's bodies and on = 0: its results are dropped. What is constant
+ * for the kernel's life (the problem's frame and lever arms, wcoef's
+ * coefficients, the bodies' pointers and inverse masses) is filled once;
+ * b and r again whenever the driver moved c->wide_gen (a solve's start:
+ * a new b, r back to init's; a rejected sweep's shrunk r: plugin.h,
+ * rfactor.adapt changes r only then). lambda (the accelerators move it
+ * between sweeps), the normal shift and w are read where they are. */
 /* the static world's velocity and inverse inertia */
 static const double zeros[12];
 
 struct wide_group {
-	v4 f[9], l[6], c[4];
+	v4 f[9], l[6];
+	v4 c[3]; /* A_sn, A_tn, mu (wcoef without A_ts) */
+	v4 b[3], r[3]; /* refilled when c->wide_gen moves */
 	v4 ma, mb; /* the bodies' inverse masses (0: static world) */
 	/* the bodies' velocities in w and inverse inertias, or zeros (the
 	 * static world) */
@@ -146,6 +153,7 @@ struct wide_slot {
 	struct wide_group *g;
 	size_t ng, g_cap;
 	const double *w; /* the groups' pointers are into this w */
+	unsigned long gen; /* b and r are those of c->wide_gen = gen */
 	int valid, busy; /* busy: a call is using it */
 	unsigned long used;
 };
@@ -218,8 +226,13 @@ static void wide_fill(const struct wide *s, const uint32_t *const *lists,
 			g->f[q][j] = s->a.frame[9 * (size_t)k + q];
 		for (int q = 0; q < 6; q++)
 			g->l[q][j] = s->a.lever[6 * (size_t)k + q];
-		for (int q = 0; q < 4; q++)
-			g->c[q][j] = s->a.coef[4 * (size_t)k + q];
+		g->c[0][j] = s->a.coef[4 * (size_t)k];
+		g->c[1][j] = s->a.coef[4 * (size_t)k + 1];
+		g->c[2][j] = s->a.coef[4 * (size_t)k + 3];
+		for (int q = 0; q < 3; q++) {
+			g->b[q][j] = s->a.b[3 * (size_t)k + q];
+			g->r[q][j] = s->a.r[3 * (size_t)k + q];
+		}
 		g->last |= (size_t)k + 1 >= s->n;
 	}
 }
@@ -269,7 +282,28 @@ static int slot_build(struct wide_slot *sl, const struct wide *s,
 			sl->g[i] = sl->g[ng - 1];
 	sl->ng = ng;
 	sl->w = s->w;
+	sl->gen = s->gen;
 	return 0;
+}
+
+/* b and r again (c->wide_gen moved). */
+static void slot_refill(struct wide_slot *sl, const struct wide *s)
+{
+	for (size_t i = 0; i < sl->ng; i++) {
+		struct wide_group *g = sl->g + i;
+
+		for (unsigned j = 0; j < LANES; j++) {
+			const size_t k = g->k[j];
+
+			for (int q = 0; q < 3; q++) {
+				g->b[q][j] = s->a.b[3 * k + q];
+				g->r[q][j] = s->a.r[3 * k + q];
+			}
+		}
+	}
+	for (size_t i = sl->ng; sl->ng && i < sl->ng + WIDE_PAD; i++)
+		sl->g[i] = sl->g[sl->ng - 1];
+	sl->gen = s->gen;
 }
 
 static int slot_same(const struct wide_slot *sl, const uint32_t *const *lists,
@@ -342,6 +376,8 @@ static struct wide_slot *wide_acquire(const struct px_kernel_ctx *c,
 			return NULL;
 		}
 		sl->valid = 1;
+	} else if (sl->gen != s->gen) {
+		slot_refill(sl, s);
 	}
 	return sl;
 }

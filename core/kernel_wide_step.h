@@ -24,7 +24,7 @@
 		for (int j_ = 0; WIDE_PF >= 2 && j_ < LANES; j_++) {           \
 			__builtin_prefetch(gd_->wa[j_]);                       \
 			__builtin_prefetch(gd_->wb[j_]);                       \
-			__builtin_prefetch((s)->lambda + 3 * (size_t)gd_->k[j_]); \
+			__builtin_prefetch((s)->lambda + 3 * (size_t)gd_->k[j_]);\
 		}                                                              \
 	} while (0)
 #endif
@@ -84,8 +84,12 @@ W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 	uy -= wb1 + (wb5 * g->l[3] - wb3 * g->l[5]);
 	uz -= wb2 + (wb3 * g->l[4] - wb4 * g->l[3]);
 	W_T3(W_AT(s->lambda, 3), 0, lam0, lam1, lam2);
-	W_T3(W_AT(s->a.b, 3), 0, bb0, bb1, bb2);
-	W_T3(W_AT(s->a.r, 3), 0, r0, r1, r2);
+	bb0 = g->b[0];
+	bb1 = g->b[1];
+	bb2 = g->b[2];
+	r0 = g->r[0];
+	r1 = g->r[1];
+	r2 = g->r[2];
 	v0 = bb0 + g->f[0] * ux + g->f[1] * uy + g->f[2] * uz;
 	if (s->a.shift)
 		v0 += W_ONE(W_AT(s->a.shift, 1), 0) * lam0;
@@ -97,7 +101,7 @@ W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 	v1 = v1 + g->c[0] * dn;
 	v2 = v2 + g->c[1] * dn;
 	if (s->a.is_disc) {
-		const v4 rad = g->c[3] * ln, rr = rad * rad;
+		const v4 rad = g->c[2] * ln, rr = rad * rad;
 		v4m inside, zero, rest;
 
 		zs = lam1 - r1 * v1;
