@@ -25,6 +25,9 @@
 			__builtin_prefetch(gd_->wa[j_]);                       \
 			__builtin_prefetch(gd_->wb[j_]);                       \
 			__builtin_prefetch((s)->lambda + 3 * (size_t)gd_->k[j_]);\
+			if ((s)->a.prev)                                       \
+				__builtin_prefetch((s)->a.prev +               \
+						   3 * (size_t)gd_->k[j_], 1); \
 		}                                                              \
 	} while (0)
 #endif
