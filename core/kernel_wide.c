@@ -131,11 +131,11 @@ struct wide_group {
 	v4 c[3]; /* A_sn, A_tn, mu (wcoef without A_ts) */
 	v4 b[3], r[3]; /* refilled when c->wide_gen moves */
 	v4 ma, mb; /* the bodies' inverse masses (0: static world) */
-	/* the bodies' velocities in w and inverse inertias, or zeros (the
-	 * static world) */
-	const double *wa[LANES], *wb[LANES], *ia[LANES], *ib[LANES];
+	/* the bodies' velocities in w, or zeros (the static world); their
+	 * inverse inertias are at the same offset in inv_inertia */
+	const double *wa[LANES], *wb[LANES];
 	uint32_t k[LANES];
-	int on[LANES];
+	unsigned char on[LANES];
 	int last; /* some lane's contact is the problem's last */
 };
 
@@ -210,16 +210,12 @@ static void wide_fill(const struct wide *s, const uint32_t *const *lists,
 				 * longest or as long (colored's split) or an
 				 * idle lane reads it anyway */
 		g->k[j] = k;
-		g->on[j] = on;
+		g->on[j] = (unsigned char)on;
 		const uint32_t ba = on ? s->a.body_a[k] : PX_STATIC;
 		const uint32_t bb = on ? s->a.body_b[k] : PX_STATIC;
 
 		g->wa[j] = ba != PX_STATIC ? s->w + 6 * (size_t)ba : zeros;
 		g->wb[j] = bb != PX_STATIC ? s->w + 6 * (size_t)bb : zeros;
-		g->ia[j] = ba != PX_STATIC ? s->a.inv_inertia + 6 * (size_t)ba
-					   : zeros;
-		g->ib[j] = bb != PX_STATIC ? s->a.inv_inertia + 6 * (size_t)bb
-					   : zeros;
 		g->ma[j] = ba != PX_STATIC ? s->a.inv_mass[ba] : 0.0;
 		g->mb[j] = bb != PX_STATIC ? s->a.inv_mass[bb] : 0.0;
 		for (int q = 0; q < 9; q++)

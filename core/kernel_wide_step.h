@@ -31,6 +31,14 @@
 		}                                                              \
 	} while (0)
 #endif
+#ifndef W_INERTIA
+/* the lanes' bodies' inverse inertias, at their velocities' offsets */
+#define W_INERTIA1(wp, j)                                                      \
+	((wp)[j] != zeros ? s->a.inv_inertia + ((wp)[j] - s->w) : zeros)
+#define W_INERTIA(wp)                                                          \
+	((const double *[LANES]){W_INERTIA1(wp, 0), W_INERTIA1(wp, 1),         \
+				 W_INERTIA1(wp, 2), W_INERTIA1(wp, 3)})
+#endif
 #ifndef W_AT
 #define W_AT(base, st)                                                         \
 	((const double *[LANES]){(base) + (size_t)(st) * kk[0],                 \
@@ -54,7 +62,7 @@ W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 	     struct px_tally_part *restrict t)
 {
 	const uint32_t *const kk = g->k;
-	const int *const on = g->on;
+	const unsigned char *const on = g->on;
 	const double *const *wa = g->wa, *const *wb = g->wb;
 	double o_ln[LANES], o_s[LANES], o_t[LANES], rad_l[LANES];
 	double n_a[6][LANES], n_b[6][LANES];
@@ -171,8 +179,8 @@ W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 		P0 = g->f[0] * d0 + g->f[3] * d1 + g->f[6] * d2;
 		P1 = g->f[1] * d0 + g->f[4] * d1 + g->f[7] * d2;
 		P2 = g->f[2] * d0 + g->f[5] * d1 + g->f[8] * d2;
-		W_T4(g->ia, 0, q0, q1, q2, q3);
-		W_T4(g->ia, 2, x, y, q4, q5);
+		W_T4(W_INERTIA(wa), 0, q0, q1, q2, q3);
+		W_T4(W_INERTIA(wa), 2, x, y, q4, q5);
 		x = g->ma;
 		(void)y;
 		t0 = g->l[1] * P2 - g->l[2] * P1;
@@ -184,8 +192,8 @@ W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 		*(v4 *)n_a[3] = wa3 + (q0 * t0 + q1 * t1 + q2 * t2);
 		*(v4 *)n_a[4] = wa4 + (q1 * t0 + q3 * t1 + q4 * t2);
 		*(v4 *)n_a[5] = wa5 + (q2 * t0 + q4 * t1 + q5 * t2);
-		W_T4(g->ib, 0, q0, q1, q2, q3);
-		W_T4(g->ib, 2, x, y, q4, q5);
+		W_T4(W_INERTIA(wb), 0, q0, q1, q2, q3);
+		W_T4(W_INERTIA(wb), 2, x, y, q4, q5);
 		x = -g->mb;
 		t0 = g->l[4] * P2 - g->l[5] * P1;
 		t1 = g->l[5] * P0 - g->l[3] * P2;
