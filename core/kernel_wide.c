@@ -12,6 +12,17 @@
  * the normal row, the friction rows and the velocity changes in the
  * vectors, and scatters the impulses and velocities back.
  *
+ * The contacts' constants come in lane order (struct wide_group): the
+ * first call with a set of lists copies, group by group, lane j's i-th
+ * contact's frame, lever arms, coefficients, b, r and bodies' pointers
+ * and inverse masses into structure-of-arrays groups, so that a step
+ * reads each of them for its 4 lanes with one aligned vector load (Box2D
+ * v3 keeps its contact constraints so); later calls with the same lists
+ * (pointers, counts and contents: a scheduler hands the same lists every
+ * sweep) reuse them, b and r filled again when the driver says they may
+ * have changed (c->wide_gen). Only lambda and the bodies' velocities,
+ * which the lanes' lists share, are gathered and scattered per step.
+ *
  * Four lanes because relax_lists takes at most PX_MAX_LISTS = 4 lists
  * (plugin ABI 1.4; raising it changes the ABI), so an AVX-512 machine
  * runs 4 lanes too, in the 32 registers of AVX-512VL. On x86-64 the
@@ -24,16 +35,21 @@
  * same for any thread count (tests/test_wide.c), where kernel_rigid3.c is
  * itself built without fused multiply-adds (x86-64's baseline).
  *
- * Cost: on grid-24 (bench/schedulers, bench/roofline, an AMD EPYC under
- * load) 41-67 ns per contact-sweep in the sweeps, against the scalar
- * kernel's 21-25 on the same lists: a step of 4 lanes is about 1000
- * instructions, most of them moving data between the contacts' and
- * bodies' arrays and the lanes (doc/benchmarks.md, the wide kernel).
- * The lanes' pointers are built where each load needs them (W_AT,
- * W_BODY) from the contacts' and bodies' indices: kept for the whole
- * step, 60 of them went to the stack and back (42-48 against 57-63 ns on
- * ballgrid-24, 74-85 against 94-98 on ballgrid-40).
- * Masked gathers (vgatherqpd) instead of the transposes were slower
+ * Cost (doc/benchmarks.md, the wide kernel; an AMD EPYC shared with
+ * other jobs): with the groups, `bench/roofline --variant wide
+ * --solve-only --sweeps 300 ballgrid-24` took 25-28 ns per contact-sweep
+ * in the sweeps against 36-43 with the per-step transposes before them
+ * and 21-23 for the scalar kernel (`--variant rigid3`), alternating runs
+ * at load 2; `--sweeps 100 ballgrid-40` 45-49 against 59-64 and 26-31.
+ * Under load 4-8 every figure doubles, the order stays. A step of 4
+ * lanes is about 1070 instructions (cachegrind, AVX2 build: 268 per
+ * contact against 415 before and the scalar kernel's 325), but where the
+ * scalar kernel streams its arrays in order the lanes walk 4 places at
+ * once and wait on memory: prefetching the groups 4 ahead took
+ * ballgrid-24 from 35-41 to 25-28 ns (kernel_wide_step.h, WIDE_PF).
+ * Before the groups: the lanes' pointers built where each load needs
+ * them (kept for the whole step, 60 of them went to the stack and back);
+ * masked gathers (vgatherqpd) instead of the transposes were slower
  * still (97-105 ns), as were loads of each lane's values one by one.
  *
  * Friction: the disc (PX_FRICTION_IS_DISC) in the vectors, the lanes on

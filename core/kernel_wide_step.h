@@ -3,12 +3,12 @@
  * the loads W_ONE, W_T3 and W_T4 (kernel_wide.c). Every build does the
  * same arithmetic, lane by lane in kernel_rigid3.c's order. */
 
-/* The lanes' pointers into an array of `st` doubles per contact (W_AT)
- * or per body (W_BODY; the static world's zeros), built where a load
- * needs them rather than kept for the whole step. */
 #ifndef W_PREFETCH
-/* WIDE_PF: 0 none, 1 the groups WIDE_PF_GROUPS ahead, 2 also the
- * contacts' and bodies' values of the group WIDE_PF_DATA ahead */
+/* WIDE_PF: 0 none, 1 the groups WIDE_PF_GROUPS ahead (the default: on
+ * ballgrid-24 34.9-41 ns per contact-sweep without, 25.2-27.8 with, in
+ * alternating runs; kernel_wide.c's padding covers WIDE_PF_DATA), 2
+ * also the lambda, prev and bodies' velocities of the group WIDE_PF_DATA
+ * ahead (no gain measured) */
 #ifndef WIDE_PF
 #define WIDE_PF 1
 #endif
@@ -40,23 +40,19 @@
 				 W_INERTIA1(wp, 2), W_INERTIA1(wp, 3)})
 #endif
 #ifndef W_AT
+/* The lanes' pointers into an array of `st` doubles per contact, built
+ * where a load needs them rather than kept for the whole step. */
 #define W_AT(base, st)                                                         \
 	((const double *[LANES]){(base) + (size_t)(st) * kk[0],                 \
 				 (base) + (size_t)(st) * kk[1],                 \
 				 (base) + (size_t)(st) * kk[2],                 \
 				 (base) + (size_t)(st) * kk[3]})
-#define W_BODY1(base, st, i, j)                                                \
-	((i)[j] != PX_STATIC ? (base) + (size_t)(st) * (i)[j] : zeros)
-#define W_BODY(base, st, i)                                                    \
-	((const double *[LANES]){W_BODY1(base, st, i, 0),                      \
-				 W_BODY1(base, st, i, 1),                      \
-				 W_BODY1(base, st, i, 2),                      \
-				 W_BODY1(base, st, i, 3)})
 #endif
 
 /* One step: lane j relaxes contact g->k[j] if g->on[j], its constants
- * (frame, lever arms, coefficients) read from the group in lane order,
- * one aligned vector load each (kernel_wide.c, struct wide_group). */
+ * (frame, lever arms, coefficients, b, r, inverse masses) read from the
+ * group in lane order, one aligned vector load each (kernel_wide.c,
+ * struct wide_group); lambda and the bodies' velocities gathered. */
 static inline __attribute__((always_inline)) void
 W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 	     struct px_tally_part *restrict t)
