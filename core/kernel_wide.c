@@ -37,16 +37,17 @@
  *
  * Cost (doc/benchmarks.md, the wide kernel; an AMD EPYC shared with
  * other jobs): with the groups, `bench/roofline --variant wide
- * --solve-only --sweeps 300 ballgrid-24` took 25-28 ns per contact-sweep
- * in the sweeps against 36-43 with the per-step transposes before them
- * and 21-23 for the scalar kernel (`--variant rigid3`), alternating runs
- * at load 2; `--sweeps 100 ballgrid-40` 45-49 against 59-64 and 26-31.
- * Under load 4-8 every figure doubles, the order stays. A step of 4
+ * --solve-only --sweeps 300 ballgrid-24` took 25.2 ns per contact-sweep
+ * in the sweeps (best of 8 alternating runs at load 2; median 27.8)
+ * against 36.1 (42.9) with the per-step transposes before them and 21.2
+ * (22.8) for the scalar kernel (`--variant rigid3`); `--sweeps 100
+ * ballgrid-40` 45.4 (48.8) against 58.7 (64.0) and 26.0 (31.2). Under
+ * load 4-8 every figure doubles, the order stays. A step of 4
  * lanes is about 1070 instructions (cachegrind, AVX2 build: 268 per
  * contact against 415 before and the scalar kernel's 325), but where the
  * scalar kernel streams its arrays in order the lanes walk 4 places at
  * once and wait on memory: prefetching the groups 4 ahead took
- * ballgrid-24 from 35-41 to 25-28 ns (kernel_wide_step.h, WIDE_PF).
+ * ballgrid-24 from 34.9 to 25.2 ns (kernel_wide_step.h, WIDE_PF).
  * Before the groups: the lanes' pointers built where each load needs
  * them (kept for the whole step, 60 of them went to the stack and back);
  * masked gathers (vgatherqpd) instead of the transposes were slower

@@ -5,7 +5,7 @@
 
 #ifndef W_PREFETCH
 /* WIDE_PF: 0 none, 1 the groups WIDE_PF_GROUPS ahead (the default: on
- * ballgrid-24 34.9-41 ns per contact-sweep without, 25.2-27.8 with, in
+ * ballgrid-24 34.9 ns per contact-sweep without, 25.2 with, the best of 8
  * alternating runs; kernel_wide.c's padding covers WIDE_PF_DATA), 2
  * also the lambda, prev and bodies' velocities of the group WIDE_PF_DATA
  * ahead (no gain measured) */
