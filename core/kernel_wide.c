@@ -364,8 +364,10 @@ static struct wide_slot *wide_acquire(const struct px_kernel_ctx *c,
 	if (sl && sl->busy)
 		sl = NULL; /* another thread's call with the same lists */
 	else if (!sl && free_sl) {
+		/* valid from here (other calls read the key under the lock
+		 * only, and take no busy slot), filled below */
 		sl = free_sl;
-		sl->valid = 0;
+		sl->valid = 1;
 		sl->m = m;
 		for (unsigned j = 0; j < m; j++) {
 			sl->lists[j] = lists[j];
@@ -388,7 +390,6 @@ static struct wide_slot *wide_acquire(const struct px_kernel_ctx *c,
 			cache_unlock(w);
 			return NULL;
 		}
-		sl->valid = 1;
 	} else if (sl->gen != s->gen) {
 		slot_refill(sl, s);
 	}
