@@ -630,7 +630,7 @@ size_t px_kernel_bytes(const struct px_kernel_ctx *c)
 		bytes += 4 * p->n * sizeof *c->wcoef;
 	if (c->local_r)
 		bytes += 3 * p->n * sizeof *c->local_r;
-	return bytes;
+	return bytes + px_wide_bytes(c);
 }
 
 void px_kernel_fini(struct px_kernel_ctx *c)
@@ -644,5 +644,6 @@ void px_kernel_fini(struct px_kernel_ctx *c)
 	free(c->coef);
 	free(c->wcoef);
 	free(c->local_r);
+	px_wide_fini(c);
 	memset(c, 0, sizeof *c);
 }

@@ -113,6 +113,13 @@ struct px_kernel_ctx {
 			   const uint32_t *const *lists, const size_t *counts,
 			   unsigned m);
 	const char *wide_isa;
+	/* the per-call constants in lane order, cached across calls with
+	 * the same lists (kernel_wide.c) */
+	struct px_wide_cache *wcache;
+	/* the driver moves it whenever b or r may have changed since the
+	 * last relax_lists call (a solve's start, a rejected sweep): the
+	 * cache fills them again */
+	unsigned long wide_gen;
 };
 
 /* diag holds the diagonal blocks already: the rigid kernel gathers from it

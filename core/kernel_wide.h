@@ -16,6 +16,10 @@ int px_wide_applies(const struct px_kernel_ctx *c);
 /* Gathers c->wcoef (A_sn, A_tn, A_ts, mu per contact); 0 or
  * PX_ERR_NOMEM. */
 int px_wide_init(struct px_kernel_ctx *c);
+/* Frees the cache of lane-ordered constants (c->wcache). */
+void px_wide_fini(struct px_kernel_ctx *c);
+/* Bytes of that cache now. */
+size_t px_wide_bytes(const struct px_kernel_ctx *c);
 /* Sets c->wide_relax and c->wide_isa for this CPU: AVX-512VL or AVX2
  * where __builtin_cpu_supports finds it, else the baseline's vectors.
  * PROXIMA_WIDE_ISA=generic (the baseline's) or avx2 (where the CPU has it)

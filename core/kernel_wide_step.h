@@ -3,91 +3,112 @@
  * the loads W_ONE, W_T3 and W_T4 (kernel_wide.c). Every build does the
  * same arithmetic, lane by lane in kernel_rigid3.c's order. */
 
-/* The lanes' pointers into an array of `st` doubles per contact (W_AT)
- * or per body (W_BODY; the static world's zeros), built where a load
- * needs them rather than kept for the whole step. */
+#ifndef W_PREFETCH
+/* WIDE_PF: 0 none, 1 the groups WIDE_PF_GROUPS ahead (the default: on
+ * ballgrid-24 34.9 ns per contact-sweep without, 25.2 with, the best of 8
+ * alternating runs; kernel_wide.c's padding covers WIDE_PF_DATA), 2
+ * also the lambda, prev and bodies' velocities of the group WIDE_PF_DATA
+ * ahead (no gain measured) */
+#ifndef WIDE_PF
+#define WIDE_PF 1
+#endif
+#define WIDE_PF_GROUPS 4
+#define WIDE_PF_DATA 2
+#define W_PREFETCH(s, g)                                                       \
+	do {                                                                   \
+		const char *pg_ = (const char *)((g) + WIDE_PF_GROUPS);        \
+		const struct wide_group *gd_ = (g) + WIDE_PF_DATA;             \
+		if (WIDE_PF >= 1)                                              \
+			for (size_t o_ = 0; o_ < sizeof *(g); o_ += 64)        \
+				__builtin_prefetch(pg_ + o_);                  \
+		for (int j_ = 0; WIDE_PF >= 2 && j_ < LANES; j_++) {           \
+			__builtin_prefetch(gd_->wa[j_]);                       \
+			__builtin_prefetch(gd_->wb[j_]);                       \
+			__builtin_prefetch((s)->lambda + 3 * (size_t)gd_->k[j_]);\
+			if ((s)->a.prev)                                       \
+				__builtin_prefetch((s)->a.prev +               \
+						   3 * (size_t)gd_->k[j_], 1); \
+		}                                                              \
+	} while (0)
+#endif
+#ifndef W_INERTIA
+/* the lanes' bodies' inverse inertias, at their velocities' offsets */
+#define W_INERTIA1(wp, j)                                                      \
+	((wp)[j] != zeros ? s->a.inv_inertia + ((wp)[j] - s->w) : zeros)
+#define W_INERTIA(wp)                                                          \
+	((const double *[LANES]){W_INERTIA1(wp, 0), W_INERTIA1(wp, 1),         \
+				 W_INERTIA1(wp, 2), W_INERTIA1(wp, 3)})
+#endif
 #ifndef W_AT
+/* The lanes' pointers into an array of `st` doubles per contact, built
+ * where a load needs them rather than kept for the whole step. */
 #define W_AT(base, st)                                                         \
-	((const double *[LANES]){(base) + (st) * kk[0], (base) + (st) * kk[1], \
-				 (base) + (st) * kk[2], (base) + (st) * kk[3]})
-#define W_BODY1(base, st, i, j)                                                \
-	((i)[j] != PX_STATIC ? (base) + (st) * (i)[j] : zeros)
-#define W_BODY(base, st, i)                                                    \
-	((const double *[LANES]){W_BODY1(base, st, i, 0),                      \
-				 W_BODY1(base, st, i, 1),                      \
-				 W_BODY1(base, st, i, 2),                      \
-				 W_BODY1(base, st, i, 3)})
+	((const double *[LANES]){(base) + (size_t)(st) * kk[0],                 \
+				 (base) + (size_t)(st) * kk[1],                 \
+				 (base) + (size_t)(st) * kk[2],                 \
+				 (base) + (size_t)(st) * kk[3]})
 #endif
 
-/* One step: lane j relaxes contact k[j] if on[j]. */
+/* One step: lane j relaxes contact g->k[j] if g->on[j], its constants
+ * (frame, lever arms, coefficients, b, r, inverse masses) read from the
+ * group in lane order, one aligned vector load each (kernel_wide.c,
+ * struct wide_group); lambda and the bodies' velocities gathered. */
 static inline __attribute__((always_inline)) void
-W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
+W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 	     struct px_tally_part *restrict t)
 {
-	size_t kk[LANES], ba[LANES], bb[LANES];
-	const double *wa[LANES], *wb[LANES];
-	double *wpa[LANES], *wpb[LANES];
+	const uint32_t *const kk = g->k;
+	const unsigned char *const on = g->on;
+	const double *const *wa = g->wa, *const *wb = g->wb;
 	double o_ln[LANES], o_s[LANES], o_t[LANES], rad_l[LANES];
 	double n_a[6][LANES], n_b[6][LANES];
 	v4 ux, uy, uz, v0, v1, v2, ln, dn, zs, zt, lam0, lam1, lam2;
-	v4 f0, f1, f2, f3, f4, f5, f6, f7, f8;
-	v4 l0, l1, l2, l3, l4, l5, wa0, wa1, wa2, wa3, wa4, wa5;
+	v4 wa0, wa1, wa2, wa3, wa4, wa5;
 	v4 wb0, wb1, wb2, wb3, wb4, wb5, x, y, d0, d1, d2, P0, P1, P2;
-	v4 t0, t1, t2, q0, q1, q2, q3, q4, q5, c0, c1, c2, c3, bb0, bb1, bb2;
+	v4 t0, t1, t2, q0, q1, q2, q3, q4, q5, bb0, bb1, bb2;
 	v4 r0, r1, r2;
 	v4m moved;
 
 	(void)y;
 
-	for (int j = 0; j < LANES; j++) {
-		/* an idle lane reads lane 0's contact (its results are
-		 * dropped) and the static world's zeros */
-		kk[j] = on[j] ? k[j] : k[0];
-		ba[j] = on[j] ? s->a.body_a[kk[j]] : PX_STATIC;
-		bb[j] = on[j] ? s->a.body_b[kk[j]] : PX_STATIC;
-		wpa[j] = ba[j] != PX_STATIC ? s->w + 6 * ba[j] : NULL;
-		wpb[j] = bb[j] != PX_STATIC ? s->w + 6 * bb[j] : NULL;
-		wa[j] = wpa[j] ? wpa[j] : zeros;
-		wb[j] = wpb[j] ? wpb[j] : zeros;
-	}
+	/* the next groups' lines and their contacts' and bodies' values,
+	 * whose indices the groups know already (W_PREFETCH) */
+	if (pf)
+		W_PREFETCH(s, g);
 	/* whether a lane's contact is the last (kernel_wide.c's W_T3) */
-	const int last = kk[0] + 1 >= s->n || kk[1] + 1 >= s->n ||
-			 kk[2] + 1 >= s->n || kk[3] + 1 >= s->n;
+	const int last = g->last;
 
 	(void)last;
-	W_T4(W_AT(s->a.frame, 9), 0, f0, f1, f2, f3);
-	W_T4(W_AT(s->a.frame, 9), 4, f4, f5, f6, f7);
-	f8 = W_ONE(W_AT(s->a.frame, 9), 8);
-	W_T4(W_AT(s->a.lever, 6), 0, l0, l1, l2, l3);
-	W_T4(W_AT(s->a.lever, 6), 2, x, y, l4, l5);
 	W_T4(wa, 0, wa0, wa1, wa2, wa3);
 	W_T4(wa, 2, x, y, wa4, wa5);
 	W_T4(wb, 0, wb0, wb1, wb2, wb3);
 	W_T4(wb, 2, x, y, wb4, wb5);
 	/* associated as kernel_rigid3.c's solve */
-	ux = wa0 + (wa4 * l2 - wa5 * l1);
-	uy = wa1 + (wa5 * l0 - wa3 * l2);
-	uz = wa2 + (wa3 * l1 - wa4 * l0);
-	ux -= wb0 + (wb4 * l5 - wb5 * l4);
-	uy -= wb1 + (wb5 * l3 - wb3 * l5);
-	uz -= wb2 + (wb3 * l4 - wb4 * l3);
+	ux = wa0 + (wa4 * g->l[2] - wa5 * g->l[1]);
+	uy = wa1 + (wa5 * g->l[0] - wa3 * g->l[2]);
+	uz = wa2 + (wa3 * g->l[1] - wa4 * g->l[0]);
+	ux -= wb0 + (wb4 * g->l[5] - wb5 * g->l[4]);
+	uy -= wb1 + (wb5 * g->l[3] - wb3 * g->l[5]);
+	uz -= wb2 + (wb3 * g->l[4] - wb4 * g->l[3]);
 	W_T3(W_AT(s->lambda, 3), 0, lam0, lam1, lam2);
-	W_T3(W_AT(s->a.b, 3), 0, bb0, bb1, bb2);
-	W_T3(W_AT(s->a.r, 3), 0, r0, r1, r2);
-	W_T4(W_AT(s->a.coef, 4), 0, c0, c1, c2, c3);
-	(void)c2;
-	v0 = bb0 + f0 * ux + f1 * uy + f2 * uz;
+	bb0 = g->b[0];
+	bb1 = g->b[1];
+	bb2 = g->b[2];
+	r0 = g->r[0];
+	r1 = g->r[1];
+	r2 = g->r[2];
+	v0 = bb0 + g->f[0] * ux + g->f[1] * uy + g->f[2] * uz;
 	if (s->a.shift)
 		v0 += W_ONE(W_AT(s->a.shift, 1), 0) * lam0;
-	v1 = bb1 + f3 * ux + f4 * uy + f5 * uz;
-	v2 = bb2 + f6 * ux + f7 * uy + f8 * uz;
+	v1 = bb1 + g->f[3] * ux + g->f[4] * uy + g->f[5] * uz;
+	v2 = bb2 + g->f[6] * ux + g->f[7] * uy + g->f[8] * uz;
 	ln = lam0 - r0 * v0;
 	ln = SEL(ln > 0.0, ln, (v4){0});
 	dn = ln - lam0;
-	v1 = v1 + c0 * dn;
-	v2 = v2 + c1 * dn;
+	v1 = v1 + g->c[0] * dn;
+	v2 = v2 + g->c[1] * dn;
 	if (s->a.is_disc) {
-		const v4 rad = c3 * ln, rr = rad * rad;
+		const v4 rad = g->c[2] * ln, rr = rad * rad;
 		v4m inside, zero, rest;
 
 		zs = lam1 - r1 * v1;
@@ -128,7 +149,7 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 			o_s[j] = o_t[j] = 0.0;
 			if (!on[j])
 				continue;
-			separable_lane(s, k[j], lnl[j], s->lambda + 3 * kk[j], vv1[j], vv2[j],
+			separable_lane(s, kk[j], lnl[j], s->lambda + 3 * kk[j], vv1[j], vv2[j],
 				       out);
 			o_s[j] = out[1];
 			o_t[j] = out[2];
@@ -151,28 +172,28 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 	 * the step skips the bodies' update */
 	moved = (d0 != 0.0) | (d1 != 0.0) | (d2 != 0.0);
 	if (moved[0] | moved[1] | moved[2] | moved[3]) {
-		P0 = f0 * d0 + f3 * d1 + f6 * d2;
-		P1 = f1 * d0 + f4 * d1 + f7 * d2;
-		P2 = f2 * d0 + f5 * d1 + f8 * d2;
-		W_T4(W_BODY(s->a.inv_inertia, 6, ba), 0, q0, q1, q2, q3);
-		W_T4(W_BODY(s->a.inv_inertia, 6, ba), 2, x, y, q4, q5);
-		x = W_ONE(W_BODY(s->a.inv_mass, 1, ba), 0);
+		P0 = g->f[0] * d0 + g->f[3] * d1 + g->f[6] * d2;
+		P1 = g->f[1] * d0 + g->f[4] * d1 + g->f[7] * d2;
+		P2 = g->f[2] * d0 + g->f[5] * d1 + g->f[8] * d2;
+		W_T4(W_INERTIA(wa), 0, q0, q1, q2, q3);
+		W_T4(W_INERTIA(wa), 2, x, y, q4, q5);
+		x = g->ma;
 		(void)y;
-		t0 = l1 * P2 - l2 * P1;
-		t1 = l2 * P0 - l0 * P2;
-		t2 = l0 * P1 - l1 * P0;
+		t0 = g->l[1] * P2 - g->l[2] * P1;
+		t1 = g->l[2] * P0 - g->l[0] * P2;
+		t2 = g->l[0] * P1 - g->l[1] * P0;
 		*(v4 *)n_a[0] = wa0 + x * P0;
 		*(v4 *)n_a[1] = wa1 + x * P1;
 		*(v4 *)n_a[2] = wa2 + x * P2;
 		*(v4 *)n_a[3] = wa3 + (q0 * t0 + q1 * t1 + q2 * t2);
 		*(v4 *)n_a[4] = wa4 + (q1 * t0 + q3 * t1 + q4 * t2);
 		*(v4 *)n_a[5] = wa5 + (q2 * t0 + q4 * t1 + q5 * t2);
-		W_T4(W_BODY(s->a.inv_inertia, 6, bb), 0, q0, q1, q2, q3);
-		W_T4(W_BODY(s->a.inv_inertia, 6, bb), 2, x, y, q4, q5);
-		x = -W_ONE(W_BODY(s->a.inv_mass, 1, bb), 0);
-		t0 = l4 * P2 - l5 * P1;
-		t1 = l5 * P0 - l3 * P2;
-		t2 = l3 * P1 - l4 * P0;
+		W_T4(W_INERTIA(wb), 0, q0, q1, q2, q3);
+		W_T4(W_INERTIA(wb), 2, x, y, q4, q5);
+		x = -g->mb;
+		t0 = g->l[4] * P2 - g->l[5] * P1;
+		t1 = g->l[5] * P0 - g->l[3] * P2;
+		t2 = g->l[3] * P1 - g->l[4] * P0;
 		*(v4 *)n_b[0] = wb0 + x * P0;
 		*(v4 *)n_b[1] = wb1 + x * P1;
 		*(v4 *)n_b[2] = wb2 + x * P2;
@@ -201,54 +222,49 @@ W_NAME(step)(const struct wide *s, const uint32_t *k, const int *on,
 			px_tally_block(t, out, old, 3);
 		if (!moved[j])
 			continue;
-		if (wpa[j])
+		/* the static world's zeros stay */
+		if (wa[j] != zeros)
 			for (int i = 0; i < 6; i++)
-				wpa[j][i] = n_a[i][j];
-		if (wpb[j])
+				((double *)wa[j])[i] = n_a[i][j];
+		if (wb[j] != zeros)
 			for (int i = 0; i < 6; i++)
-				wpb[j][i] = n_b[i][j];
+				((double *)wb[j])[i] = n_b[i][j];
 	}
 }
 
-/* The lists side by side, lane j on list j, until the longest ends. */
-static inline __attribute__((always_inline)) void
-W_NAME(lanes)(const struct wide *s, const uint32_t *const *lists,
-	      const size_t *counts, unsigned m,
-	      struct px_tally_part *restrict t)
-{
-	size_t longest = 0;
-
-	for (unsigned j = 0; j < m; j++)
-		longest = counts[j] > longest ? counts[j] : longest;
-	for (size_t i = 0; i < longest; i++) {
-		uint32_t k[LANES] = {0};
-		int on[LANES] = {0};
-
-		for (unsigned j = 0; j < m; j++)
-			if (i < counts[j]) {
-				k[j] = lists[j][i];
-				on[j] = 1;
-			}
-		W_NAME(step)(s, k, on, t);
-	}
-}
-
-/* px_kernel_ctx.wide_relax: m lists, LANES at a time. */
+/* The lists side by side, lane j on list j, until the longest ends:
+ * the call's groups from the cache (kernel_wide.c, wide_acquire), or,
+ * where it has none to give, each group gathered as the step comes. */
 static void W_NAME(relax_lists)(const struct px_kernel_ctx *c,
 				const uint32_t *const *lists,
 				const size_t *counts, unsigned m)
 {
 	const struct wide s = wide_load(c);
+	const int tally = c->tally && c->prev;
 	struct px_tally_part t = {0};
+	struct wide_slot *slot = wide_acquire(c, &s, lists, counts, m);
 
-	for (unsigned j0 = 0; j0 < m; j0 += LANES) {
-		const unsigned mm = m - j0 < LANES ? m - j0 : LANES;
+	if (slot) {
+		const struct wide_group *g = slot->g;
+		const size_t ng = slot->ng;
 
-		if (c->tally && c->prev)
-			W_NAME(lanes)(&s, lists + j0, counts + j0, mm, &t);
+		if (tally)
+			for (size_t i = 0; i < ng; i++)
+				W_NAME(step)(&s, g + i, 1, &t);
 		else
-			W_NAME(lanes)(&s, lists + j0, counts + j0, mm, NULL);
+			for (size_t i = 0; i < ng; i++)
+				W_NAME(step)(&s, g + i, 1, NULL);
+		wide_release(c, slot);
+	} else {
+		const size_t longest = wide_longest(counts, m);
+
+		for (size_t i = 0; i < longest; i++) {
+			struct wide_group g;
+
+			wide_fill(&s, lists, counts, m, i, &g);
+			W_NAME(step)(&s, &g, 0, tally ? &t : NULL);
+		}
 	}
-	if (c->tally && c->prev)
+	if (tally)
 		px_tally_merge(c->tally, &t);
 }

@@ -621,6 +621,9 @@ static int solve_warm(struct solve *S, int kept)
 	if (wk->r0 != wk->r && S->r_moved)
 		memcpy(wk->r, wk->r0, S->nr * sizeof *wk->r);
 	S->r_moved = 0;
+	/* b may be a new one, r is init's again: the wide kernel's cache
+	 * reads both again */
+	wk->kctx.wide_gen++;
 	S->rep->rigid_kernel = wk->kctx.wide ? 2 : wk->kctx.rigid3;
 	S->info.lambda = S->lambda;
 	return PX_OK;
@@ -776,6 +779,7 @@ static void solve_verdict(struct solve *S, int part, double dn, double df,
 		S->kern.refresh(S->kern.ctx, 0, p->n_bodies);
 		rep->rejected++;
 		S->r_moved = 1;
+		S->wk.kctx.wide_gen++; /* adapt shrank r */
 		rec->accepted = 0;
 		/* the same sweep again would give the same; an R shrunk to 0
 		 * would change nothing */

@@ -334,3 +334,139 @@ Test(wide, falls_back_to_the_scalar_kernel_for_ellipsoid_friction)
 	free(x);
 	px_problem_destroy(p);
 }
+
+/* The wide kernel keeps each relax_lists call's contacts in lane order
+ * from call to call (kernel_wide.c, the cache of groups): what changes
+ * between calls must reach it. Lists rewritten in place (a random order
+ * every sweep: the scheduler's lists are the same arrays with other
+ * contents), a new b between two solves of one solver, and r shrunk by
+ * rejected sweeps: each time the scalar kernel's lambda, bit for bit on
+ * x86-64 (to rounding elsewhere). */
+static void same_as_scalar(const double *w, const double *s, size_t m,
+			   const char *what)
+{
+#if defined(__x86_64__)
+	cr_assert(memcmp(w, s, m * sizeof *w) == 0, "%s: differs by %g", what,
+		  rel_diff(w, s, m));
+#else
+	cr_assert_leq(rel_diff(w, s, m), 1e-12, "%s", what);
+#endif
+}
+
+Test(wide, follows_lists_rewritten_between_calls)
+{
+	static const char *const sched[] = {
+		"[scheduler]\nplugin = sequential\n",
+		"[scheduler]\nplugin = colored\npatches = 4\nlanes = 4\nthreads = 1\n",
+	};
+	struct px_problem *p;
+	size_t m;
+	int kw, ks;
+	char text[512];
+
+	cr_assert_eq(scene_ballgrid(6, PX_FORM_RIGID, &p, NULL), PX_OK);
+	m = 3 * px_problem_n_contacts(p);
+	for (size_t i = 0; i < sizeof sched / sizeof *sched; i++) {
+		double *w, *s;
+
+		snprintf(text, sizeof text,
+			 SWEEPS "kernel = wide\n[ordering]\nplugin = random\nreshuffle = every\n[rfactor]\nplugin = local\nnu = 1\n%s",
+			 sched[i]);
+		w = solve_with(p, text, &kw);
+		snprintf(text, sizeof text,
+			 SWEEPS "kernel = auto\n[ordering]\nplugin = random\nreshuffle = every\n[rfactor]\nplugin = local\nnu = 1\n%s",
+			 sched[i]);
+		s = solve_with(p, text, &ks);
+		cr_assert_eq(kw, 2);
+		cr_assert_eq(ks, 1);
+		same_as_scalar(w, s, m, sched[i]);
+		free(w);
+		free(s);
+	}
+	px_problem_destroy(p);
+}
+
+/* lambda of the solver's next solve from zero, and its rejected sweeps */
+static double *solve_again(struct px_solver *sv, size_t m, uint64_t *rejected)
+{
+	double *x = calloc(m, sizeof *x);
+	struct px_report rep;
+
+	cr_assert_not_null(x);
+	cr_assert_eq(px_solver_solve(sv, x, &rep, NULL), PX_OK);
+	cr_assert_eq(rep.rigid_kernel, 2);
+	if (rejected)
+		*rejected = rep.rejected;
+	px_report_free(&rep);
+	return x;
+}
+
+Test(wide, follows_a_new_b_between_solves)
+{
+	struct px_problem *p = one_color_problem();
+	const size_t m = 3 * px_problem_n_contacts(p);
+	struct px_config *cfg = config_from_text(
+		SWEEPS "kernel = wide\n[rfactor]\nplugin = local\nnu = 1\n"
+		       "[scheduler]\nplugin = colored\nlanes = 4\n");
+	struct px_solver *sv;
+	double *w, *s;
+	int ks;
+
+	cr_assert_eq(px_solver_create(p, cfg, &sv, NULL), PX_OK);
+	for (int round = 0; round < 3; round++) {
+		double *b = px_problem_b(p);
+
+		w = solve_again(sv, m, NULL);
+		s = solve_with(p, SWEEPS "kernel = auto\n[rfactor]\nplugin = local\nnu = 1\n"
+					 "[scheduler]\nplugin = sequential\n",
+			       &ks);
+		cr_assert_eq(ks, 1);
+		same_as_scalar(w, s, m, "b");
+		free(w);
+		free(s);
+		/* another b: the normal rows' approach and the slip change */
+		for (size_t i = 0; i < m; i++)
+			b[i] = i % 3 ? -0.7 * b[i] + 0.1 : 0.9 * b[i] - 0.05;
+	}
+	px_solver_destroy(sv);
+	px_config_free(cfg);
+	px_problem_destroy(p);
+}
+
+Test(wide, follows_r_shrunk_by_rejected_sweeps)
+{
+	static const char rf[] =
+		"[rfactor]\nplugin = global\nr = 3\nnu = 0.5\ngrowth = 1\n";
+	struct px_problem *p;
+	struct px_config *cfg;
+	struct px_solver *sv;
+	char text[512];
+	uint64_t rejected;
+	size_t m;
+	double *w, *s;
+	int ks;
+
+	cr_assert_eq(scene_ballgrid(6, PX_FORM_RIGID, &p, NULL), PX_OK);
+	m = 3 * px_problem_n_contacts(p);
+	snprintf(text, sizeof text,
+		 SWEEPS "max_backtracks = 20\nkernel = wide\n%s[scheduler]\nplugin = colored\npatches = 4\nlanes = 4\nthreads = 1\n",
+		 rf);
+	cfg = config_from_text(text);
+	cr_assert_eq(px_solver_create(p, cfg, &sv, NULL), PX_OK);
+	/* twice: the second solve starts from init's r again */
+	for (int round = 0; round < 2; round++) {
+		w = solve_again(sv, m, &rejected);
+		cr_assert_gt(rejected, 0, "no sweep rejected: r never moved");
+		snprintf(text, sizeof text,
+			 SWEEPS "max_backtracks = 20\nkernel = auto\n%s[scheduler]\nplugin = colored\npatches = 4\nlanes = 4\nthreads = 1\n",
+			 rf);
+		s = solve_with(p, text, &ks);
+		cr_assert_eq(ks, 1);
+		same_as_scalar(w, s, m, "r");
+		free(w);
+		free(s);
+	}
+	px_solver_destroy(sv);
+	px_config_free(cfg);
+	px_problem_destroy(p);
+}
