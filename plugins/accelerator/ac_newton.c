@@ -157,13 +157,10 @@ static int klu_status(const klu_common *c)
 					       : UMFPACK_WARNING_singular_matrix;
 }
 
-static int klu_factor_lu(struct ac_lu *lu)
+/* KLU's common block and symbolic analysis of J's pattern, once. */
+static int klu_analysis(struct ac_lu *lu)
 {
 	klu_common *c = lu->kcommon;
-	klu_symbolic *sym;
-	klu_numeric *num;
-	int *jp = (int *)lu->jp, *ji = (int *)lu->ji;
-	double *jx = (double *)lu->jx;
 
 	if (!c) {
 		if (!(c = malloc(sizeof *c)))
@@ -172,8 +169,24 @@ static int klu_factor_lu(struct ac_lu *lu)
 		lu->kcommon = c;
 	}
 	if (!lu->ksymbolic &&
-	    !(lu->ksymbolic = klu_analyze(lu->m, jp, ji, c)))
+	    !(lu->ksymbolic = klu_analyze(lu->m, (int *)lu->jp,
+					  (int *)lu->ji, c)))
 		return klu_status(c);
+	return UMFPACK_OK;
+}
+
+static int klu_factor_lu(struct ac_lu *lu)
+{
+	klu_common *c;
+	klu_symbolic *sym;
+	klu_numeric *num;
+	int *jp = (int *)lu->jp, *ji = (int *)lu->ji;
+	double *jx = (double *)lu->jx;
+	int st = klu_analysis(lu);
+
+	if (st != UMFPACK_OK)
+		return st;
+	c = lu->kcommon;
 	sym = lu->ksymbolic;
 	num = lu->knumeric;
 	/* the last pivots, while they stay as good as a fresh factorization's
@@ -200,18 +213,10 @@ int ac_factor(struct ac_lu *lu)
 {
 	if (lu->backend == AC_LU_AUTO) {
 		/* KLU's analysis estimates the factorization's flops */
-		klu_common *c = lu->kcommon;
+		int st = klu_analysis(lu);
 
-		if (!c) {
-			if (!(c = malloc(sizeof *c)))
-				return UMFPACK_ERROR_out_of_memory;
-			klu_defaults(c);
-			lu->kcommon = c;
-		}
-		if (!lu->ksymbolic &&
-		    !(lu->ksymbolic = klu_analyze(lu->m, (int *)lu->jp,
-						  (int *)lu->ji, c)))
-			return klu_status(c);
+		if (st != UMFPACK_OK)
+			return st;
 		lu->backend = AC_LU_KLU;
 		if (((klu_symbolic *)lu->ksymbolic)->est_flops >
 		    AC_KLU_MAX_FLOPS) {
