@@ -43,6 +43,20 @@ static inline const char *shared_problem(const char *name, char *buf,
 	return buf;
 }
 
+/* The problem of ../shared/problems/name, read (the test skips when the
+ * folder is absent, fails when the file cannot be read). */
+static inline struct px_problem *shared_problem_read(const char *name)
+{
+	char path[4096];
+	struct px_problem *p;
+	struct px_error err = {0};
+
+	cr_assert_eq(px_problem_read(shared_problem(name, path, sizeof path),
+				     &p, PX_FCLIB_R_NONE, NULL, &err),
+		     PX_OK, "%s", err.msg);
+	return p;
+}
+
 /* The 13 problem files of ../shared/problems, NULL-terminated. */
 static inline const char *const *shared_problem_files(void)
 {

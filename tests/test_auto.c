@@ -15,23 +15,11 @@
  * own scale, at fc3d 1e-8, as for prox (tests/test_prox.c) */
 #define AUTO_LAW_REL 1e-5
 
-static struct px_problem *shared(const char *name)
-{
-	char path[4096];
-	struct px_problem *p;
-	struct px_error err = {0};
-
-	cr_assert_eq(px_problem_read(shared_problem(name, path, sizeof path),
-				     &p, PX_FCLIB_R_NONE, NULL, &err),
-		     PX_OK, "%s", err.msg);
-	return p;
-}
-
 /* p solved with conf/auto.ini from zero, converged, the answer checked by
  * the oracles; its report into *rep (the caller frees it). */
 static void solves(const char *name, struct px_report *rep)
 {
-	struct px_problem *p = shared(name);
+	struct px_problem *p = shared_problem_read(name);
 	struct px_config *cfg;
 	struct px_error err = {0};
 	double *x = calloc(px_problem_n_contacts(p) * 3 + 1, sizeof *x);
@@ -99,7 +87,7 @@ Test(auto_accel, sweeps_where_they_are_quick_newton_where_they_crawl)
 static void refused_at_solve(const char *text, const char *want)
 {
 	struct px_config *cfg = config_from_text(text);
-	struct px_problem *p = shared("Rover4516.dat");
+	struct px_problem *p = shared_problem_read("Rover4516.dat");
 	struct px_report rep;
 	struct px_error err = {0};
 	double *x = calloc(px_problem_n_contacts(p) * 3 + 1, sizeof *x);

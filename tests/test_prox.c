@@ -79,18 +79,6 @@ static struct px_config *prox_config_with(const char *text)
 	return cfg;
 }
 
-static struct px_problem *read_shared(const char *name)
-{
-	char path[4096];
-	struct px_problem *p;
-	struct px_error err = {0};
-
-	cr_assert_eq(px_problem_read(shared_problem(name, path, sizeof path),
-				     &p, PX_FCLIB_R_NONE, NULL, &err),
-		     PX_OK, "%s", err.msg);
-	return p;
-}
-
 Test(prox, solves_every_shared_problem)
 {
 	const char *const *files = shared_problem_files();
@@ -329,7 +317,7 @@ Test(prox, klu_and_umfpack_solve_every_shared_problem)
 
 		for (size_t i = 0; files[i]; i++) {
 			char what[256], line[1024];
-			struct px_problem *p = read_shared(files[i]);
+			struct px_problem *p = shared_problem_read(files[i]);
 
 			snprintf(what, sizeof what, "%s, %s", files[i],
 				 c ? "umfpack" : "klu");
@@ -358,7 +346,7 @@ Test(prox, auto_takes_klu_where_the_fill_is_small)
 
 	for (size_t i = 0; i < 2; i++) {
 		struct px_config *cfg = prox_config_with("[solver]\n");
-		struct px_problem *p = read_shared(cases[i].file);
+		struct px_problem *p = shared_problem_read(cases[i].file);
 		double *x = calloc(px_problem_n_contacts(p) * 3, sizeof *x);
 		struct px_report rep;
 		struct px_error err = {0};
@@ -414,7 +402,7 @@ Test(prox, exact_proximal_steps_lower_sigma_faster)
 		for (int off = 0; off < 2; off++) {
 			struct px_config *cfg = prox_config_with(
 				off ? "[accelerator]\nexact = 0\n" : "[solver]\n");
-			struct px_problem *p = read_shared(cases[i].file);
+			struct px_problem *p = shared_problem_read(cases[i].file);
 			double *x = calloc(px_problem_n_contacts(p) * 3, sizeof *x);
 			struct px_report rep;
 			struct px_error err = {0};
