@@ -60,12 +60,12 @@
  * (ellipsoid) and block R keep the scalar kernels: px_wide_applies. */
 #include <float.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel_rigid3.h"
 #include "kernel_wide.h"
+#include "kernel_wide_groups.h"
 #include "problem_impl.h"
 
 #if defined(__clang__)
@@ -74,9 +74,6 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#define LANES 4
-typedef double v4 __attribute__((vector_size(LANES * sizeof(double))));
-typedef long long v4m __attribute__((vector_size(LANES * sizeof(double))));
 
 
 int px_wide_applies(const struct px_kernel_ctx *c)
@@ -90,14 +87,12 @@ int px_wide_applies(const struct px_kernel_ctx *c)
 	       (c->is_disc || c->separable);
 }
 
-static struct px_wide_cache *wide_cache_new(void);
-
 int px_wide_init(struct px_kernel_ctx *c)
 {
 	const struct px_problem *p = c->p;
 
 	c->wcoef = malloc(4 * p->n * sizeof *c->wcoef + 1);
-	c->wcache = wide_cache_new();
+	c->wcache = px_wide_cache_new();
 	if (!c->wcoef || !c->wcache)
 		return PX_ERR_NOMEM;
 	for (size_t k = 0; k < p->n; k++) {
@@ -107,339 +102,6 @@ int px_wide_init(struct px_kernel_ctx *c)
 		c->wcoef[4 * k + 3] = p->friction[k].mu;
 	}
 	return PX_OK;
-}
-
-/* What every lane reads the same, loaded once per call: the rigid 3-row
- * kernel's arrays (kernel_rigid3.h) with this kernel's coefficients, and
- * lambda and w. */
-struct wide {
-	struct px_r3_arrays a;
-	double *restrict lambda, *restrict w;
-	size_t n; /* contacts */
-	unsigned long gen; /* c->wide_gen */
-};
-
-static inline struct wide wide_load(const struct px_kernel_ctx *c)
-{
-	struct wide s = {px_r3_arrays(c), c->lambda, c->w, c->p->n,
-			 c->wide_gen};
-
-	s.a.coef = c->wcoef;
-	return s;
-}
-
-/* The constants of one step in lane order (issue 34: Box2D v3 keeps its
- * contact constraints so): group i of a relax_lists call holds lane j's
- * i-th contact of list j, so that the step reads each quantity of the
- * four lanes with one aligned vector load instead of a transpose. An idle
- * lane (its list ended) has lane 0's contact and values, the static
- * world's bodies and on = 0: its results are dropped. What is constant
- * for the kernel's life (the problem's frame and lever arms, wcoef's
- * coefficients, the bodies' pointers and inverse masses) is filled once;
- * b and r again whenever the driver moved c->wide_gen (a solve's start:
- * a new b, r back to init's; a rejected sweep's shrunk r: plugin.h,
- * rfactor.adapt changes r only then). lambda (the accelerators move it
- * between sweeps), the normal shift and w are read where they are. */
-/* the static world's velocity and inverse inertia */
-static const double zeros[12];
-
-struct wide_group {
-	v4 f[9], l[6];
-	v4 c[3]; /* A_sn, A_tn, mu (wcoef without A_ts) */
-	v4 b[3], r[3]; /* refilled when c->wide_gen moves */
-	v4 ma, mb; /* the bodies' inverse masses (0: static world) */
-	/* the bodies' velocities in w, or zeros (the static world); their
-	 * inverse inertias are at the same offset in inv_inertia */
-	const double *wa[LANES], *wb[LANES];
-	uint32_t k[LANES];
-	unsigned char on[LANES];
-	int last; /* some lane's contact is the problem's last */
-};
-
-/* One relax_lists call's groups, cached for the next call with the same
- * lists (a scheduler hands the same lists every sweep): the key is the
- * lists' pointers and counts, and their contents (copy), which a
- * scheduler may rewrite in place (colored: coloring_bucket when the
- * ordering changed the permutation), compared on every call. */
-struct wide_slot {
-	unsigned m;
-	const uint32_t *lists[LANES];
-	size_t counts[LANES];
-	uint32_t *copy; /* the lists' contents, one after the other */
-	size_t copy_cap;
-	struct wide_group *g;
-	size_t ng, g_cap;
-	const double *w; /* the groups' pointers are into this w */
-	unsigned long gen; /* b and r are those of c->wide_gen = gen */
-	int valid, busy; /* busy: a call is using it */
-	unsigned long used;
-};
-
-/* The calls of one sweep from every thread: a few per thread and color
- * (bench/schedulers' grids: colored patches give a handful). A call
- * that finds every slot busy gathers as it goes. */
-#define WIDE_SLOTS 32
-/* groups after a slot's last that the step's prefetches may read
- * (kernel_wide_step.h, W_PREFETCH: WIDE_PF_DATA ahead) */
-#define WIDE_PAD 4
-struct px_wide_cache {
-	atomic_flag lock;
-	unsigned long clock;
-	struct wide_slot slot[WIDE_SLOTS];
-};
-
-_Static_assert(PX_MAX_LISTS <= LANES, "one group holds every list of a call");
-
-static void cache_lock(struct px_wide_cache *w)
-{
-	while (atomic_flag_test_and_set_explicit(&w->lock, memory_order_acquire))
-		;
-}
-
-static void cache_unlock(struct px_wide_cache *w)
-{
-	atomic_flag_clear_explicit(&w->lock, memory_order_release);
-}
-
-static size_t wide_longest(const size_t *counts, unsigned m)
-{
-	size_t longest = 0;
-
-	for (unsigned j = 0; j < m; j++)
-		longest = counts[j] > longest ? counts[j] : longest;
-	return longest;
-}
-
-/* Group i of m lists into *g. */
-static void wide_fill(const struct wide *s, const uint32_t *const *lists,
-		      const size_t *counts, unsigned m, size_t i,
-		      struct wide_group *g)
-{
-	uint32_t k0 = 0;
-
-	g->last = 0;
-	for (unsigned j = 0; j < LANES; j++) {
-		const int on = j < m && i < counts[j];
-		const uint32_t k = on ? lists[j][i] : k0;
-
-		if (j == 0)
-			k0 = k; /* lane 0 always has a contact: its list is the
-				 * longest or as long (colored's split) or an
-				 * idle lane reads it anyway */
-		g->k[j] = k;
-		g->on[j] = (unsigned char)on;
-		const uint32_t ba = on ? s->a.body_a[k] : PX_STATIC;
-		const uint32_t bb = on ? s->a.body_b[k] : PX_STATIC;
-
-		g->wa[j] = ba != PX_STATIC ? s->w + 6 * (size_t)ba : zeros;
-		g->wb[j] = bb != PX_STATIC ? s->w + 6 * (size_t)bb : zeros;
-		g->ma[j] = ba != PX_STATIC ? s->a.inv_mass[ba] : 0.0;
-		g->mb[j] = bb != PX_STATIC ? s->a.inv_mass[bb] : 0.0;
-		for (int q = 0; q < 9; q++)
-			g->f[q][j] = s->a.frame[9 * (size_t)k + q];
-		for (int q = 0; q < 6; q++)
-			g->l[q][j] = s->a.lever[6 * (size_t)k + q];
-		g->c[0][j] = s->a.coef[4 * (size_t)k];
-		g->c[1][j] = s->a.coef[4 * (size_t)k + 1];
-		g->c[2][j] = s->a.coef[4 * (size_t)k + 3];
-		for (int q = 0; q < 3; q++) {
-			g->b[q][j] = s->a.b[3 * (size_t)k + q];
-			g->r[q][j] = s->a.r[3 * (size_t)k + q];
-		}
-		g->last |= (size_t)k + 1 >= s->n;
-	}
-}
-
-static int grow(void **p, size_t *cap, size_t want, size_t size, int aligned)
-{
-	void *q;
-
-	if (want <= *cap)
-		return 0;
-	q = aligned ? aligned_alloc(64, (want * size + 63) / 64 * 64)
-		    : malloc(want * size);
-	if (!q)
-		return -1;
-	free(*p);
-	*p = q;
-	*cap = want;
-	return 0;
-}
-
-/* (Re)builds the slot's groups and copy for these lists; -1 out of
- * memory. */
-static int slot_build(struct wide_slot *sl, const struct wide *s,
-		      const uint32_t *const *lists, const size_t *counts,
-		      unsigned m)
-{
-	const size_t ng = wide_longest(counts, m);
-	size_t total = 0;
-
-	for (unsigned j = 0; j < m; j++)
-		total += counts[j];
-	if (grow((void **)&sl->copy, &sl->copy_cap, total + 1,
-		 sizeof *sl->copy, 0) ||
-	    grow((void **)&sl->g, &sl->g_cap, ng + WIDE_PAD, sizeof *sl->g, 1))
-		return -1;
-	total = 0;
-	for (unsigned j = 0; j < m; j++) {
-		memcpy(sl->copy + total, lists[j], counts[j] * sizeof *sl->copy);
-		total += counts[j];
-	}
-	for (size_t i = 0; i < ng; i++)
-		wide_fill(s, lists, counts, m, i, sl->g + i);
-	/* the padding the step's prefetches read: the last group again
-	 * (group 0 of an empty call: ng = 0 does not step) */
-	for (size_t i = ng; i < ng + WIDE_PAD; i++)
-		if (ng)
-			sl->g[i] = sl->g[ng - 1];
-	sl->ng = ng;
-	sl->w = s->w;
-	sl->gen = s->gen;
-	return 0;
-}
-
-/* b and r again (c->wide_gen moved). */
-static void slot_refill(struct wide_slot *sl, const struct wide *s)
-{
-	for (size_t i = 0; i < sl->ng; i++) {
-		struct wide_group *g = sl->g + i;
-
-		for (unsigned j = 0; j < LANES; j++) {
-			const size_t k = g->k[j];
-
-			for (int q = 0; q < 3; q++) {
-				g->b[q][j] = s->a.b[3 * k + q];
-				g->r[q][j] = s->a.r[3 * k + q];
-			}
-		}
-	}
-	for (size_t i = sl->ng; sl->ng && i < sl->ng + WIDE_PAD; i++)
-		sl->g[i] = sl->g[sl->ng - 1];
-	sl->gen = s->gen;
-}
-
-static int slot_same(const struct wide_slot *sl, const uint32_t *const *lists,
-		     const size_t *counts, unsigned m)
-{
-	size_t at = 0;
-
-	for (unsigned j = 0; j < m; j++) {
-		if (memcmp(sl->copy + at, lists[j], counts[j] * sizeof *sl->copy))
-			return 0;
-		at += counts[j];
-	}
-	return 1;
-}
-
-/* The slot of these lists, its groups current, marked busy until
- * wide_release; NULL when none can be had (every slot busy, out of
- * memory): the call then gathers as it goes. */
-static struct wide_slot *wide_acquire(const struct px_kernel_ctx *c,
-				      const struct wide *s,
-				      const uint32_t *const *lists,
-				      const size_t *counts, unsigned m)
-{
-	struct px_wide_cache *w = c->wcache;
-	struct wide_slot *sl = NULL, *free_sl = NULL;
-	int fresh = 0;
-
-	if (!w)
-		return NULL;
-	cache_lock(w);
-	for (int i = 0; i < WIDE_SLOTS && !sl; i++) {
-		struct wide_slot *x = &w->slot[i];
-		int same = x->valid && x->m == m;
-
-		for (unsigned j = 0; same && j < m; j++)
-			same = x->lists[j] == lists[j] &&
-			       x->counts[j] == counts[j];
-		if (same)
-			sl = x;
-		else if (!x->busy &&
-			 (!free_sl || (free_sl->valid &&
-				       (!x->valid || x->used < free_sl->used))))
-			free_sl = x;
-	}
-	if (sl && sl->busy)
-		sl = NULL; /* another thread's call with the same lists */
-	else if (!sl && free_sl) {
-		/* valid from here (other calls read the key under the lock
-		 * only, and take no busy slot), filled below */
-		sl = free_sl;
-		sl->valid = 1;
-		sl->m = m;
-		for (unsigned j = 0; j < m; j++) {
-			sl->lists[j] = lists[j];
-			sl->counts[j] = counts[j];
-		}
-		fresh = 1;
-	}
-	if (sl) {
-		sl->busy = 1;
-		sl->used = ++w->clock;
-	}
-	cache_unlock(w);
-	if (!sl)
-		return NULL;
-	if (fresh || sl->w != s->w || !slot_same(sl, lists, counts, m)) {
-		if (slot_build(sl, s, lists, counts, m)) {
-			cache_lock(w);
-			sl->valid = 0;
-			sl->busy = 0;
-			cache_unlock(w);
-			return NULL;
-		}
-	} else if (sl->gen != s->gen) {
-		slot_refill(sl, s);
-	}
-	return sl;
-}
-
-static void wide_release(const struct px_kernel_ctx *c, struct wide_slot *sl)
-{
-	struct px_wide_cache *w = c->wcache;
-
-	cache_lock(w);
-	sl->busy = 0;
-	cache_unlock(w);
-}
-
-static struct px_wide_cache *wide_cache_new(void)
-{
-	struct px_wide_cache *w = calloc(1, sizeof *w);
-
-	if (w)
-		atomic_flag_clear(&w->lock);
-	return w;
-}
-
-void px_wide_fini(struct px_kernel_ctx *c)
-{
-	struct px_wide_cache *w = c->wcache;
-
-	if (!w)
-		return;
-	for (int i = 0; i < WIDE_SLOTS; i++) {
-		free(w->slot[i].copy);
-		free(w->slot[i].g);
-	}
-	free(w);
-	c->wcache = NULL;
-}
-
-size_t px_wide_bytes(const struct px_kernel_ctx *c)
-{
-	const struct px_wide_cache *w = c->wcache;
-	size_t bytes = 0;
-
-	if (!w)
-		return 0;
-	bytes = sizeof *w;
-	for (int i = 0; i < WIDE_SLOTS; i++)
-		bytes += w->slot[i].copy_cap * sizeof *w->slot[i].copy +
-			 w->slot[i].g_cap * sizeof *w->slot[i].g;
-	return bytes;
 }
 
 /* m ? a : b lane by lane (a macro: a function returning a vector would
@@ -470,7 +132,7 @@ static void separable_lane(const struct wide *s, uint32_t k, double ln,
 
 /* The step and the loops over the lists, built once per instruction set
  * (kernel_wide_step.h). A lane reads its contact's and bodies' values
- * through a pointer (zeros for the static world and an idle lane's
+ * through a pointer (px_wide_zeros for the static world and an idle lane's
  * bodies; an idle lane reads lane 0's contact, its results dropped): the
  * baseline one value at a time, AVX2 four consecutive values of each lane
  * at once, transposed in registers (masked gathers were slower on grid-24,

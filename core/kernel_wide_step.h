@@ -34,7 +34,8 @@
 #ifndef W_INERTIA
 /* the lanes' bodies' inverse inertias, at their velocities' offsets */
 #define W_INERTIA1(wp, j)                                                      \
-	((wp)[j] != zeros ? s->a.inv_inertia + ((wp)[j] - s->w) : zeros)
+	((wp)[j] != px_wide_zeros ? s->a.inv_inertia + ((wp)[j] - s->w)        \
+				  : px_wide_zeros)
 #define W_INERTIA(wp)                                                          \
 	((const double *[LANES]){W_INERTIA1(wp, 0), W_INERTIA1(wp, 1),         \
 				 W_INERTIA1(wp, 2), W_INERTIA1(wp, 3)})
@@ -223,18 +224,18 @@ W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 		if (!moved[j])
 			continue;
 		/* the static world's zeros stay */
-		if (wa[j] != zeros)
+		if (wa[j] != px_wide_zeros)
 			for (int i = 0; i < 6; i++)
 				((double *)wa[j])[i] = n_a[i][j];
-		if (wb[j] != zeros)
+		if (wb[j] != px_wide_zeros)
 			for (int i = 0; i < 6; i++)
 				((double *)wb[j])[i] = n_b[i][j];
 	}
 }
 
-/* The lists side by side, lane j on list j, until the longest ends:
- * the call's groups from the cache (kernel_wide.c, wide_acquire), or,
- * where it has none to give, each group gathered as the step comes. */
+/* The lists side by side, lane j on list j, until the longest ends: the
+ * call's groups from the cache (kernel_wide_groups.c, px_wide_acquire),
+ * or, where it has none to give, each group gathered as the step comes. */
 static void W_NAME(relax_lists)(const struct px_kernel_ctx *c,
 				const uint32_t *const *lists,
 				const size_t *counts, unsigned m)
@@ -242,7 +243,7 @@ static void W_NAME(relax_lists)(const struct px_kernel_ctx *c,
 	const struct wide s = wide_load(c);
 	const int tally = c->tally && c->prev;
 	struct px_tally_part t = {0};
-	struct wide_slot *slot = wide_acquire(c, &s, lists, counts, m);
+	struct wide_slot *slot = px_wide_acquire(c, &s, lists, counts, m);
 
 	if (slot) {
 		const struct wide_group *g = slot->g;
@@ -254,14 +255,14 @@ static void W_NAME(relax_lists)(const struct px_kernel_ctx *c,
 		else
 			for (size_t i = 0; i < ng; i++)
 				W_NAME(step)(&s, g + i, 1, NULL);
-		wide_release(c, slot);
+		px_wide_release(c, slot);
 	} else {
-		const size_t longest = wide_longest(counts, m);
+		const size_t longest = px_wide_longest(counts, m);
 
 		for (size_t i = 0; i < longest; i++) {
 			struct wide_group g;
 
-			wide_fill(&s, lists, counts, m, i, &g);
+			px_wide_fill(&s, lists, counts, m, i, &g);
 			W_NAME(step)(&s, &g, 0, tally ? &t : NULL);
 		}
 	}
