@@ -14,6 +14,8 @@
 #define LANES 4
 typedef double v4 __attribute__((vector_size(LANES * sizeof(double))));
 typedef long long v4m __attribute__((vector_size(LANES * sizeof(double))));
+/* an array of LANES doubles that is read or written as one v4 */
+#define V4_ALIGNED __attribute__((aligned(sizeof(v4))))
 
 /* What every lane reads the same, loaded once per call: the rigid 3-row
  * kernel's arrays (kernel_rigid3.h) with this kernel's coefficients, and

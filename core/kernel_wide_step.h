@@ -61,8 +61,10 @@ W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 	const uint32_t *const kk = g->k;
 	const unsigned char *const on = g->on;
 	const double *const *wa = g->wa, *const *wb = g->wb;
-	double o_ln[LANES], o_s[LANES], o_t[LANES], rad_l[LANES];
-	double n_a[6][LANES], n_b[6][LANES];
+	/* vectors stored and read as arrays of lanes: v4's alignment */
+	double o_ln[LANES] V4_ALIGNED, o_s[LANES] V4_ALIGNED;
+	double o_t[LANES] V4_ALIGNED, rad_l[LANES] V4_ALIGNED;
+	double n_a[6][LANES] V4_ALIGNED, n_b[6][LANES] V4_ALIGNED;
 	v4 ux, uy, uz, v0, v1, v2, ln, dn, zs, zt, lam0, lam1, lam2;
 	v4 wa0, wa1, wa2, wa3, wa4, wa5;
 	v4 wb0, wb1, wb2, wb3, wb4, wb5, x, y, d0, d1, d2, P0, P1, P2;
@@ -139,7 +141,8 @@ W_NAME(step)(const struct wide *s, const struct wide_group *g, int pf,
 			zt = *(v4 *)o_t;
 		}
 	} else {
-		double vv1[LANES], vv2[LANES], lnl[LANES];
+		double vv1[LANES] V4_ALIGNED, vv2[LANES] V4_ALIGNED;
+		double lnl[LANES] V4_ALIGNED;
 
 		*(v4 *)vv1 = v1;
 		*(v4 *)vv2 = v2;
