@@ -344,7 +344,7 @@ Test(prox, auto_takes_klu_where_the_fill_is_small)
 		{"KaplasTower-i1061-4.hdf5.dat", "UMFPACK"},
 	};
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct px_config *cfg = prox_config_with("[solver]\n");
 		struct px_problem *p = shared_problem_read(cases[i].file);
 		double *x = calloc(px_problem_n_contacts(p) * 3, sizeof *x);
@@ -365,7 +365,7 @@ Test(prox, auto_takes_klu_where_the_fill_is_small)
 				       &all, &reused) == 2,
 			  "%s", line);
 		cr_assert_eq(all, rep.accel_steps, "%s", line);
-		if (i == 0)
+		if (!strcmp(cases[i].lu, "KLU"))
 			cr_assert_geq(2 * reused, all, "%s", line);
 		else
 			cr_assert_eq(reused, 0, "%s", line);
@@ -398,7 +398,7 @@ Test(prox, exact_proximal_steps_lower_sigma_faster)
 		{"KaplasTower-i1061-4.hdf5.dat", 8, 13},
 	};
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		for (int off = 0; off < 2; off++) {
 			struct px_config *cfg = prox_config_with(
 				off ? "[accelerator]\nexact = 0\n" : "[solver]\n");

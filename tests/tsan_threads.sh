@@ -7,7 +7,8 @@
 # (TSAN_OPTIONS halt_on_error=1 makes a report exit 66). Scenes: a ball pile
 # and a box stack stepped a few times (factorized problems: the world's
 # bodies shared between contacts), and the two-boxes problem file
-# (assembled). Needs top_builddir and srcdir (set by make check's
+# (assembled); the last scheduler runs the wide kernel (kernel = wide: its
+# lanes' lists and the groups' cache shared between threads). Needs top_builddir and srcdir (set by make check's
 # environment or by the caller).
 set -u
 proxima="$top_builddir/cli/proxima"
@@ -32,8 +33,10 @@ check() { # CONFIG-TEXT ARGS...
 for t in 2 3 4; do
 	for s in "jacobi" "naive" "colored\ncoloring = greedy" \
 		"colored\ncoloring = balanced\nmerge_below = 8" \
-		"colored\npatches = 4"; do
-		c="[solver]\nmax_sweeps = 200\n[scheduler]\nplugin = $s\nthreads = $t\nserial_below = 0\n"
+		"colored\npatches = 4" "colored\npatches = 4\nkernel = wide"; do
+		k=auto
+		case $s in *"kernel = wide") k=wide s=${s%\\nkernel = wide} ;; esac
+		c="[solver]\nmax_sweeps = 200\nkernel = $k\n[scheduler]\nplugin = $s\nthreads = $t\nserial_below = 0\n"
 		check "$c" run "$srcdir/scenes/ballpile-8.ini" --steps 5 --quiet
 		check "$c" run "$srcdir/scenes/boxstack-10.ini" --steps 5 --quiet
 		check "$c" solve "$srcdir/scenes/two-boxes.dat"
