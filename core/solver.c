@@ -306,6 +306,7 @@ static int accel_call(struct accel *ac, int finish, const struct px_problem *p,
 	int bad = 0;
 
 	res.merit_in = res.merit_last = res.merit_out = NAN;
+	ac->host.merit = rep->merit; /* the last stop test's (ABI 1.11) */
 	ac->cnt.products = 0;
 	memcpy(ac->save, lambda, m * sizeof *lambda);
 	if (finish)
@@ -699,6 +700,8 @@ static int accel_prepare(struct solve *S)
 		.a_blocks = assembled ? p->blocks : NULL,
 		.time_left = time_left,
 		.time_ctx = S,
+		.merit = NAN,
+		.tol = S->set->abs_tol, /* merit = delta: solve_verdict's */
 	};
 	ac->save = malloc(S->m * sizeof *ac->save);
 	if (!ac->save)
@@ -804,6 +807,7 @@ static void solve_verdict(struct solve *S, int part, double dn, double df,
 		const int quiet = delta <= tol;
 
 		rec->merit = delta;
+		S->ac.host.tol = tol;
 		if (part != PX_PART_FRICTION)
 			S->quiet_n = quiet;
 		if (part != PX_PART_NORMAL)

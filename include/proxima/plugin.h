@@ -106,6 +106,12 @@
  *        iterate worse by its merit than the one it was given (a
  *        proximal or Newton method is not monotone in the stop test's
  *        merit). Plugins built against 1.0-1.9 load and run as before.
+ *  1.11 struct px_accel_host (host to plugin) gains merit and tol, which
+ *        every 1.11 host fills before each call of step: the value the
+ *        driver's stop test found for the iterate in lambda and the value
+ *        at or below which it ends the solve, so that an accelerator may
+ *        aim at the solve's own tolerance (auto measures the sweeps'
+ *        progress by it). Plugins built against 1.0-1.10 do not read them.
  *
  * When the host calls what (no change of ABI): a host may keep a solver
  * across solves of one problem whose b changes between them (px_solver,
@@ -138,7 +144,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 10u
+#define PX_ABI_MINOR 11u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -568,6 +574,15 @@ struct px_accel_host {
 	 * next to a product with A. */
 	double (*time_left)(const void *time_ctx);
 	const void *time_ctx;
+	/* ABI 1.11. The driver's stop test, set before every call of step:
+	 * merit is what it found for the iterate in lambda ([solver] merit's
+	 * value after the sweep just run, or after the last call of a
+	 * driving plugin; NAN before the first test), tol the value at or
+	 * below which the solve ends (abs_tol; with merit = delta,
+	 * max(abs_tol, rel_tol ||lambda||_inf)). 0 when the solve runs to
+	 * max_sweeps. */
+	double merit;
+	double tol;
 };
 
 /* Flags of an accelerator (px_accelerator_ops.flags, ABI 1.10). */

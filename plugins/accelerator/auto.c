@@ -5,13 +5,22 @@
  *
  * The driver calls step after every accepted sweep (every = 1). In the
  * sweeps phase the plugin measures, for each sweep, its wall time (from
- * the end of its last call: the sweep and the driver's stop test) and its
- * relative change d = ||lambda - lambda_prev||_inf / ||lambda||_inf, which
- * for a linearly converging method shrinks as the error does. Over the
- * last `window` sweeps that gives the sweeps' rate g = ln(d_old / d_now)
- * / (their time), and the time they still need to bring d to `target`:
+ * the end of its last call: the sweep and the driver's stop test) and the
+ * merit the driver's stop test found after it (ABI 1.11: host->merit, the
+ * [solver] merit's value, e.g. the fc3d error), which for a linearly
+ * converging method shrinks geometrically. Over the last `window` sweeps
+ * that gives the sweeps' rate g = ln(e_old / e_now) / (their time), and
+ * the time they still need to bring it to the solve's own tolerance
+ * (host->tol, or `target` where that is lower: a solve to max_sweeps has
+ * none):
  *
- *     T_sweeps = ln(d_now / target) / g          (infinite when g <= 0)
+ *     T_sweeps = ln(e_now / max(tol, target)) / g  (infinite when g <= 0)
+ *
+ * So a solve to 1e-4 that the sweeps reach in a dozen sweeps stays with
+ * them where one to 1e-8 switches (before ABI 1.11 the plugin measured the
+ * relative change of lambda against a fixed target of 1e-10 whatever the
+ * tolerance: Capsules-i125 at 1e-4 switched after 5 sweeps and took
+ * 2.8-3.7x Siconos's NSGS, which needs 12).
  *
  * Newton's time to the same point is T_newton = newton_steps * t_step,
  * t_step the last measured Newton step's time (before the first one:
@@ -60,9 +69,9 @@ static const struct px_param_decl auto_params[] = {
 	[P_WINDOW] = {"window", PX_PARAM_INT, "4",
 		      "sweeps over which the sweeps' rate of progress is measured before a decision",
 		      1, 1000, NULL},
-	[P_TARGET] = {"target", PX_PARAM_REAL, "1e-10",
-		      "the relative change per sweep at which the sweeps are taken to have converged: the predictions aim there",
-		      1e-16, 1, NULL},
+	[P_TARGET] = {"target", PX_PARAM_REAL, "1e-14",
+		      "the stop test's merit the predictions aim at where the solve's tolerance is lower (a solve to max_sweeps has tolerance 0); 0: the tolerance alone",
+		      0, 1, NULL},
 	[P_NEWTON_COST] = {"newton_cost", PX_PARAM_REAL, "10",
 			   "a Newton step's time in mean sweeps, until one has been measured",
 			   0.1, 1e6, NULL},
@@ -83,10 +92,9 @@ struct auto_state {
 	int newton;                /* the phase: 1 Newton, 0 sweeps */
 	int given_up;              /* a Newton phase failed in this solve */
 	int ready;                 /* the Newton arrays are allocated */
-	int have_prev;             /* prev holds the last sweep's lambda */
 	size_t m;
-	double *prev, *keep;       /* the last sweep's lambda; a call's best */
-	double *d, *t;             /* ring of window + 1 changes and times */
+	double *keep;              /* a call's best iterate */
+	double *e, *t;             /* ring of window + 1 merits and times */
 	uint64_t nh;               /* sweeps measured */
 	double t_end;              /* when the last call ended */
 	double t_step;             /* a Newton step's time (0: none yet) */
@@ -132,11 +140,10 @@ static int auto_create(const union px_value *v, void **state, char *err,
 static void free_arrays(struct auto_state *s)
 {
 	prox_method_free(&s->pm);
-	free(s->prev);
 	free(s->keep);
-	free(s->d);
+	free(s->e);
 	free(s->t);
-	s->prev = s->keep = s->d = s->t = NULL;
+	s->keep = s->e = s->t = NULL;
 }
 
 static void auto_destroy(void *state)
@@ -155,16 +162,15 @@ static int auto_prepare(void *state, const struct px_accel_host *h,
 	if (ac_refused(h, err, errlen))
 		return 1;
 	s->m = 3 * h->p->n_contacts;
-	s->prev = malloc((s->m + 1) * sizeof *s->prev);
 	s->keep = malloc((s->m + 1) * sizeof *s->keep);
-	s->d = malloc(w * sizeof *s->d);
+	s->e = malloc(w * sizeof *s->e);
 	s->t = malloc(w * sizeof *s->t);
-	if (!s->prev || !s->keep || !s->d || !s->t) {
+	if (!s->keep || !s->e || !s->t) {
 		snprintf(err, errlen, "out of memory for %zu contacts",
 			 h->p->n_contacts);
 		return 1;
 	}
-	s->newton = s->ready = s->have_prev = s->given_up = 0;
+	s->newton = s->ready = s->given_up = 0;
 	s->nh = 0;
 	s->t_step = 0.0;
 	s->phases = s->backs = s->calls = s->steps = s->first = 0;
@@ -183,23 +189,15 @@ static double inf_norm(const double *v, size_t m)
 	return r;
 }
 
-/* The sweep that just ended, measured: its relative change and time into
- * the ring. 0 when there is nothing to compare it with yet. */
-static int measure(struct auto_state *s, const double *lambda, double dt)
+/* The sweep that just ended, measured: the stop test's merit after it and
+ * its time into the ring. 0 when the driver has no finite merit for it. */
+static int measure(struct auto_state *s, double merit, double dt)
 {
 	const size_t w = (size_t)s->window + 1;
-	double dx = 0.0, scale;
 
-	if (!s->have_prev) {
-		memcpy(s->prev, lambda, s->m * sizeof *s->prev);
-		s->have_prev = 1;
+	if (!isfinite(merit))
 		return 0;
-	}
-	for (size_t i = 0; i < s->m; i++)
-		dx = fmax(dx, fabs(lambda[i] - s->prev[i]));
-	memcpy(s->prev, lambda, s->m * sizeof *s->prev);
-	scale = inf_norm(lambda, s->m);
-	s->d[s->nh % w] = scale > 0.0 ? dx / scale : 0.0;
+	s->e[s->nh % w] = merit;
 	s->t[s->nh % w] = dt;
 	s->nh++;
 	return 1;
@@ -207,19 +205,21 @@ static int measure(struct auto_state *s, const double *lambda, double dt)
 
 /* Whether the Newton phase should begin: the sweeps' predicted time to the
  * target against Newton's (the prediction's figures into *ts, *tn). */
-static int newton_pays(struct auto_state *s, double *ts, double *tn)
+static int newton_pays(struct auto_state *s, double tol, double *ts,
+		       double *tn)
 {
 	const size_t w = (size_t)s->window;
-	const double d_now = s->d[(s->nh - 1) % (w + 1)];
-	const double d_old = s->d[s->nh % (w + 1)]; /* w sweeps before */
+	const double e_now = s->e[(s->nh - 1) % (w + 1)];
+	const double e_old = s->e[s->nh % (w + 1)]; /* w sweeps before */
+	const double aim = fmax(tol, s->target);
 	double span = 0.0, g;
 
 	for (size_t i = 0; i < w; i++)
 		span += s->t[(s->nh - 1 - i) % (w + 1)];
-	if (!(d_now > s->target) || !(span > 0.0))
+	if (!(e_now > aim) || !(span > 0.0))
 		return 0; /* the sweeps are there, or no clock */
-	g = d_old > d_now ? log(d_old / d_now) / span : 0.0;
-	*ts = g > 0.0 ? log(d_now / s->target) / g : HUGE_VAL;
+	g = e_old > e_now ? log(e_old / e_now) / span : 0.0;
+	*ts = g > 0.0 ? log(e_now / aim) / g : HUGE_VAL;
 	*tn = (double)s->newton_steps *
 	      (s->t_step > 0.0 ? s->t_step : s->newton_cost * span / (double)w);
 	return *ts > *tn;
@@ -318,9 +318,9 @@ static void auto_step(void *state, const struct px_accel_host *h,
 
 	s->calls++;
 	if (!s->newton) {
-		if (s->given_up || !measure(s, h->lambda, t - s->t_end) ||
+		if (s->given_up || !measure(s, h->merit, t - s->t_end) ||
 		    s->nh <= (uint64_t)s->window ||
-		    !newton_pays(s, &ts, &tn)) {
+		    !newton_pays(s, h->tol, &ts, &tn)) {
 			s->t_end = now();
 			return;
 		}
@@ -375,11 +375,12 @@ static const char auto_doc[] =
 	"solution sooner: sweeps for the problems they solve quickly, Newton\n"
 	"for those where they crawl, without a sweep count to tune.\n"
 	"\n"
-	"After every accepted sweep it measures the sweep's time and its\n"
-	"relative change d = ||lambda - lambda_prev|| / ||lambda||. Over the\n"
-	"last `window` sweeps that gives their rate g = ln(d_old / d_now) per\n"
-	"second and their predicted time to bring d to `target`,\n"
-	"ln(d_now / target) / g. Newton's predicted time is newton_steps\n"
+	"After every accepted sweep it measures the sweep's time and the\n"
+	"merit e the driver's stop test found after it ([solver] merit, e.g.\n"
+	"the fc3d error). Over the last `window` sweeps that gives their rate\n"
+	"g = ln(e_old / e_now) per second and their predicted time to bring e\n"
+	"to the solve's tolerance (abs_tol; `target` where that is lower),\n"
+	"ln(e_now / tol) / g. Newton's predicted time is newton_steps\n"
 	"times a Newton step's measured time (newton_cost mean sweeps before\n"
 	"the first). When the sweeps' is longer, the Newton phase begins:\n"
 	"each call runs up to max_newton of prox's steps, on a path that\n"
