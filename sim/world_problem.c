@@ -167,26 +167,6 @@ out:
 	return rc;
 }
 
-static int set_rigid(struct px_problem *p, const struct px_dynamics *d,
-		     const struct px_contact_rows *rows, size_t n,
-		     const uint32_t *ba, const uint32_t *bb,
-		     struct px_error *err)
-{
-	double *lever = malloc((6 * n + 1) * sizeof *lever);
-	int rc;
-
-	if (!lever)
-		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-	for (size_t k = 0; k < n; k++) {
-		memcpy(lever + 6 * k, rows[k].ra, 3 * sizeof *lever);
-		memcpy(lever + 6 * k + 3, rows[k].rb, 3 * sizeof *lever);
-	}
-	rc = px_problem_set_rigid(p, d->n, d->inv_mass, d->inv_inertia, ba, bb,
-				  lever, err);
-	free(lever);
-	return rc;
-}
-
 int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d,
 		      const struct px_contact *c,
 		      const struct px_contact_rows *rows, size_t n,
@@ -197,12 +177,15 @@ int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d
 	struct px_friction_params *fp;
 	uint32_t *ba = malloc((n + 1) * sizeof *ba);
 	uint32_t *bb = malloc((n + 1) * sizeof *bb);
+	/* the rigid form's lever arms, gathered in the pass below that reads
+	 * the rows anyway rather than in one more over them */
+	double *lever = bs == 3 ? malloc((6 * n + 1) * sizeof *lever) : NULL;
 	double *e;
 	int rc = px_problem_create(n, bs, &p, err);
 
 	if (rc)
 		goto out;
-	if (!ba || !bb) {
+	if (!ba || !bb || (bs == 3 && !lever)) {
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -214,6 +197,11 @@ int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d
 
 		ba[k] = rows[k].pa;
 		bb[k] = rows[k].pb;
+		if (lever) {
+			memcpy(lever + 6 * k, rows[k].ra, 3 * sizeof *lever);
+			memcpy(lever + 6 * k + 3, rows[k].rb,
+			       3 * sizeof *lever);
+		}
 		rc = px_problem_set_geometry(p, k, c[k].p, rows[k].frame, err);
 		if (rc)
 			goto out;
@@ -224,11 +212,13 @@ int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d
 		}
 		e[k] = fmax(a->restitution, b->restitution);
 	}
-	rc = bs == 3 ? set_rigid(p, d, rows, n, ba, bb, err)
+	rc = bs == 3 ? px_problem_set_rigid(p, d->n, d->inv_mass,
+					    d->inv_inertia, ba, bb, lever, err)
 		     : set_factorized(p, d, rows, n, bs, ba, bb, err);
 out:
 	free(ba);
 	free(bb);
+	free(lever);
 	if (rc) {
 		px_problem_destroy(p);
 		return rc;
