@@ -353,8 +353,9 @@ int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
 /* Is frame f (rows n, s, t) orthonormal to 1e-9? The products of rows i
  * and j and of rows j and i are the same numbers (each product commutes
  * exactly, the sum is taken in the same order): the upper triangle
- * decides, 6 dot products instead of 9. */
-static int orthonormal(const double *f)
+ * decides, 6 dot products instead of 9. Inlined: with two callers gcc
+ * made it a call per contact, 4% of boxstack-40's run (perf). */
+static inline __attribute__((always_inline)) int orthonormal(const double *f)
 {
 	for (int i = 0; i < 3; i++)
 		for (int j = i; j < 3; j++) {

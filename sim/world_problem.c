@@ -65,29 +65,35 @@ void px_dynamics_free(struct px_dynamics *d)
 	memset(d, 0, sizeof *d);
 }
 
+static inline void row_build(const struct px_world *w,
+			     const struct px_dynamics *d,
+			     const struct px_contact *c,
+			     struct px_contact_rows *r)
+{
+	const int flip = w->bodies[c->b].is_static;
+	const uint32_t wa = flip ? c->a : c->b;
+	const uint32_t wb = flip ? c->b : c->a;
+	double nrm[3];
+
+	for (int i = 0; i < 3; i++)
+		nrm[i] = flip ? -c->n[i] : c->n[i];
+	r->flipped = flip;
+	r->world_a = wa;
+	r->world_b = w->bodies[wb].is_static ? UINT32_MAX : wb;
+	r->pa = d->dyn[wa];
+	r->pb = d->dyn[wb];
+	v3_frame(nrm, r->frame);
+	v3_sub(c->p, w->bodies[wa].x, r->ra);
+	v3_sub(c->p, w->bodies[wb].x, r->rb);
+}
+
 void px_contact_rows_build(const struct px_world *w,
 			    const struct px_dynamics *d,
 			    const struct px_contact *c, size_t n,
 			    struct px_contact_rows *rows)
 {
-	for (size_t k = 0; k < n; k++) {
-		struct px_contact_rows *r = rows + k;
-		const int flip = w->bodies[c[k].b].is_static;
-		const uint32_t wa = flip ? c[k].a : c[k].b;
-		const uint32_t wb = flip ? c[k].b : c[k].a;
-		double nrm[3];
-
-		for (int i = 0; i < 3; i++)
-			nrm[i] = flip ? -c[k].n[i] : c[k].n[i];
-		r->flipped = flip;
-		r->world_a = wa;
-		r->world_b = w->bodies[wb].is_static ? UINT32_MAX : wb;
-		r->pa = d->dyn[wa];
-		r->pb = d->dyn[wb];
-		v3_frame(nrm, r->frame);
-		v3_sub(c[k].p, w->bodies[wa].x, r->ra);
-		v3_sub(c[k].p, w->bodies[wb].x, r->rb);
-	}
+	for (size_t k = 0; k < n; k++)
+		row_build(w, d, c + k, rows + k);
 }
 
 static double combine(double x, double y)
@@ -167,11 +173,14 @@ out:
 	return rc;
 }
 
-int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d,
-		      const struct px_contact *c,
-		      const struct px_contact_rows *rows, size_t n,
-		      uint32_t bs, int frictionless, struct px_problem **out,
-		      struct px_error *err)
+/* px_world_problem_build; when make is rows, each contact's rows are built
+ * just before they are read (px_world_rows_problem_build). */
+static int problem_build(const struct px_world *w, const struct px_dynamics *d,
+			 const struct px_contact *c,
+			 struct px_contact_rows *make,
+			 const struct px_contact_rows *rows, size_t n,
+			 uint32_t bs, int frictionless, struct px_problem **out,
+			 struct px_error *err)
 {
 	struct px_problem *p = NULL;
 	struct px_friction_params *fp;
@@ -195,6 +204,8 @@ int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d
 		const struct px_body *a = w->bodies + c[k].a;
 		const struct px_body *b = w->bodies + c[k].b;
 
+		if (make)
+			row_build(w, d, c + k, make + k);
 		ba[k] = rows[k].pa;
 		bb[k] = rows[k].pb;
 		if (lever) {
@@ -225,6 +236,27 @@ out:
 	}
 	*out = p;
 	return PX_OK;
+}
+
+int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d,
+		      const struct px_contact *c,
+		      const struct px_contact_rows *rows, size_t n,
+		      uint32_t bs, int frictionless, struct px_problem **out,
+		      struct px_error *err)
+{
+	return problem_build(w, d, c, NULL, rows, n, bs, frictionless, out,
+			     err);
+}
+
+int px_world_rows_problem_build(const struct px_world *w,
+				const struct px_dynamics *d,
+				const struct px_contact *c,
+				struct px_contact_rows *rows, size_t n,
+				uint32_t bs, int frictionless,
+				struct px_problem **out, struct px_error *err)
+{
+	return problem_build(w, d, c, rows, rows, n, bs, frictionless, out,
+			     err);
 }
 
 /* dv of one side: linear F / m, angular I^-1 (r x F + n tau). */
