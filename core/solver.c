@@ -410,6 +410,16 @@ static void refresh_range(void *ctx, size_t begin, size_t end)
 	kern->refresh(kern->ctx, begin, end);
 }
 
+static void impulses_range(void *ctx, size_t begin, size_t end)
+{
+	px_kernel_impulses(ctx, begin, end);
+}
+
+static void refresh_rigid_range(void *ctx, size_t begin, size_t end)
+{
+	px_kernel_refresh_rigid(ctx, begin, end);
+}
+
 /* The state of the stages (the table at the top of the file). */
 struct solve {
 	const struct px_problem *p;
@@ -612,7 +622,10 @@ static int solve_warm(struct solve *S, int kept)
 	/* w = M^-1 J^T lambda, unless it still is */
 	if (!kept && S->cold)
 		memset(wk->w, 0, (p->n_bodies * 6 + 1) * sizeof *wk->w);
-	else if (!kept)
+	else if (!kept && wk->kctx.impulse) {
+		set_up(S->ps, p->n, impulses_range, &wk->kctx);
+		set_up(S->ps, p->n_bodies, refresh_rigid_range, &wk->kctx);
+	} else if (!kept)
 		set_up(S->ps, p->n_bodies, refresh_range, &S->kern);
 	/* prev: each sweep's commits write it (a sweep visits every contact
 	 * exactly once, plugin.h) */
