@@ -395,7 +395,11 @@ void px_kernel_refresh_rigid(struct px_kernel_ctx *c, size_t begin,
 {
 	const struct px_problem *p = c->p;
 
+	/* px_rigid_side_add's arithmetic, with the body's mass and inertia
+	 * read once (the incidence's body is this one) */
 	for (size_t body = begin; body < end; body++) {
+		const double im = p->inv_mass[body];
+		const double *ii = p->inv_inertia + 6 * body;
 		double *w = c->w + 6 * body;
 
 		memset(w, 0, 6 * sizeof *w);
@@ -403,9 +407,11 @@ void px_kernel_refresh_rigid(struct px_kernel_ctx *c, size_t begin,
 		     q++) {
 			const uint32_t k = c->inc[q] >> 1, side = c->inc[q] & 1;
 
-			px_rigid_side_add(p, k, side, w, c->impulse + 3 * k);
+			px_body_impulse(w, im, ii, p->lever + 6 * k + 3 * side,
+					c->impulse + 3 * k, side ? -1.0 : 1.0);
 		}
-	}}
+	}
+}
 
 static int block_is_zero(const double *blk, size_t bb)
 {
