@@ -397,10 +397,8 @@ struct diag_job {
 static void diag_range(void *ctx, size_t begin, size_t end)
 {
 	const struct diag_job *j = ctx;
-	const size_t bb = (size_t)j->p->bs * j->p->bs;
 
-	for (size_t k = begin; k < end; k++)
-		px_problem_diag_block(j->p, k, j->diag + k * bb);
+	px_problem_diag_blocks(j->p, begin, end, j->diag);
 }
 
 static void refresh_range(void *ctx, size_t begin, size_t end)
