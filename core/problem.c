@@ -350,23 +350,27 @@ int px_problem_set_factorized(struct px_problem *p, size_t n_bodies,
 	return PX_OK;
 }
 
+static inline double row_dot(const double *f, int i, int j)
+{
+	return f[3 * i] * f[3 * j] + f[3 * i + 1] * f[3 * j + 1] +
+	       f[3 * i + 2] * f[3 * j + 2];
+}
+
 /* Is frame f (rows n, s, t) orthonormal to 1e-9? The products of rows i
  * and j and of rows j and i are the same numbers (each product commutes
  * exactly, the sum is taken in the same order): the upper triangle
- * decides, 6 dot products instead of 9. Inlined: with two callers gcc
- * made it a call per contact, 4% of boxstack-40's run (perf). */
+ * decides, 6 dot products instead of 9, all six tested at once rather
+ * than a branch after each (its loop with early exits was 4% of
+ * boxstack-40's run, perf). Inlined: with two callers gcc made it a call
+ * per contact. */
 static inline __attribute__((always_inline)) int orthonormal(const double *f)
 {
-	for (int i = 0; i < 3; i++)
-		for (int j = i; j < 3; j++) {
-			const double d = f[3 * i] * f[3 * j] +
-					 f[3 * i + 1] * f[3 * j + 1] +
-					 f[3 * i + 2] * f[3 * j + 2];
-
-			if (!(fabs(d - (i == j)) <= 1e-9))
-				return 0;
-		}
-	return 1;
+	return (fabs(row_dot(f, 0, 0) - 1.0) <= 1e-9) &
+	       (fabs(row_dot(f, 0, 1)) <= 1e-9) &
+	       (fabs(row_dot(f, 0, 2)) <= 1e-9) &
+	       (fabs(row_dot(f, 1, 1) - 1.0) <= 1e-9) &
+	       (fabs(row_dot(f, 1, 2)) <= 1e-9) &
+	       (fabs(row_dot(f, 2, 2) - 1.0) <= 1e-9);
 }
 
 /* The checks of px_problem_set_rigid one after the other, each over all
