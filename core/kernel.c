@@ -381,6 +381,38 @@ static void kernel_refresh(void *ctx, size_t begin, size_t end)
 	}
 }
 
+void px_kernel_impulses(struct px_kernel_ctx *c, size_t begin, size_t end)
+{
+	const struct px_problem *p = c->p;
+
+	for (size_t k = begin; k < end; k++)
+		px_rigid_world_impulse(p, k, c->lambda + 3 * k, 0, 3,
+				       c->impulse + 3 * k);
+}
+
+void px_kernel_refresh_rigid(struct px_kernel_ctx *c, size_t begin,
+			     size_t end)
+{
+	const struct px_problem *p = c->p;
+
+	/* px_rigid_side_add's arithmetic, with the body's mass and inertia
+	 * read once (the incidence's body is this one) */
+	for (size_t body = begin; body < end; body++) {
+		const double im = p->inv_mass[body];
+		const double *ii = p->inv_inertia + 6 * body;
+		double *w = c->w + 6 * body;
+
+		memset(w, 0, 6 * sizeof *w);
+		for (size_t q = c->inc_ptr[body]; q < c->inc_ptr[body + 1];
+		     q++) {
+			const uint32_t k = c->inc[q] >> 1, side = c->inc[q] & 1;
+
+			px_body_impulse(w, im, ii, p->lever + 6 * k + 3 * side,
+					c->impulse + 3 * k, side ? -1.0 : 1.0);
+		}
+	}
+}
+
 static int block_is_zero(const double *blk, size_t bb)
 {
 	for (size_t i = 0; i < bb; i++)
@@ -531,6 +563,11 @@ int px_kernel_init(struct px_kernel_ctx *c, struct px_kernel *kern,
 		px_kernel_fini(c);
 		return PX_ERR_NOMEM;
 	}
+	if (p->form == PX_FORM_RIGID &&
+	    !(c->impulse = malloc(3 * p->n * sizeof *c->impulse))) {
+		px_kernel_fini(c);
+		return PX_ERR_NOMEM;
+	}
 	c->rigid3 = !generic && px_r3_applies(c);
 	if (c->rigid3 && px_r3_init(c)) {
 		px_kernel_fini(c);
@@ -626,6 +663,8 @@ size_t px_kernel_bytes(const struct px_kernel_ctx *c)
 			 (c->conf_ptr[p->n] + 1) * sizeof *c->conf;
 	if (c->coef)
 		bytes += 3 * p->n * sizeof *c->coef;
+	if (c->impulse)
+		bytes += 3 * p->n * sizeof *c->impulse;
 	if (c->wcoef)
 		bytes += 4 * p->n * sizeof *c->wcoef;
 	if (c->local_r)
@@ -642,6 +681,7 @@ void px_kernel_fini(struct px_kernel_ctx *c)
 	free(c->conf_ptr);
 	free(c->conf);
 	free(c->coef);
+	free(c->impulse);
 	free(c->wcoef);
 	free(c->local_r);
 	px_wide_fini(c);

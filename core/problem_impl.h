@@ -43,6 +43,12 @@ struct px_problem {
  * readable). PX_OK for a factorized A. */
 int px_problem_check_diagonal(const struct px_problem *p, struct px_error *err);
 
+/* px_problem_diag_block of contacts [begin, end) into out (bs * bs each):
+ * the solver's set-up, one call per range rather than one through the
+ * PLT per contact, the rigid form's blocks without the form's test each. */
+void px_problem_diag_blocks(const struct px_problem *p, size_t begin,
+			    size_t end, double *out);
+
 /* The contacts at each dynamic body of a factorized or rigid A, as CSR:
  * (*at)[b] .. (*at)[b + 1] index into *list, whose entries are
  * k << 1 | side (side 0: k's body_a, 1: body_b), in contact order. The

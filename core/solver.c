@@ -398,10 +398,8 @@ struct diag_job {
 static void diag_range(void *ctx, size_t begin, size_t end)
 {
 	const struct diag_job *j = ctx;
-	const size_t bb = (size_t)j->p->bs * j->p->bs;
 
-	for (size_t k = begin; k < end; k++)
-		px_problem_diag_block(j->p, k, j->diag + k * bb);
+	px_problem_diag_blocks(j->p, begin, end, j->diag);
 }
 
 static void refresh_range(void *ctx, size_t begin, size_t end)
@@ -409,6 +407,16 @@ static void refresh_range(void *ctx, size_t begin, size_t end)
 	const struct px_kernel *kern = ctx;
 
 	kern->refresh(kern->ctx, begin, end);
+}
+
+static void impulses_range(void *ctx, size_t begin, size_t end)
+{
+	px_kernel_impulses(ctx, begin, end);
+}
+
+static void refresh_rigid_range(void *ctx, size_t begin, size_t end)
+{
+	px_kernel_refresh_rigid(ctx, begin, end);
 }
 
 /* The state of the stages (the table at the top of the file). */
@@ -613,7 +621,10 @@ static int solve_warm(struct solve *S, int kept)
 	/* w = M^-1 J^T lambda, unless it still is */
 	if (!kept && S->cold)
 		memset(wk->w, 0, (p->n_bodies * 6 + 1) * sizeof *wk->w);
-	else if (!kept)
+	else if (!kept && wk->kctx.impulse) {
+		set_up(S->ps, p->n, impulses_range, &wk->kctx);
+		set_up(S->ps, p->n_bodies, refresh_rigid_range, &wk->kctx);
+	} else if (!kept)
 		set_up(S->ps, p->n_bodies, refresh_range, &S->kern);
 	/* prev: each sweep's commits write it (a sweep visits every contact
 	 * exactly once, plugin.h) */

@@ -65,29 +65,35 @@ void px_dynamics_free(struct px_dynamics *d)
 	memset(d, 0, sizeof *d);
 }
 
+static inline void row_build(const struct px_world *w,
+			     const struct px_dynamics *d,
+			     const struct px_contact *c,
+			     struct px_contact_rows *r)
+{
+	const int flip = w->bodies[c->b].is_static;
+	const uint32_t wa = flip ? c->a : c->b;
+	const uint32_t wb = flip ? c->b : c->a;
+	double nrm[3];
+
+	for (int i = 0; i < 3; i++)
+		nrm[i] = flip ? -c->n[i] : c->n[i];
+	r->flipped = flip;
+	r->world_a = wa;
+	r->world_b = w->bodies[wb].is_static ? UINT32_MAX : wb;
+	r->pa = d->dyn[wa];
+	r->pb = d->dyn[wb];
+	v3_frame(nrm, r->frame);
+	v3_sub(c->p, w->bodies[wa].x, r->ra);
+	v3_sub(c->p, w->bodies[wb].x, r->rb);
+}
+
 void px_contact_rows_build(const struct px_world *w,
 			    const struct px_dynamics *d,
 			    const struct px_contact *c, size_t n,
 			    struct px_contact_rows *rows)
 {
-	for (size_t k = 0; k < n; k++) {
-		struct px_contact_rows *r = rows + k;
-		const int flip = w->bodies[c[k].b].is_static;
-		const uint32_t wa = flip ? c[k].a : c[k].b;
-		const uint32_t wb = flip ? c[k].b : c[k].a;
-		double nrm[3];
-
-		for (int i = 0; i < 3; i++)
-			nrm[i] = flip ? -c[k].n[i] : c[k].n[i];
-		r->flipped = flip;
-		r->world_a = wa;
-		r->world_b = w->bodies[wb].is_static ? UINT32_MAX : wb;
-		r->pa = d->dyn[wa];
-		r->pb = d->dyn[wb];
-		v3_frame(nrm, r->frame);
-		v3_sub(c[k].p, w->bodies[wa].x, r->ra);
-		v3_sub(c[k].p, w->bodies[wb].x, r->rb);
-	}
+	for (size_t k = 0; k < n; k++)
+		row_build(w, d, c + k, rows + k);
 }
 
 static double combine(double x, double y)
@@ -167,42 +173,28 @@ out:
 	return rc;
 }
 
-static int set_rigid(struct px_problem *p, const struct px_dynamics *d,
-		     const struct px_contact_rows *rows, size_t n,
-		     const uint32_t *ba, const uint32_t *bb,
-		     struct px_error *err)
-{
-	double *lever = malloc((6 * n + 1) * sizeof *lever);
-	int rc;
-
-	if (!lever)
-		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-	for (size_t k = 0; k < n; k++) {
-		memcpy(lever + 6 * k, rows[k].ra, 3 * sizeof *lever);
-		memcpy(lever + 6 * k + 3, rows[k].rb, 3 * sizeof *lever);
-	}
-	rc = px_problem_set_rigid(p, d->n, d->inv_mass, d->inv_inertia, ba, bb,
-				  lever, err);
-	free(lever);
-	return rc;
-}
-
-int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d,
-		      const struct px_contact *c,
-		      const struct px_contact_rows *rows, size_t n,
-		      uint32_t bs, int frictionless, struct px_problem **out,
-		      struct px_error *err)
+/* px_world_problem_build; when make is rows, each contact's rows are built
+ * just before they are read (px_world_rows_problem_build). */
+static int problem_build(const struct px_world *w, const struct px_dynamics *d,
+			 const struct px_contact *c,
+			 struct px_contact_rows *make,
+			 const struct px_contact_rows *rows, size_t n,
+			 uint32_t bs, int frictionless, struct px_problem **out,
+			 struct px_error *err)
 {
 	struct px_problem *p = NULL;
 	struct px_friction_params *fp;
 	uint32_t *ba = malloc((n + 1) * sizeof *ba);
 	uint32_t *bb = malloc((n + 1) * sizeof *bb);
+	/* the rigid form's lever arms, gathered in the pass below that reads
+	 * the rows anyway rather than in one more over them */
+	double *lever = bs == 3 ? malloc((6 * n + 1) * sizeof *lever) : NULL;
 	double *e;
 	int rc = px_problem_create(n, bs, &p, err);
 
 	if (rc)
 		goto out;
-	if (!ba || !bb) {
+	if (!ba || !bb || (bs == 3 && !lever)) {
 		rc = px_error_set(err, PX_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -212,8 +204,15 @@ int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d
 		const struct px_body *a = w->bodies + c[k].a;
 		const struct px_body *b = w->bodies + c[k].b;
 
+		if (make)
+			row_build(w, d, c + k, make + k);
 		ba[k] = rows[k].pa;
 		bb[k] = rows[k].pb;
+		if (lever) {
+			memcpy(lever + 6 * k, rows[k].ra, 3 * sizeof *lever);
+			memcpy(lever + 6 * k + 3, rows[k].rb,
+			       3 * sizeof *lever);
+		}
 		rc = px_problem_set_geometry(p, k, c[k].p, rows[k].frame, err);
 		if (rc)
 			goto out;
@@ -224,17 +223,40 @@ int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d
 		}
 		e[k] = fmax(a->restitution, b->restitution);
 	}
-	rc = bs == 3 ? set_rigid(p, d, rows, n, ba, bb, err)
+	rc = bs == 3 ? px_problem_set_rigid(p, d->n, d->inv_mass,
+					    d->inv_inertia, ba, bb, lever, err)
 		     : set_factorized(p, d, rows, n, bs, ba, bb, err);
 out:
 	free(ba);
 	free(bb);
+	free(lever);
 	if (rc) {
 		px_problem_destroy(p);
 		return rc;
 	}
 	*out = p;
 	return PX_OK;
+}
+
+int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d,
+		      const struct px_contact *c,
+		      const struct px_contact_rows *rows, size_t n,
+		      uint32_t bs, int frictionless, struct px_problem **out,
+		      struct px_error *err)
+{
+	return problem_build(w, d, c, NULL, rows, n, bs, frictionless, out,
+			     err);
+}
+
+int px_world_rows_problem_build(const struct px_world *w,
+				const struct px_dynamics *d,
+				const struct px_contact *c,
+				struct px_contact_rows *rows, size_t n,
+				uint32_t bs, int frictionless,
+				struct px_problem **out, struct px_error *err)
+{
+	return problem_build(w, d, c, rows, rows, n, bs, frictionless, out,
+			     err);
 }
 
 /* dv of one side: linear F / m, angular I^-1 (r x F + n tau). */

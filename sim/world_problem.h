@@ -61,6 +61,16 @@ int px_world_problem_build(const struct px_world *w, const struct px_dynamics *d
 		      uint32_t bs, int frictionless, struct px_problem **out,
 		      struct px_error *err);
 
+/* rows[k] of contacts[k] and their problem (px_world_problem_build) in one
+ * pass over the contacts: the rows are read while still in cache rather
+ * than in a second pass over their 144 bytes per contact. */
+int px_world_rows_problem_build(const struct px_world *w,
+				const struct px_dynamics *d,
+				const struct px_contact *c,
+				struct px_contact_rows *rows, size_t n,
+				uint32_t bs, int frictionless,
+				struct px_problem **out, struct px_error *err);
+
 /* dv[6 per dynamic body] += M^-1 J^T lambda: linear then angular. */
 void px_impulses_apply(const struct px_dynamics *d,
 			const struct px_contact_rows *rows, size_t n,

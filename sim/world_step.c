@@ -678,13 +678,14 @@ static int check_finite(const struct px_world *w, struct px_error *err)
 	return PX_OK;
 }
 
-/* The problems of a step: the rigid one, and for soft contact A + Gamma. */
+/* The rows and the problems of a step: the rigid one, and for soft
+ * contact A + Gamma. */
 static int problems(struct px_world *w, struct step *t, double h,
 		    struct px_error *err)
 {
 	const size_t n = w->n_contacts;
-	int rc = px_world_problem_build(w, &t->d, w->contacts, t->rows, n,
-					w->bs, 0, &t->p, err);
+	int rc = px_world_rows_problem_build(w, &t->d, w->contacts, t->rows,
+					     n, w->bs, 0, &t->p, err);
 
 	if (rc || w->settings.stabilization != PX_STAB_SOFT)
 		return rc;
@@ -725,15 +726,15 @@ int px_world_step(struct px_world *w, const struct px_config *cfg,
 	rc = step_alloc(&t, w, block_size(w, w->contacts, n), err);
 	if (rc)
 		goto out;
-	px_contact_rows_build(w, &t.d, w->contacts, n, t.rows);
-	if (t.anchor)
-		anchors_set(w, &t);
 	if (n) {
 		const double *e;
 
+		/* the rows too (px_world_rows_problem_build) */
 		rc = problems(w, &t, h, err);
 		if (rc)
 			goto out;
+		if (t.anchor)
+			anchors_set(w, &t);
 		e = px_problem_restitution(t.p);
 		for (size_t k = 0; k < n; k++)
 			t.bounce |= e[k] > 0.0;

@@ -290,6 +290,50 @@ Test(scenes, rigid_form_refusals)
 	px_problem_destroy(p);
 }
 
+/* The rigid form's checks run in one pass over the contacts, but a problem
+ * with several faults still gets the first of the check order (bodies,
+ * frames, masses and inertias, lever arms), and a refused form leaves the
+ * one set before as it was. */
+Test(scenes, rigid_form_refusal_keeps_form)
+{
+	const double frame[9] = {0, 0, 1, 1, 0, 0, 0, 1, 0};
+	const double at[3] = {0, 0, 0};
+	const double lever[12] = {0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0};
+	double bad_lever[12];
+	const uint32_t ba[2] = {0, 0}, bb[2] = {PX_STATIC, 1};
+	const uint32_t far_b[2] = {PX_STATIC, 7};
+	const double im[2] = {1, 0.5}, ii[18] = {1, 0, 0, 0, 2, 0, 0, 0, 3,
+						 2, 0, 0, 0, 2, 0, 0, 0, 2};
+	double before[9], after[9];
+	struct px_problem *p;
+	struct px_error err = {0};
+
+	memcpy(bad_lever, lever, sizeof lever);
+	bad_lever[7] = NAN;
+	cr_assert_eq(px_problem_create(2, 3, &p, NULL), PX_OK);
+	for (size_t k = 0; k < 2; k++)
+		cr_assert_eq(px_problem_set_geometry(p, k, at, frame, NULL),
+			     PX_OK);
+	cr_assert_eq(px_problem_set_rigid(p, 2, im, ii, ba, bb, lever, &err),
+		     PX_OK);
+	px_problem_diag_block(p, 1, before);
+	cr_assert_eq(px_problem_set_rigid(p, 2, im, ii, ba, far_b, bad_lever,
+					  &err),
+		     PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "contact 1: body out of range (2 bodies)");
+	cr_assert_eq(px_problem_set_rigid(p, 2, im, ii, ba, bb, bad_lever,
+					  &err),
+		     PX_ERR_INVALID);
+	cr_assert_str_eq(err.msg, "contact 1: a lever arm is not finite");
+	cr_assert_eq(px_problem_form(p), PX_FORM_RIGID);
+	cr_assert_eq(px_problem_n_bodies(p), 2);
+	px_problem_diag_block(p, 1, after);
+	cr_assert(memcmp(before, after, sizeof before) == 0,
+		  "the form set before is kept");
+	cr_assert_gt(after[0], 0.0);
+	px_problem_destroy(p);
+}
+
 /* A solve from zero stopping on rel_tol alone (the certificate passes
  * whatever it is), at most max_sweeps; the caller frees the result and rep. */
 static double *solve_rel_tol(const struct px_problem *p, const char *cfg_text,
