@@ -44,9 +44,10 @@
  *                                     stop test, certificate
  *     best        lambda, merit       a copy of the lowest-merit keep_best
  *                                     iterate (time_limit > 0)
- *     accel       lambda              lambda replaced or kept    solve_accel
- *                                     (accelerator.step; then
- *                                     best again); its stop
+ *     accel       lambda, merit       lambda replaced or kept    solve_accel
+ *                                     (accelerator.step, told
+ *                                     the stop test's merit and
+ *                                     tol; then best again); its stop
  *                                     between Newton steps
  *                                     (time_left)
  *     go_on       report, clock       stop by the monitor or the solve_go_on
