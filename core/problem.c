@@ -365,12 +365,15 @@ static inline double row_dot(const double *f, int i, int j)
  * per contact. */
 static inline __attribute__((always_inline)) int orthonormal(const double *f)
 {
-	return (fabs(row_dot(f, 0, 0) - 1.0) <= 1e-9) &
-	       (fabs(row_dot(f, 0, 1)) <= 1e-9) &
-	       (fabs(row_dot(f, 0, 2)) <= 1e-9) &
-	       (fabs(row_dot(f, 1, 1) - 1.0) <= 1e-9) &
-	       (fabs(row_dot(f, 1, 2)) <= 1e-9) &
-	       (fabs(row_dot(f, 2, 2) - 1.0) <= 1e-9);
+	/* a count of the tests passed, not && (a branch each) nor & of
+	 * comparisons (clang's -Wbitwise-instead-of-logical) */
+	return (fabs(row_dot(f, 0, 0) - 1.0) <= 1e-9) +
+		       (fabs(row_dot(f, 0, 1)) <= 1e-9) +
+		       (fabs(row_dot(f, 0, 2)) <= 1e-9) +
+		       (fabs(row_dot(f, 1, 1) - 1.0) <= 1e-9) +
+		       (fabs(row_dot(f, 1, 2)) <= 1e-9) +
+		       (fabs(row_dot(f, 2, 2) - 1.0) <= 1e-9) ==
+	       6;
 }
 
 /* The checks of px_problem_set_rigid one after the other, each over all
