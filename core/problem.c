@@ -297,6 +297,12 @@ static int all_finite(const double *x, size_t n, size_t *bad)
 }
 
 /* Body indices in range, the two sides of a contact different. */
+/* A contact's side names a body of the n_bodies, or none (static). */
+static inline int body_in_range(uint32_t body, size_t n_bodies)
+{
+	return body == PX_STATIC || body < n_bodies;
+}
+
 static int check_bodies(size_t n, size_t n_bodies, const uint32_t *body_a,
 			const uint32_t *body_b, struct px_error *err)
 {
@@ -305,8 +311,8 @@ static int check_bodies(size_t n, size_t n_bodies, const uint32_t *body_a,
 				    "%zu bodies are more than proxima supports",
 				    n_bodies);
 	for (size_t k = 0; k < n; k++) {
-		if ((body_a[k] != PX_STATIC && body_a[k] >= n_bodies) ||
-		    (body_b[k] != PX_STATIC && body_b[k] >= n_bodies))
+		if (!body_in_range(body_a[k], n_bodies) ||
+		    !body_in_range(body_b[k], n_bodies))
 			return px_error_set(err, PX_ERR_INVALID,
 					    "contact %zu: body out of range (%zu bodies)",
 					    k, n_bodies);
@@ -376,6 +382,23 @@ static inline __attribute__((always_inline)) int orthonormal(const double *f)
 	       6;
 }
 
+/* A body of the rigid form: its inverse mass finite and >= 0; its inverse
+ * inertia (3x3, row-major) finite and exactly symmetric. Without a branch
+ * per entry: the fused pass below runs them on every body. */
+static inline int inv_mass_ok(double m)
+{
+	return m >= 0.0 && isfinite(m);
+}
+
+static inline int inv_inertia_ok(const double *ii)
+{
+	int ok = ii[1] == ii[3] && ii[2] == ii[6] && ii[5] == ii[7];
+
+	for (int i = 0; i < 9; i++)
+		ok &= isfinite(ii[i]);
+	return ok;
+}
+
 /* The checks of px_problem_set_rigid one after the other, each over all
  * contacts or bodies: which error a problem with several gets. Only run
  * when the fused pass below found one (or could not allocate). */
@@ -396,14 +419,11 @@ static int rigid_errors(const struct px_problem *p, size_t n_bodies,
 					    "contact %zu: no orthonormal frame (set its geometry first)",
 					    k);
 	for (size_t b = 0; b < n_bodies; b++) {
-		const double *ii = inv_inertia + 9 * b;
-
-		if (!(inv_mass[b] >= 0.0) || !isfinite(inv_mass[b]))
+		if (!inv_mass_ok(inv_mass[b]))
 			return px_error_set(err, PX_ERR_INVALID,
 					    "body %zu: inverse mass %g is not finite and >= 0",
 					    b, inv_mass[b]);
-		if (!all_finite(ii, 9, &bad) || ii[1] != ii[3] ||
-		    ii[2] != ii[6] || ii[5] != ii[7])
+		if (!inv_inertia_ok(inv_inertia + 9 * b))
 			return px_error_set(err, PX_ERR_INVALID,
 					    "body %zu: the inverse inertia is not finite and symmetric",
 					    b);
@@ -426,8 +446,8 @@ static int rigid_contacts_take(size_t n, size_t n_bodies,
 		const uint32_t a = body_a[k], b = body_b[k];
 		int ok = 1;
 
-		if ((a != PX_STATIC && a >= n_bodies) ||
-		    (b != PX_STATIC && b >= n_bodies) || a == b ||
+		if (!body_in_range(a, n_bodies) ||
+		    !body_in_range(b, n_bodies) || a == b ||
 		    !orthonormal(frame + 9 * k))
 			return 0;
 		for (int i = 0; i < 6; i++) {
@@ -453,12 +473,8 @@ static int rigid_bodies_take(size_t nb, const double *inv_mass,
 
 	for (size_t b = 0; b < nb; b++) {
 		const double *ii = inv_inertia + 9 * b;
-		int ok = inv_mass[b] >= 0.0 && isfinite(inv_mass[b]) &&
-			 ii[1] == ii[3] && ii[2] == ii[6] && ii[5] == ii[7];
 
-		for (int i = 0; i < 9; i++)
-			ok &= isfinite(ii[i]);
-		if (!ok)
+		if (!inv_mass_ok(inv_mass[b]) || !inv_inertia_ok(ii))
 			return 0;
 		im[b] = inv_mass[b];
 		for (int i = 0; i < 6; i++)
