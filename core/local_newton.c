@@ -29,12 +29,22 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "norm2.h"
 
 struct local {
 	const double *D, *v0, *lam0;
 	double mu, rho_n, rho_t;
+	double scale0; /* scale_of's part that x does not change */
 	int friction_only;
 };
+
+/* The larger of a and b, inline (fmax is a call to libm without
+ * -ffinite-math-only): a NaN in J or x stops the Newton all the same,
+ * through the pivot and tolerance tests that NaN fails. */
+static inline double larger(double a, double b)
+{
+	return a > b ? a : b;
+}
 
 /* phi at x, and its generalized Jacobian into J (3x3 row-major) when not
  * NULL. Returns ||phi||^2. */
@@ -79,7 +89,7 @@ static double ac_phi(const struct local *L, const double *x, double *phi,
 		}
 	}
 	{
-		const double nrm = hypot(yt[0], yt[1]);
+		const double nrm = px_norm2(yt[0], yt[1]);
 
 		if (nrm <= R) { /* sticking: P = y_t */
 			phi[1] = x[1] - yt[0];
@@ -117,7 +127,7 @@ static int solve3(const double *J, const double *phi, double *d)
 	for (int i = 0; i < 3; i++) {
 		for (int j = 0; j < 3; j++) {
 			a[i][j] = J[3 * i + j];
-			big = fmax(big, fabs(a[i][j]));
+			big = larger(big, fabs(a[i][j]));
 		}
 		a[i][3] = -phi[i];
 	}
@@ -154,17 +164,25 @@ static int solve3(const double *J, const double *phi, double *d)
 
 /* The square of the scale tol is relative to: the impulses x and lam0,
  * and the impulse rho v0 the velocity at lam0 stands for (a contact
- * whose impulses are all near 0 still has a scale). */
+ * whose impulses are all near 0 still has a scale); the lam0 and v0 part
+ * is L->scale0, set once per solve by scale0_of. Squares throughout:
+ * no square root is needed to compare them. */
 static double scale_of(const struct local *L, const double *x)
 {
-	const double *lam0 = L->lam0, *v0 = L->v0;
-	double s = fmax(fmax(fabs(x[0]), hypot(x[1], x[2])),
-			fmax(fabs(lam0[0]), hypot(lam0[1], lam0[2])));
+	return larger(larger(x[0] * x[0], x[1] * x[1] + x[2] * x[2]),
+		      L->scale0);
+}
 
-	s = fmax(s, L->rho_t * hypot(v0[1], v0[2]));
+static double scale0_of(const struct local *L)
+{
+	const double *lam0 = L->lam0, *v0 = L->v0;
+	double s = fmax(lam0[0] * lam0[0],
+			lam0[1] * lam0[1] + lam0[2] * lam0[2]);
+
+	s = fmax(s, L->rho_t * L->rho_t * (v0[1] * v0[1] + v0[2] * v0[2]));
 	if (!L->friction_only)
-		s = fmax(s, L->rho_n * fabs(v0[0]));
-	return s * s;
+		s = fmax(s, L->rho_n * L->rho_n * v0[0] * v0[0]);
+	return s;
 }
 
 /* Damped Newton from x (phi, J and psi = ||phi||^2 at x) until psi is
@@ -173,22 +191,26 @@ static double newton(const struct local *L, double *x, double *phi, double *J,
 		     double psi, double tol, unsigned max_iter)
 {
 	for (unsigned it = 0; it < max_iter; it++) {
-		double d[3], xn[3], pn[3], t = 1.0, psin = HUGE_VAL;
+		double d[3], xn[3], pn[3], Jn[9], t = 1.0, psin = HUGE_VAL;
 
 		if (!(psi > tol * tol * scale_of(L, x)) ||
 		    !solve3(J, phi, d))
 			break;
+		/* each trial point's Jacobian too: the first is nearly
+		 * always taken, and its phi and J then come from one call */
 		for (int ls = 0; ls < 30; ls++, t *= 0.5) {
 			for (int i = 0; i < 3; i++)
 				xn[i] = x[i] + t * d[i];
-			psin = ac_phi(L, xn, pn, NULL);
+			psin = ac_phi(L, xn, pn, Jn);
 			if (psin <= (1.0 - 1e-4 * t) * psi)
 				break;
 		}
 		if (!(psin <= (1.0 - 1e-4 * t) * psi))
 			break; /* no descent */
 		memcpy(x, xn, sizeof xn);
-		psi = ac_phi(L, x, phi, J);
+		memcpy(phi, pn, sizeof pn);
+		memcpy(J, Jn, sizeof Jn);
+		psi = psin;
 	}
 	return psi;
 }
@@ -219,10 +241,10 @@ void px_local_newton(const double *D, const double *v0, const double *lam0,
 		     double mu, int part, double tol, unsigned max_iter,
 		     double *out)
 {
-	struct local L = {D, v0, lam0, mu, 0.0, 0.0,
-			  part == PX_PART_FRICTION};
+	struct local L = {.D = D, .v0 = v0, .lam0 = lam0, .mu = mu,
+			  .friction_only = part == PX_PART_FRICTION};
 	const double dt = 0.5 * (D[4] + D[8]);
-	double x[3], phi[3], J[9], psi, best[3], best_psi;
+	double x[3], phi[3], J[9], psi, best[3], best_phi[3], best_psi;
 
 	if (part == PX_PART_NORMAL) {
 		if (D[0] > 0.0 && isfinite(D[0])) {
@@ -237,14 +259,17 @@ void px_local_newton(const double *D, const double *v0, const double *lam0,
 		return; /* the projection's answer stays */
 	L.rho_n = 1.0 / D[0];
 	L.rho_t = 1.0 / dt;
+	L.scale0 = scale0_of(&L);
 	memcpy(x, out, sizeof x);
 	best_psi = psi = ac_phi(&L, x, phi, J);
 	memcpy(best, x, sizeof x);
+	memcpy(best_phi, phi, sizeof phi);
 	for (unsigned round = 0; round < 3; round++) {
 		psi = newton(&L, x, phi, J, psi, tol, max_iter);
 		if (psi < best_psi) {
 			best_psi = psi;
 			memcpy(best, x, sizeof x);
+			memcpy(best_phi, phi, sizeof phi);
 		}
 		if (!(psi > tol * tol * scale_of(&L, x)))
 			break;
@@ -256,13 +281,11 @@ void px_local_newton(const double *D, const double *v0, const double *lam0,
 	/* the best point is a zero of phi up to tol: its normal impulse is
 	 * max(0, y_n) >= 0 and the friction within the disc only at the
 	 * zero, so finish with one exact projection of its own point */
-	memcpy(x, best, sizeof x);
-	ac_phi(&L, x, phi, NULL);
 	{
 		double p[3];
 
 		for (int i = 0; i < 3; i++)
-			p[i] = x[i] - phi[i];
+			p[i] = best[i] - best_phi[i];
 		if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]))
 			return;
 		memcpy(out, p, sizeof p);

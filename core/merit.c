@@ -13,12 +13,13 @@
 #include <proxima/solver.h>
 
 #include "merit.h"
+#include "norm2.h"
 #include "problem_impl.h"
 
 /* Projection of y = (yn, y1, y2) onto the cone {||x_T|| <= mu x_N}. */
 static void project_cone(double mu, const double y[3], double out[3])
 {
-	double nt = hypot(y[1], y[2]);
+	double nt = px_norm2(y[1], y[2]);
 
 	if (mu * nt <= -y[0]) {
 		out[0] = out[1] = out[2] = 0.0;
@@ -48,7 +49,7 @@ double px_merit_fc3d_ws(const struct px_problem *p, const double *lambda,
 		const double mu = p->friction[k].mu;
 		double y[3], proj[3];
 
-		y[0] = r[0] - uk[0] - mu * hypot(uk[1], uk[2]);
+		y[0] = r[0] - uk[0] - mu * px_norm2(uk[1], uk[2]);
 		y[1] = r[1] - uk[1];
 		y[2] = r[2] - uk[2];
 		project_cone(mu, y, proj);
