@@ -49,7 +49,10 @@
  *                                     the stop test's merit and
  *                                     tol; then best again); its stop
  *                                     between Newton steps
- *                                     (time_left)
+ *                                     (time_left); called again
+ *                                     before the next sweep, after
+ *                                     go_on, while it sets
+ *                                     PX_ACCEL_AGAIN
  *     go_on       report, clock       stop by the monitor or the solve_go_on
  *                                     time limit (the clock's or
  *                                     the accelerator's)
@@ -110,6 +113,7 @@ struct accel {
 	double *save;          /* lambda before a call */
 	size_t cap;            /* of rep->accel */
 	int out_of_time;       /* a step stopped on PX_ACCEL_TIME_LIMIT */
+	int again;             /* the last step set PX_ACCEL_AGAIN */
 };
 
 static double now(void)
@@ -347,6 +351,7 @@ static int accel_call(struct accel *ac, int finish, const struct px_problem *p,
 	if (!finish)
 		rep->accel_steps++;
 	ac->out_of_time |= !finish && (res.flags & PX_ACCEL_TIME_LIMIT);
+	ac->again = !finish && (res.flags & PX_ACCEL_AGAIN);
 	rep->accel_replaced += !finish && res.replaced;
 	rep->accel_restored |= finish && res.replaced;
 	rep->accel_products += rec.products;
@@ -889,28 +894,59 @@ static void restore_best(struct solve *S)
 	rep->best_sweep = S->best_sweep;
 }
 
+/* Between sweeps, after the accelerator: the monitor's verdict, then the
+ * time limit's, which the accelerator may have found first (enum px_stop;
+ * PX_STOP_MAX_SWEEPS: go on). */
+static int solve_go_on(struct solve *S)
+{
+	const double limit = S->set->time_limit;
+
+	if (S->monitor) {
+		S->rep->seconds = S->swept - S->t0;
+		if (S->monitor(S->rep, S->monitor_user))
+			return PX_STOP_INTERRUPTED;
+	}
+	if (S->ac.out_of_time || (limit > 0 && S->swept - S->t0 >= limit))
+		return PX_STOP_TIME_LIMIT;
+	return PX_STOP_MAX_SWEEPS;
+}
+
 /* Silcowitz et al. 2010, sec. 4.3: k_pgs sweeps, then the accelerator. Only
- * after an accepted sweep that projected the friction rows. Returns -1 when its
- * record could not be stored. */
+ * after an accepted sweep that projected the friction rows. A step that
+ * sets PX_ACCEL_AGAIN (ABI 1.12) is called again at once, each call
+ * followed by the stop test (in accel_call), the monitor and the time
+ * limit, until one that does not set it or max_sweeps calls in all; into
+ * *stop why such a run of calls ended, if the monitor or the time limit
+ * ended it (else it is left as it was). Returns -1 when a record could
+ * not be stored. */
 static int solve_accel(struct solve *S, int part,
-		       const struct px_sweep_record *rec)
+		       const struct px_sweep_record *rec, int *stop)
 {
 	struct accel *ac = &S->ac;
+	struct px_report *rep = S->rep;
 	int got;
 
 	if (!ac->ops || !rec->accepted || part == PX_PART_NORMAL ||
 	    ++ac->since < ac->every)
 		return 0;
-	got = accel_call(ac, 0, S->p, S->set, S->lambda, S->wk.u, &S->kern,
-			 S->fr, px_plugin_state(S->pf), S->rep);
-	ac->since = 0;
-	S->swept = now();
-	if (got > 0) { /* a new iterate: back-tracking starts over */
-		S->last[0] = S->last[1] = S->last[2] = HUGE_VAL;
-		S->still = 0;
-		keep_best(S, S->rep->merit);
+	for (;;) {
+		got = accel_call(ac, 0, S->p, S->set, S->lambda, S->wk.u,
+				 &S->kern, S->fr, px_plugin_state(S->pf), rep);
+		ac->since = 0;
+		S->swept = now();
+		if (got < 0)
+			return -1;
+		if (got > 0) { /* a new iterate: back-tracking starts over */
+			S->last[0] = S->last[1] = S->last[2] = HUGE_VAL;
+			S->still = 0;
+			keep_best(S, rep->merit);
+		}
+		if (!ac->again || rep->converged ||
+		    rep->accel_steps >= S->set->max_sweeps)
+			return 0;
+		if ((*stop = solve_go_on(S)) != PX_STOP_MAX_SWEEPS)
+			return 0;
 	}
-	return got < 0 ? -1 : 0;
 }
 
 static int solve_end(struct solve *S)
@@ -1016,23 +1052,6 @@ int px_solver_create(const struct px_problem *p, const struct px_config *cfg,
 static const char accel_nomem[] =
 	"out of memory for the accelerator's records";
 
-/* Between sweeps, after the accelerator: the monitor's verdict, then the
- * time limit's, which the accelerator may have found first (enum px_stop;
- * PX_STOP_MAX_SWEEPS: go on). */
-static int solve_go_on(struct solve *S)
-{
-	const double limit = S->set->time_limit;
-
-	if (S->monitor) {
-		S->rep->seconds = S->swept - S->t0;
-		if (S->monitor(S->rep, S->monitor_user))
-			return PX_STOP_INTERRUPTED;
-	}
-	if (S->ac.out_of_time || (limit > 0 && S->swept - S->t0 >= limit))
-		return PX_STOP_TIME_LIMIT;
-	return PX_STOP_MAX_SWEEPS;
-}
-
 /* PX_ACCEL_DRIVES: the stop test at the warm start, then the
  * accelerator's steps in place of the sweeps, each followed by the stop
  * test (in accel_call), the best iterate's copy, the monitor and the
@@ -1126,9 +1145,9 @@ static int solver_run(struct px_solver *sv, double *lambda,
 			stop = PX_STOP_STALLED;
 			break;
 		}
-		if (solve_accel(S, part, &rec) < 0)
+		if (solve_accel(S, part, &rec, &stop) < 0)
 			rc = px_error_set(err, PX_ERR_NOMEM, "%s", accel_nomem);
-		else if (rep->converged)
+		else if (rep->converged || stop != PX_STOP_MAX_SWEEPS)
 			break;
 		else if ((stop = solve_go_on(S)) != PX_STOP_MAX_SWEEPS)
 			break;

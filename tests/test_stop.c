@@ -242,6 +242,117 @@ Test(stop, accelerator_out_of_time_ends_solve_with_best_iterate)
 	px_config_free(cfg);
 }
 
+/* An accelerator that leaves lambda alone and asks to be called again
+ * (PX_ACCEL_AGAIN, ABI 1.12) at its calls 1 to `again` (all of them when
+ * `again` is 0), noting after which sweep each call came and the stop
+ * test's merit it was told. */
+struct repeater {
+	uint64_t again, calls, sweeps_seen[64];
+	double merit_seen[64];
+};
+
+static int repeater_prepare(void *state, const struct px_accel_host *h,
+			    uint64_t *every, char *err, size_t errlen)
+{
+	(void)h;
+	(void)err;
+	(void)errlen;
+	((struct repeater *)state)->calls = 0;
+	*every = 1;
+	return 0;
+}
+
+static void repeater_step(void *state, const struct px_accel_host *h,
+			  struct px_accel_result *res)
+{
+	struct repeater *s = state;
+
+	if (s->calls < 64)
+		s->merit_seen[s->calls] = h->merit;
+	if (++s->calls <= s->again || !s->again)
+		res->flags |= PX_ACCEL_AGAIN;
+}
+
+static const struct px_accelerator_ops repeater_ops = {
+	.h = {
+		.abi_major = PX_ABI_MAJOR,
+		.abi_minor = PX_ABI_MINOR,
+		.kind = PX_KIND_ACCELERATOR,
+		.ops_size = sizeof(struct px_accelerator_ops),
+		.name = "repeater",
+		.summary = "asks to be called again, changes nothing",
+	},
+	.prepare = repeater_prepare,
+	.step = repeater_step,
+};
+
+/* Calls that ask again follow each other with no sweep between them, each
+ * told the stop test's merit of the same iterate; the sweeps then go on
+ * as if the calls had not been made (bit for bit the solve without an
+ * accelerator). */
+Test(stop, accelerator_again_runs_before_the_next_sweep)
+{
+	struct px_problem *p = chain(100);
+	struct px_config *cfg = config_from_text(
+		"[solver]\nmerit = fc3d\nabs_tol = 1e-13\nmax_sweeps = 20\n");
+	struct repeater rp = {.again = 5};
+	struct px_plugin *pl;
+	struct px_report rep, plain;
+	struct px_error err = {0};
+	double *lambda, *ref;
+
+	ref = solve(p, cfg, &plain);
+	cr_assert_eq(px_plugin_wrap(&repeater_ops.h, &rp, &pl, &err), PX_OK,
+		     "%s", err.msg);
+	cr_assert_eq(px_config_set_plugin(cfg, pl, &err), PX_OK, "%s", err.msg);
+	lambda = solve(p, cfg, &rep);
+	cr_assert_eq(rep.stop, PX_STOP_MAX_SWEEPS, "%s", px_stop_name(rep.stop));
+	cr_assert_eq(rep.sweeps, 20);
+	cr_assert_eq(rep.accel_steps, 25);
+	for (size_t i = 0; i < 6; i++) {
+		cr_assert_eq(rep.accel[i].after_sweep, 1, "call %zu", i + 1);
+		cr_assert_eq(rp.merit_seen[i], plain.history[0].merit);
+	}
+	for (size_t i = 6; i < 25; i++)
+		cr_assert_eq(rep.accel[i].after_sweep, i - 4, "call %zu", i + 1);
+	cr_assert_eq(rp.merit_seen[6], plain.history[1].merit);
+	cr_assert_eq(memcmp(lambda, ref, 300 * sizeof *lambda), 0);
+	px_report_free(&rep);
+	px_report_free(&plain);
+	free(lambda);
+	free(ref);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
+/* One that always asks again is held to max_sweeps calls in all: after
+ * them, one call per sweep, as without the flag. */
+Test(stop, accelerator_always_again_is_bounded)
+{
+	struct px_problem *p = chain(100);
+	struct px_config *cfg = config_from_text(
+		"[solver]\nmerit = fc3d\nabs_tol = 1e-13\nmax_sweeps = 30\n");
+	struct repeater rp = {.again = 0};
+	struct px_plugin *pl;
+	struct px_report rep;
+	struct px_error err = {0};
+	double *lambda;
+
+	cr_assert_eq(px_plugin_wrap(&repeater_ops.h, &rp, &pl, &err), PX_OK,
+		     "%s", err.msg);
+	cr_assert_eq(px_config_set_plugin(cfg, pl, &err), PX_OK, "%s", err.msg);
+	lambda = solve(p, cfg, &rep);
+	cr_assert_eq(rep.stop, PX_STOP_MAX_SWEEPS, "%s", px_stop_name(rep.stop));
+	cr_assert_eq(rep.sweeps, 30);
+	cr_assert_eq(rep.accel_steps, 30 + 29);
+	cr_assert_eq(rep.accel[29].after_sweep, 1);
+	cr_assert_eq(rep.accel[30].after_sweep, 2);
+	px_report_free(&rep);
+	free(lambda);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
 /* A slow config on a shared problem, Gauss-Seidel to an fc3d error of 0
  * on KaplasTower (570 contacts, some 0.3 ms a sweep): it stops within the
  * limit and a small slack, as 'time limit', with the lowest-merit iterate

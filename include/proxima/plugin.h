@@ -112,6 +112,15 @@
  *        at or below which it ends the solve, so that an accelerator may
  *        aim at the solve's own tolerance (auto measures the sweeps'
  *        progress by it). Plugins built against 1.0-1.10 do not read them.
+ *  1.12 The result flag PX_ACCEL_AGAIN: step asks to be called again
+ *        before the next sweep. The host runs the stop test, the monitor
+ *        and the time limit after the call, then step again, until a
+ *        call that does not set the flag (or max_sweeps calls in all);
+ *        then the sweeps go on. So a plugin that has moved to a method of
+ *        its own (auto's Newton phase) no longer pays a sweep per call
+ *        whose result it drops. Hosts before 1.12 ignore the flag (one
+ *        sweep between calls, as before); plugins built against 1.0-1.11
+ *        never set it.
  *
  * When the host calls what (no change of ABI): a host may keep a solver
  * across solves of one problem whose b changes between them (px_solver,
@@ -144,7 +153,7 @@ extern "C" {
 #endif
 
 #define PX_ABI_MAJOR 1u
-#define PX_ABI_MINOR 11u
+#define PX_ABI_MINOR 12u
 
 /* The one symbol a plugin exports. */
 #define PX_PLUGIN_QUERY_SYMBOL "px_plugin_query"
@@ -613,6 +622,10 @@ enum {
 	PX_ACCEL_TIME_LIMIT = 1u << 5, /* ABI 1.9: host->time_left said
 					  no time was left: the step stopped
 					  between its inner steps */
+	PX_ACCEL_AGAIN = 1u << 6,      /* ABI 1.12: call step again before
+					  the next sweep (after the stop
+					  test, the monitor and the time
+					  limit) */
 };
 
 /* Filled by step (and finish); the host zeroes it and sets the merits to

@@ -27,10 +27,13 @@
  * newton_cost times the mean sweep's). When T_sweeps > T_newton the
  * Newton phase begins: each call runs up to max_newton steps of prox's
  * method and leaves the call's best iterate by ||phi_0||, the
- * Alart-Curnier residual (the entry iterate included); the driver's stop test follows, and, if
- * the solve goes on, one sweep and the next call. The method's path starts
- * at 0, as prox's does, and goes on from its own iterate across calls
- * (the sweeps between them are dropped): from the sweeps' iterate the
+ * Alart-Curnier residual (the entry iterate included), and asks to be
+ * called again before the next sweep (PX_ACCEL_AGAIN, ABI 1.12): the
+ * driver's stop test follows and, if the solve goes on, the next call,
+ * with no sweep between them (before 1.12 each call cost a sweep whose
+ * result the path dropped: 15 of Capsules-i122's 29 sweeps). The
+ * method's path starts at 0, as prox's does, and goes on from its own
+ * iterate across calls: from the sweeps' iterate the
  * regularized Newton steps of the Capsules problems stall (904 steps on
  * Capsules-i125-1213 where 26 suffice from 0). A phase that fails (a
  * call in which no step succeeds, or 4 newton_steps steps in which its
@@ -229,7 +232,7 @@ static int newton_pays(struct auto_state *s, double tol, double *ts,
  * steps or the time limit; lambda left at the call's best iterate by
  * ||phi_0|| (the entry one included). fresh: the first call of a phase,
  * which starts the method's path at 0; later calls go on from the
- * method's own iterate (the sweep since the last call is dropped: it
+ * method's own iterate (not from lambda, the best iterate so far: that
  * would upset the proximal step under way). Returns 0, or -1 when no step
  * succeeded. */
 static int newton_call(struct auto_state *s, const struct px_accel_host *h,
@@ -348,6 +351,8 @@ static void auto_step(void *state, const struct px_accel_host *h,
 	}
 	if (newton_call(s, h, fresh, res) || !progress(s, res))
 		to_sweeps(s);
+	else /* the next call at once: no sweep that the path would drop */
+		res->flags |= PX_ACCEL_AGAIN;
 	s->t_end = now();
 }
 
@@ -386,7 +391,8 @@ static const char auto_doc[] =
 	"each call runs up to max_newton of prox's steps, on a path that\n"
 	"starts at 0 and goes on from its own iterate across calls, and\n"
 	"leaves the call's best iterate by the Alart-Curnier residual\n"
-	"||phi_0||, the entry one included. A phase\n"
+	"||phi_0||, the entry one included; the driver's stop test follows,\n"
+	"then the next call, with no sweep between them. A phase\n"
 	"that fails (no step succeeds, or its best residual falls less than\n"
 	"10x in 4 newton_steps steps) ends Newton for the rest of the solve.\n"
 	"\n"
