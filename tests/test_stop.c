@@ -146,21 +146,35 @@ Test(stop, time_limit_ends_between_sweeps)
 	px_config_free(cfg);
 }
 
+/* cfg with the in-process accelerator ops (state st) in its section. */
+static void use_accelerator(struct px_config *cfg,
+			    const struct px_accelerator_ops *ops, void *st)
+{
+	struct px_plugin *pl;
+	struct px_error err = {0};
+
+	cr_assert_eq(px_plugin_wrap(&ops->h, st, &pl, &err), PX_OK, "%s",
+		     err.msg);
+	cr_assert_eq(px_config_set_plugin(cfg, pl, &err), PX_OK, "%s", err.msg);
+}
+
 /* An accelerator that spoils the iterate at its `at`-th call (lambda back
  * to the start, 0, which the driver keeps: it refuses only non-finite
  * ones) and says then that no time is left (PX_ACCEL_TIME_LIMIT, ABI
  * 1.9). */
 struct spoiler {
-	uint64_t at, calls;
+	uint64_t calls, at; /* calls first: calls_prepare */
 };
 
-static int spoiler_prepare(void *state, const struct px_accel_host *h,
-			   uint64_t *every, char *err, size_t errlen)
+/* The test accelerators' prepare: a step after every sweep, the count of
+ * calls (their state's first member) back to 0. */
+static int calls_prepare(void *state, const struct px_accel_host *h,
+			 uint64_t *every, char *err, size_t errlen)
 {
 	(void)h;
 	(void)err;
 	(void)errlen;
-	((struct spoiler *)state)->calls = 0;
+	*(uint64_t *)state = 0;
 	*every = 1;
 	return 0;
 }
@@ -187,7 +201,7 @@ static const struct px_accelerator_ops spoiler_ops = {
 		.name = "spoiler",
 		.summary = "spoils the iterate, then says the time ran out",
 	},
-	.prepare = spoiler_prepare,
+	.prepare = calls_prepare,
 	.step = spoiler_step,
 };
 
@@ -202,15 +216,11 @@ Test(stop, accelerator_out_of_time_ends_solve_with_best_iterate)
 		"[solver]\nmerit = fc3d\nabs_tol = 1e-13\nmax_sweeps = 1000000\n"
 		"time_limit = 1000\n");
 	struct spoiler sp = {.at = 300};
-	struct px_plugin *pl;
 	struct px_report rep, again;
-	struct px_error err = {0};
 	double *lambda, *fixed, low = HUGE_VAL;
 	uint64_t argmin = 0;
 
-	cr_assert_eq(px_plugin_wrap(&spoiler_ops.h, &sp, &pl, &err), PX_OK,
-		     "%s", err.msg);
-	cr_assert_eq(px_config_set_plugin(cfg, pl, &err), PX_OK, "%s", err.msg);
+	use_accelerator(cfg, &spoiler_ops, &sp);
 	lambda = solve(p, cfg, &rep);
 	cr_assert_eq(rep.stop, PX_STOP_TIME_LIMIT, "%s after %llu sweeps",
 		     px_stop_name(rep.stop), (unsigned long long)rep.sweeps);
@@ -244,23 +254,11 @@ Test(stop, accelerator_out_of_time_ends_solve_with_best_iterate)
 
 /* An accelerator that leaves lambda alone and asks to be called again
  * (PX_ACCEL_AGAIN, ABI 1.12) at its calls 1 to `again` (all of them when
- * `again` is 0), noting after which sweep each call came and the stop
- * test's merit it was told. */
+ * `again` is 0), noting the stop test's merit it was told. */
 struct repeater {
-	uint64_t again, calls, sweeps_seen[64];
+	uint64_t calls, again; /* calls first: calls_prepare */
 	double merit_seen[64];
 };
-
-static int repeater_prepare(void *state, const struct px_accel_host *h,
-			    uint64_t *every, char *err, size_t errlen)
-{
-	(void)h;
-	(void)err;
-	(void)errlen;
-	((struct repeater *)state)->calls = 0;
-	*every = 1;
-	return 0;
-}
 
 static void repeater_step(void *state, const struct px_accel_host *h,
 			  struct px_accel_result *res)
@@ -282,7 +280,7 @@ static const struct px_accelerator_ops repeater_ops = {
 		.name = "repeater",
 		.summary = "asks to be called again, changes nothing",
 	},
-	.prepare = repeater_prepare,
+	.prepare = calls_prepare,
 	.step = repeater_step,
 };
 
@@ -296,15 +294,11 @@ Test(stop, accelerator_again_runs_before_the_next_sweep)
 	struct px_config *cfg = config_from_text(
 		"[solver]\nmerit = fc3d\nabs_tol = 1e-13\nmax_sweeps = 20\n");
 	struct repeater rp = {.again = 5};
-	struct px_plugin *pl;
 	struct px_report rep, plain;
-	struct px_error err = {0};
 	double *lambda, *ref;
 
 	ref = solve(p, cfg, &plain);
-	cr_assert_eq(px_plugin_wrap(&repeater_ops.h, &rp, &pl, &err), PX_OK,
-		     "%s", err.msg);
-	cr_assert_eq(px_config_set_plugin(cfg, pl, &err), PX_OK, "%s", err.msg);
+	use_accelerator(cfg, &repeater_ops, &rp);
 	lambda = solve(p, cfg, &rep);
 	cr_assert_eq(rep.stop, PX_STOP_MAX_SWEEPS, "%s", px_stop_name(rep.stop));
 	cr_assert_eq(rep.sweeps, 20);
@@ -333,14 +327,10 @@ Test(stop, accelerator_always_again_is_bounded)
 	struct px_config *cfg = config_from_text(
 		"[solver]\nmerit = fc3d\nabs_tol = 1e-13\nmax_sweeps = 30\n");
 	struct repeater rp = {.again = 0};
-	struct px_plugin *pl;
 	struct px_report rep;
-	struct px_error err = {0};
 	double *lambda;
 
-	cr_assert_eq(px_plugin_wrap(&repeater_ops.h, &rp, &pl, &err), PX_OK,
-		     "%s", err.msg);
-	cr_assert_eq(px_config_set_plugin(cfg, pl, &err), PX_OK, "%s", err.msg);
+	use_accelerator(cfg, &repeater_ops, &rp);
 	lambda = solve(p, cfg, &rep);
 	cr_assert_eq(rep.stop, PX_STOP_MAX_SWEEPS, "%s", px_stop_name(rep.stop));
 	cr_assert_eq(rep.sweeps, 30);
