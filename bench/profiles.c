@@ -343,7 +343,7 @@ static void print_tol(double tol, const struct problem *pr, size_t np,
 					 (unsigned long long)x->rejected);
 			if (x->why == CHILD_OK)
 				snprintf(err, sizeof err, "%.3e", x->error);
-			printf("| %s | %s | %s | %s | %llu | %s | %.6f | %s | %.3f | %.0f |\n",
+			printf("| %s | %s | %s | %s | %llu | %s | %.3g | %s | %.3f | %.0f |\n",
 			       bench_base_name(pr[p].path), sv[s].name,
 			       x->solved ? "yes" : "no",
 			       why_not(x, op->time_limit),
