@@ -296,13 +296,13 @@ static int all_finite(const double *x, size_t n, size_t *bad)
 	return 1;
 }
 
-/* Body indices in range, the two sides of a contact different. */
 /* A contact's side names a body of the n_bodies, or none (static). */
 static inline int body_in_range(uint32_t body, size_t n_bodies)
 {
 	return body == PX_STATIC || body < n_bodies;
 }
 
+/* Body indices in range, the two sides of a contact different. */
 static int check_bodies(size_t n, size_t n_bodies, const uint32_t *body_a,
 			const uint32_t *body_b, struct px_error *err)
 {
