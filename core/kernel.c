@@ -159,8 +159,12 @@ static void solve_contact(const struct px_kernel_ctx *c, const double *lambda,
 	memcpy(out, lam, bs * sizeof *out);
 	velocity(c, lambda, w, k, part == PX_PART_FRICTION ? 1 : 0,
 		 part == PX_PART_NORMAL ? 1 : bs, v);
-	if (c->local_newton)
+	if (c->local_newton) {
+		if (part == PX_PART_FULL &&
+		    px_local_closed_form(D, v, lam, c->p->friction[k].mu, out))
+			return; /* open or sticking: no Newton needed */
 		memcpy(v0, v, sizeof v);
+	}
 	if (part != PX_PART_FRICTION) {
 		const double rn = c->r_shape == PX_R_BLOCK
 					  ? c->r[(size_t)k * bs * bs]

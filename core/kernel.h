@@ -170,6 +170,13 @@ void px_local_newton(const double *D, const double *v0, const double *lam0,
 		     double mu, int part, double tol, unsigned max_iter,
 		     double *out);
 
+/* local_newton.c. The same problem's two closed-form cases, tried before
+ * the projection and the Newton: open (x = 0 when u_n(0) >= 0) and
+ * sticking (u(x) = 0 with x inside the disc). Returns 1 with the exact
+ * answer in out, or 0 (sliding, a singular D) with out untouched. */
+int px_local_closed_form(const double *D, const double *v0,
+			 const double *lam0, double mu, double *out);
+
 /* The rigid form's refresh at a solve's start, in two passes: P_k, each
  * contact's world impulse, over contacts [begin, end) into c->impulse
  * (px_kernel_impulses), then w of bodies [begin, end) from them

