@@ -114,6 +114,7 @@ struct accel {
 	size_t cap;            /* of rep->accel */
 	int out_of_time;       /* a step stopped on PX_ACCEL_TIME_LIMIT */
 	int again;             /* the last step set PX_ACCEL_AGAIN */
+	double ended;          /* the clock when the last call ended */
 };
 
 static double now(void)
@@ -347,7 +348,8 @@ static int accel_call(struct accel *ac, int finish, const struct px_problem *p,
 			rec.merit = rep->merit;
 		}
 	}
-	rec.seconds = now() - t;
+	ac->ended = now();
+	rec.seconds = ac->ended - t;
 	if (!finish)
 		rep->accel_steps++;
 	ac->out_of_time |= !finish && (res.flags & PX_ACCEL_TIME_LIMIT);
@@ -933,7 +935,7 @@ static int solve_accel(struct solve *S, int part,
 		got = accel_call(ac, 0, S->p, S->set, S->lambda, S->wk.u,
 				 &S->kern, S->fr, px_plugin_state(S->pf), rep);
 		ac->since = 0;
-		S->swept = now();
+		S->swept = ac->ended;
 		if (got < 0)
 			return -1;
 		if (got > 0) { /* a new iterate: back-tracking starts over */
@@ -1069,7 +1071,7 @@ static int solve_drive(struct solve *S, int *stop)
 					   S->wk.u, &S->kern, S->fr,
 					   px_plugin_state(S->pf), rep);
 
-		S->swept = now();
+		S->swept = S->ac.ended;
 		if (got < 0)
 			return -1;
 		if (!got) { /* nothing more the plugin can do */

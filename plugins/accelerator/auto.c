@@ -324,7 +324,9 @@ static void auto_step(void *state, const struct px_accel_host *h,
 		if (s->given_up || !measure(s, h->merit, t - s->t_end) ||
 		    s->nh <= (uint64_t)s->window ||
 		    !newton_pays(s, h->tol, &ts, &tn)) {
-			s->t_end = now();
+			/* this call's own few microseconds count as the next
+			 * sweep's: one clock read a sweep fewer */
+			s->t_end = t;
 			return;
 		}
 		if (!s->phases++) {
