@@ -2,9 +2,8 @@
  * shared problem to an fc3d error of 1e-8, the answers checked by the
  * oracles; it stays on Gauss-Seidel sweeps where they converge quickly and
  * moves to prox's Newton steps where they crawl (Capsules); its refusals
- * and parameters are one exact message each. Its decision reads the clock
- * but compares two measured times on the same machine, so the cases here
- * are chosen far from the boundary. */
+ * and parameters are one exact message each. Its decision counts sweeps,
+ * not seconds: a solve repeats bit for bit. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -122,6 +121,69 @@ Test(auto_accel, aims_at_the_solves_tolerance)
 	free(x);
 	px_problem_destroy(p);
 	px_config_free(cfg);
+}
+
+/* Capsules-i125 to 1e-8 with conf/auto.ini and newton_cost as given:
+ * lambda into x (3 per contact), the sweeps run and the Newton steps. */
+static void capsules_with_cost(const char *cost, double *x,
+			       unsigned long long *sweeps,
+			       unsigned long long *steps, char *line,
+			       size_t len)
+{
+	char text[64];
+	const struct px_config_layer l[] = {
+		{PX_LAYER_FILE, PX_TEST_SRCDIR "/conf/auto.ini", NULL},
+		{PX_LAYER_TEXT, text, "(test)"},
+	};
+	struct px_problem *p = shared_problem_read("Capsules-i125-1213.hdf5");
+	struct px_config *cfg;
+	struct px_error err = {0};
+	struct px_report rep;
+
+	snprintf(text, sizeof text, "[accelerator]\nnewton_cost = %s\n", cost);
+	memset(x, 0, px_problem_n_contacts(p) * 3 * sizeof *x);
+	cr_assert_eq(px_config_build(l, 2, &cfg, &err), PX_OK, "%s", err.msg);
+	cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s", err.msg);
+	cr_assert(rep.converged, "newton_cost %s", cost);
+	cr_assert(px_accelerator_describe(cfg, line, len));
+	*sweeps = rep.sweeps;
+	*steps = rep.accel_substeps;
+	px_report_free(&rep);
+	px_problem_destroy(p);
+	px_config_free(cfg);
+}
+
+/* The decision compares the sweeps the measured rate still needs with
+ * newton_steps (8) steps of newton_cost sweeps each, no clock: two solves
+ * end with the same lambda bit for bit and the description gives the
+ * prediction; a Newton step priced at 1 sweep switches as early as the
+ * window allows (window + 1 = 5 sweeps), one priced at 100 later than at
+ * 10 (13 sweeps at 10, 115 at 100 when this was written). */
+Test(auto_accel, decides_by_counted_sweeps_not_the_clock)
+{
+	const size_t m = 3 * 1213 + 3;
+	double *a = calloc(m, sizeof *a), *b = calloc(m, sizeof *b);
+	unsigned long long sw, st, sw2, st2;
+	char line[1024], want[128];
+
+	capsules_with_cost("10", a, &sw, &st, line, sizeof line);
+	capsules_with_cost("10", b, &sw2, &st2, line, sizeof line);
+	cr_assert(memcmp(a, b, m * sizeof *a) == 0, "two solves differ");
+	cr_assert_eq(sw, sw2);
+	cr_assert_eq(st, st2);
+	cr_assert_gt(st, 0);
+	snprintf(want, sizeof want, "the first after sweep %llu, where the sweeps predicted ", sw);
+	cr_assert(strstr(line, want) && strstr(line, " more sweeps against Newton's 80; "),
+		  "%s", line);
+	capsules_with_cost("1", a, &sw, &st, line, sizeof line);
+	cr_assert_eq(sw, 5, "%llu sweeps at newton_cost 1", sw);
+	cr_assert_gt(st, 0);
+	capsules_with_cost("100", a, &sw, &st, line, sizeof line);
+	cr_assert_gt(sw, sw2, "%llu sweeps at newton_cost 100", sw);
+	cr_assert(strstr(line, " more sweeps against Newton's 800; "), "%s",
+		  line);
+	free(a);
+	free(b);
 }
 
 static void refused_at_solve(const char *text, const char *want)

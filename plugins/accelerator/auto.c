@@ -1,20 +1,18 @@
 /* Accelerator `auto`: Gauss-Seidel sweeps, or the proximal point Newton
- * steps of prox (prox_method.c), whichever the measured progress per
- * second predicts will reach the solution sooner (issue 33: each problem
+ * steps of prox (prox_method.c), whichever the measured progress of the
+ * sweeps predicts will reach the solution sooner (issue 33: each problem
  * the method that suits it, without a sweep count to tune).
  *
  * The driver calls step after every accepted sweep (every = 1). In the
- * sweeps phase the plugin measures, for each sweep, its wall time (from
- * the end of its last call: the sweep and the driver's stop test) and the
- * merit the driver's stop test found after it (ABI 1.11: host->merit, the
- * [solver] merit's value, e.g. the fc3d error), which for a linearly
- * converging method shrinks geometrically. Over the last `window` sweeps
- * that gives the sweeps' rate g = ln(e_old / e_now) / (their time), and
- * the time they still need to bring it to the solve's own tolerance
- * (host->tol, or `target` where that is lower: a solve to max_sweeps has
- * none):
+ * sweeps phase the plugin records, for each sweep, the merit the driver's
+ * stop test found after it (ABI 1.11: host->merit, the [solver] merit's
+ * value, e.g. the fc3d error), which for a linearly converging method
+ * shrinks geometrically. Over the last `window` sweeps that gives the
+ * sweeps' rate per sweep g = ln(e_old / e_now) / window, and the sweeps
+ * they still need to bring it to the solve's own tolerance (host->tol, or
+ * `target` where that is lower: a solve to max_sweeps has none):
  *
- *     T_sweeps = ln(e_now / max(tol, target)) / g  (infinite when g <= 0)
+ *     N_sweeps = ln(e_now / max(tol, target)) / g  (infinite when g <= 0)
  *
  * So a solve to 1e-4 that the sweeps reach in a dozen sweeps stays with
  * them where one to 1e-8 switches (before ABI 1.11 the plugin measured the
@@ -22,17 +20,23 @@
  * tolerance: Capsules-i125 at 1e-4 switched after 5 sweeps and took
  * 2.8-3.7x Siconos's NSGS, which needs 12).
  *
- * Newton's time to the same point is T_newton = newton_steps * t_step,
- * t_step the last measured Newton step's time (before the first one:
- * newton_cost times the mean sweep's). When T_sweeps > T_newton the
- * Newton phase begins: each call runs up to max_newton steps of prox's
- * method and leaves the call's best iterate by ||phi_0||, the
- * Alart-Curnier residual (the entry iterate included), and asks to be
- * called again before the next sweep (PX_ACCEL_AGAIN, ABI 1.12): the
- * driver's stop test follows and, if the solve goes on, the next call,
- * with no sweep between them (before 1.12 each call cost a sweep whose
- * result the path dropped: 15 of Capsules-i122's 29 sweeps). The
- * method's path starts at 0, as prox's does, and goes on from its own
+ * Newton's cost to the same point is N_newton = newton_steps *
+ * newton_cost, in sweeps. Until 2026-11-27 both sides were seconds, the
+ * sweeps' measured times and a Newton step's (newton_cost mean sweeps
+ * before one was measured); but a solve has one Newton phase at most (a
+ * failed phase ends Newton, below), so no decision ever saw a measured
+ * step, and the sweeps' seconds cancelled out of the comparison. Counting
+ * in sweeps takes the same decisions without the clock: two runs of a
+ * solve switch after the same sweep and end with the same lambda.
+ *
+ * When N_sweeps > N_newton the Newton phase begins: each call runs up to
+ * max_newton steps of prox's method and leaves the call's best iterate by
+ * ||phi_0||, the Alart-Curnier residual (the entry iterate included), and
+ * asks to be called again before the next sweep (PX_ACCEL_AGAIN, ABI
+ * 1.12): the driver's stop test follows and, if the solve goes on, the
+ * next call, with no sweep between them (before 1.12 each call cost a
+ * sweep whose result the path dropped: 15 of Capsules-i122's 29 sweeps).
+ * The method's path starts at 0, as prox's does, and goes on from its own
  * iterate across calls: from the sweeps' iterate the
  * regularized Newton steps of the Capsules problems stall (904 steps on
  * Capsules-i125-1213 where 26 suffice from 0). A phase that fails (a
@@ -43,16 +47,14 @@
  * sweeps solve in a few sweeps never reach a decision; those where
  * Gauss-Seidel crawls (stacks, capsules) switch after window + 1 sweeps.
  *
- * The decision reads the clock, so two runs of one solve may switch after
- * different sweeps (a different lambda within the tolerance); the other
- * configs are deterministic. A's copy (or probing) and the Newton arrays
- * are allocated at the first Newton phase of a solve, once. Disc friction
- * on 3-row contacts only. */
+ * Only a time limit reads the clock (host->time_left, between Newton
+ * steps). A's copy (or probing) and the Newton arrays are allocated at
+ * the first Newton phase of a solve, once. Disc friction on 3-row
+ * contacts only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <proxima/plugin.h>
 
@@ -76,7 +78,7 @@ static const struct px_param_decl auto_params[] = {
 		      "the stop test's merit the predictions aim at where the solve's tolerance is lower (a solve to max_sweeps has tolerance 0); 0: the tolerance alone",
 		      0, 1, NULL},
 	[P_NEWTON_COST] = {"newton_cost", PX_PARAM_REAL, "10",
-			   "a Newton step's time in mean sweeps, until one has been measured",
+			   "a Newton step's cost in sweeps, in the prediction",
 			   0.1, 1e6, NULL},
 	[P_NEWTON_STEPS] = {"newton_steps", PX_PARAM_INT, "8",
 			    "the Newton steps the prediction takes to reach the target",
@@ -97,10 +99,8 @@ struct auto_state {
 	int ready;                 /* the Newton arrays are allocated */
 	size_t m;
 	double *keep;              /* a call's best iterate */
-	double *e, *t;             /* ring of window + 1 merits and times */
+	double *e;                 /* ring of the last window + 1 merits */
 	uint64_t nh;               /* sweeps measured */
-	double t_end;              /* when the last call ended */
-	double t_step;             /* a Newton step's time (0: none yet) */
 	double mark;               /* the phase's best residual at its last
 				      check of progress */
 	uint64_t phase_steps;      /* Newton steps of the phase */
@@ -108,14 +108,6 @@ struct auto_state {
 	unsigned long long phases, backs, calls, steps, first;
 	double pred_sweeps, pred_newton; /* at the first switch */
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int auto_create(const union px_value *v, void **state, char *err,
 		       size_t errlen)
@@ -145,8 +137,7 @@ static void free_arrays(struct auto_state *s)
 	prox_method_free(&s->pm);
 	free(s->keep);
 	free(s->e);
-	free(s->t);
-	s->keep = s->e = s->t = NULL;
+	s->keep = s->e = NULL;
 }
 
 static void auto_destroy(void *state)
@@ -167,18 +158,15 @@ static int auto_prepare(void *state, const struct px_accel_host *h,
 	s->m = 3 * h->p->n_contacts;
 	s->keep = malloc((s->m + 1) * sizeof *s->keep);
 	s->e = malloc(w * sizeof *s->e);
-	s->t = malloc(w * sizeof *s->t);
-	if (!s->keep || !s->e || !s->t) {
+	if (!s->keep || !s->e) {
 		snprintf(err, errlen, "out of memory for %zu contacts",
 			 h->p->n_contacts);
 		return 1;
 	}
 	s->newton = s->ready = s->given_up = 0;
 	s->nh = 0;
-	s->t_step = 0.0;
 	s->phases = s->backs = s->calls = s->steps = s->first = 0;
 	s->pred_sweeps = s->pred_newton = NAN;
-	s->t_end = now();
 	*every = 1;
 	return 0;
 }
@@ -192,40 +180,33 @@ static double inf_norm(const double *v, size_t m)
 	return r;
 }
 
-/* The sweep that just ended, measured: the stop test's merit after it and
- * its time into the ring. 0 when the driver has no finite merit for it. */
-static int measure(struct auto_state *s, double merit, double dt)
+/* The sweep that just ended, measured: the stop test's merit after it
+ * into the ring. 0 when the driver has no finite merit for it. */
+static int measure(struct auto_state *s, double merit)
 {
-	const size_t w = (size_t)s->window + 1;
-
 	if (!isfinite(merit))
 		return 0;
-	s->e[s->nh % w] = merit;
-	s->t[s->nh % w] = dt;
+	s->e[s->nh % ((size_t)s->window + 1)] = merit;
 	s->nh++;
 	return 1;
 }
 
-/* Whether the Newton phase should begin: the sweeps' predicted time to the
- * target against Newton's (the prediction's figures into *ts, *tn). */
-static int newton_pays(struct auto_state *s, double tol, double *ts,
-		       double *tn)
+/* Whether the Newton phase should begin: the sweeps' predicted count to
+ * the target against Newton's cost in sweeps (both into *ns, *nn). */
+static int newton_pays(struct auto_state *s, double tol, double *ns,
+		       double *nn)
 {
 	const size_t w = (size_t)s->window;
 	const double e_now = s->e[(s->nh - 1) % (w + 1)];
 	const double e_old = s->e[s->nh % (w + 1)]; /* w sweeps before */
 	const double aim = fmax(tol, s->target);
-	double span = 0.0, g;
 
-	for (size_t i = 0; i < w; i++)
-		span += s->t[(s->nh - 1 - i) % (w + 1)];
-	if (!(e_now > aim) || !(span > 0.0))
-		return 0; /* the sweeps are there, or no clock */
-	g = e_old > e_now ? log(e_old / e_now) / span : 0.0;
-	*ts = g > 0.0 ? log(e_now / aim) / g : HUGE_VAL;
-	*tn = (double)s->newton_steps *
-	      (s->t_step > 0.0 ? s->t_step : s->newton_cost * span / (double)w);
-	return *ts > *tn;
+	if (!(e_now > aim))
+		return 0; /* the sweeps are there */
+	*ns = e_old > e_now ? (double)w * log(e_now / aim) / log(e_old / e_now)
+			    : HUGE_VAL;
+	*nn = (double)s->newton_steps * s->newton_cost;
+	return *ns > *nn;
 }
 
 /* Newton steps of the method until the residual is small, max_newton
@@ -253,8 +234,6 @@ static int newton_call(struct auto_state *s, const struct px_accel_host *h,
 	}
 	for (k = 0; k < s->max_newton; k++) {
 		struct px_accel_result r = {0};
-		const double ts = now();
-
 		if (!(h->time_left(h->time_ctx) > 0.0)) {
 			res->flags |= PX_ACCEL_TIME_LIMIT;
 			break;
@@ -266,7 +245,6 @@ static int newton_call(struct auto_state *s, const struct px_accel_host *h,
 			break;
 		res->substeps++;
 		s->steps++;
-		s->t_step = now() - ts;
 		last = r.merit_out;
 		if (last < best) {
 			best = last;
@@ -315,24 +293,19 @@ static void auto_step(void *state, const struct px_accel_host *h,
 		      struct px_accel_result *res)
 {
 	struct auto_state *s = state;
-	const double t = now();
-	double ts, tn;
+	double ns, nn;
 	int fresh = 0;
 
 	s->calls++;
 	if (!s->newton) {
-		if (s->given_up || !measure(s, h->merit, t - s->t_end) ||
+		if (s->given_up || !measure(s, h->merit) ||
 		    s->nh <= (uint64_t)s->window ||
-		    !newton_pays(s, h->tol, &ts, &tn)) {
-			/* this call's own few microseconds count as the next
-			 * sweep's: one clock read a sweep fewer */
-			s->t_end = t;
+		    !newton_pays(s, h->tol, &ns, &nn))
 			return;
-		}
 		if (!s->phases++) {
 			s->first = s->calls;
-			s->pred_sweeps = ts;
-			s->pred_newton = tn;
+			s->pred_sweeps = ns;
+			s->pred_newton = nn;
 		}
 		s->newton = fresh = 1;
 	}
@@ -342,7 +315,6 @@ static void auto_step(void *state, const struct px_accel_host *h,
 		if (prox_method_prepare(&s->pm, h, err, sizeof err)) {
 			res->flags |= PX_ACCEL_SINGULAR; /* out of memory */
 			to_sweeps(s);
-			s->t_end = now();
 			return;
 		}
 		s->ready = 1;
@@ -355,7 +327,6 @@ static void auto_step(void *state, const struct px_accel_host *h,
 		to_sweeps(s);
 	else /* the next call at once: no sweep that the path would drop */
 		res->flags |= PX_ACCEL_AGAIN;
-	s->t_end = now();
 }
 
 static void auto_describe(const void *state, char *buf, size_t len)
@@ -368,7 +339,7 @@ static void auto_describe(const void *state, char *buf, size_t len)
 		return;
 	}
 	at = snprintf(buf, len,
-		      "auto: %llu Newton phases (%llu back to sweeps), %llu Newton steps; the first after sweep %llu, where the sweeps predicted %.3g s against Newton's %.3g s; ",
+		      "auto: %llu Newton phases (%llu back to sweeps), %llu Newton steps; the first after sweep %llu, where the sweeps predicted %.3g more sweeps against Newton's %.3g; ",
 		      s->phases, s->backs, s->steps, s->first, s->pred_sweeps,
 		      s->pred_newton);
 	if (at > 0 && (size_t)at < len)
@@ -378,30 +349,30 @@ static void auto_describe(const void *state, char *buf, size_t len)
 /* What `proxima plugins --describe auto` prints (ABI 1.4). */
 static const char auto_doc[] =
 	"Gauss-Seidel sweeps, then the Newton steps of the prox accelerator\n"
-	"when the measured progress per second predicts that they reach the\n"
+	"when the sweeps' measured progress predicts that Newton reaches the\n"
 	"solution sooner: sweeps for the problems they solve quickly, Newton\n"
 	"for those where they crawl, without a sweep count to tune.\n"
 	"\n"
-	"After every accepted sweep it measures the sweep's time and the\n"
-	"merit e the driver's stop test found after it ([solver] merit, e.g.\n"
-	"the fc3d error). Over the last `window` sweeps that gives their rate\n"
-	"g = ln(e_old / e_now) per second and their predicted time to bring e\n"
-	"to the solve's tolerance (abs_tol; `target` where that is lower),\n"
-	"ln(e_now / tol) / g. Newton's predicted time is newton_steps\n"
-	"times a Newton step's measured time (newton_cost mean sweeps before\n"
-	"the first). When the sweeps' is longer, the Newton phase begins:\n"
-	"each call runs up to max_newton of prox's steps, on a path that\n"
-	"starts at 0 and goes on from its own iterate across calls, and\n"
-	"leaves the call's best iterate by the Alart-Curnier residual\n"
-	"||phi_0||, the entry one included; the driver's stop test follows,\n"
-	"then the next call, with no sweep between them. A phase\n"
-	"that fails (no step succeeds, or its best residual falls less than\n"
-	"10x in 4 newton_steps steps) ends Newton for the rest of the solve.\n"
+	"After every accepted sweep it records the merit e the driver's stop\n"
+	"test found after it ([solver] merit, e.g. the fc3d error). Over the\n"
+	"last `window` sweeps that gives their rate g = ln(e_old / e_now) per\n"
+	"sweep and the sweeps they still need to bring e to the solve's\n"
+	"tolerance (abs_tol; `target` where that is lower), ln(e_now / tol) /\n"
+	"g. Newton's cost is newton_steps steps of newton_cost sweeps each.\n"
+	"When the sweeps need more, the Newton phase begins: each call runs\n"
+	"up to max_newton of prox's steps, on a path that starts at 0 and\n"
+	"goes on from its own iterate across calls, and leaves the call's\n"
+	"best iterate by the Alart-Curnier residual ||phi_0||, the entry one\n"
+	"included; the driver's stop test follows, then the next call, with\n"
+	"no sweep between them. A phase that fails (no step succeeds, or its\n"
+	"best residual falls less than 10x in 4 newton_steps steps) ends\n"
+	"Newton for the rest of the solve.\n"
 	"\n"
-	"The decision reads the clock: two runs may switch after different\n"
-	"sweeps. The first six parameters are prox's. A's copy (or probing)\n"
-	"and the Newton arrays are allocated at the first Newton phase of a\n"
-	"solve. Disc friction on 3-row contacts only.\n";
+	"The decision does not read the clock: two runs of a solve take the\n"
+	"same steps and end with the same lambda. The first six parameters\n"
+	"are prox's. A's copy (or probing) and the Newton arrays are\n"
+	"allocated at the first Newton phase of a solve. Disc friction on\n"
+	"3-row contacts only.\n";
 
 static const struct px_accelerator_ops auto_ops = {
 	.h = {
@@ -410,7 +381,7 @@ static const struct px_accelerator_ops auto_ops = {
 		.kind = PX_KIND_ACCELERATOR,
 		.ops_size = sizeof(struct px_accelerator_ops),
 		.name = "auto",
-		.summary = "Gauss-Seidel sweeps, then prox's Newton steps when the measured progress per second predicts they are faster",
+		.summary = "Gauss-Seidel sweeps, then prox's Newton steps when the sweeps' measured progress predicts that Newton is faster",
 		.params = auto_params,
 		.n_params = sizeof auto_params / sizeof *auto_params,
 		.create = auto_create,
