@@ -124,29 +124,49 @@ static double ac_phi(const struct local *L, const double *x, double *phi,
 	return phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2];
 }
 
-/* d = -J^-1 phi by the adjugate (Cramer's rule: no branches and one
- * division, where elimination with pivoting cost a quarter of a Rover's
- * solve). Returns 0 when J is numerically singular: |det J| at most
- * 1e-14 of the largest entry cubed, the scale a determinant has. */
+/* d = -J^-1 phi by Gaussian elimination with partial pivoting. Returns 0
+ * when J is numerically singular. Cramer's rule (the adjugate) was a third
+ * of the cost on the Rovers but not stable enough: without the closed
+ * forms, robust's boxstack-40 took 3,251 sweeps a step instead of 8.7. */
 static int solve3(const double *J, const double *phi, double *d)
 {
-	const double c0 = J[4] * J[8] - J[5] * J[7];
-	const double c1 = J[5] * J[6] - J[3] * J[8];
-	const double c2 = J[3] * J[7] - J[4] * J[6];
-	const double det = J[0] * c0 + J[1] * c1 + J[2] * c2;
-	double big = 0.0, s;
+	double a[3][4], big = 0.0;
 
-	for (int i = 0; i < 9; i++)
-		big = larger(big, fabs(J[i]));
-	if (!(fabs(det) > 1e-14 * big * big * big))
-		return 0;
-	s = -1.0 / det;
-	d[0] = s * (c0 * phi[0] + (J[2] * J[7] - J[1] * J[8]) * phi[1] +
-		    (J[1] * J[5] - J[2] * J[4]) * phi[2]);
-	d[1] = s * (c1 * phi[0] + (J[0] * J[8] - J[2] * J[6]) * phi[1] +
-		    (J[2] * J[3] - J[0] * J[5]) * phi[2]);
-	d[2] = s * (c2 * phi[0] + (J[1] * J[6] - J[0] * J[7]) * phi[1] +
-		    (J[0] * J[4] - J[1] * J[3]) * phi[2]);
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++) {
+			a[i][j] = J[3 * i + j];
+			big = larger(big, fabs(a[i][j]));
+		}
+		a[i][3] = -phi[i];
+	}
+	for (int c = 0; c < 3; c++) {
+		int p = c;
+
+		for (int i = c + 1; i < 3; i++)
+			if (fabs(a[i][c]) > fabs(a[p][c]))
+				p = i;
+		if (!(fabs(a[p][c]) > 1e-14 * big))
+			return 0;
+		for (int j = 0; j < 4 && p != c; j++) {
+			const double t = a[c][j];
+
+			a[c][j] = a[p][j];
+			a[p][j] = t;
+		}
+		for (int i = c + 1; i < 3; i++) {
+			const double f = a[i][c] / a[c][c];
+
+			for (int j = c; j < 4; j++)
+				a[i][j] -= f * a[c][j];
+		}
+	}
+	for (int i = 2; i >= 0; i--) {
+		double s = a[i][3];
+
+		for (int j = i + 1; j < 3; j++)
+			s -= a[i][j] * d[j];
+		d[i] = s / a[i][i];
+	}
 	return isfinite(d[0]) && isfinite(d[1]) && isfinite(d[2]);
 }
 
