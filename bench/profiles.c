@@ -27,7 +27,11 @@
  * of memory or one that crashed is not solved, and its row says why
  * (time, memory, crash; "not converged" for a solve that ended short of
  * T). Times are wall time of the solver call, averaged over as many
- * solves as add up to --min-time.
+ * solves as add up to --min-time. With --rounds R (default 1) each
+ * problem's solvers are measured R times in turn, one child each, and a
+ * solver's row is its round of median time: a slow spell of a shared
+ * machine (seconds long, here up to 1.8x on a 10 us solve) then falls on
+ * every solver's rounds alike instead of on whichever ran during it.
  *
  * Output: per tolerance, one row per problem and solver (solved, why not,
  * sweeps or iterations, rejected sweeps for proxima, time, final error,
@@ -87,7 +91,7 @@ struct options {
 	double tol[MAX_TOLS];
 	int n_tol;
 	double time_limit, min_time, mem_gib, margin;
-	long max_sweeps;
+	long max_sweeps, rounds;
 	const char *plot;
 };
 
@@ -430,12 +434,51 @@ static void write_gnuplot(const struct options *op, const struct solver *sv,
 	fclose(f);
 }
 
+static int by_seconds(const void *a, const void *b)
+{
+	const double x = ((const struct result *)a)->seconds;
+	const double y = ((const struct result *)b)->seconds;
+
+	return (x > y) - (x < y);
+}
+
+/* Problem p's solvers at tol, op->rounds times in turn, into out[ns]:
+ * each solver's round of median time (the lower middle one of an even
+ * count), kept whole so that its row stays one measurement. tmp holds
+ * rounds * ns results. Returns 0, or 1 when no child could be started. */
+static int measure_problem(const struct solver *sv, size_t ns,
+			   const struct problem *p, double tol,
+			   const struct options *op, double *r, double *u,
+			   struct result *tmp, struct result *out)
+{
+	const size_t R = (size_t)op->rounds;
+
+	for (size_t k = 0; k < R; k++)
+		for (size_t s = 0; s < ns; s++) {
+			const struct job j = {&sv[s], p, tol, op, r, u};
+			const struct result *x = &tmp[s * R + k];
+
+			if (measure_in_child(&j, &tmp[s * R + k]))
+				return 1;
+			fprintf(stderr, "profiles: %g %s %s: %.4f s%s%s%s\n", tol,
+				bench_base_name(p->path), sv[s].name,
+				x->seconds, x->solved ? "" : " (not solved: ",
+				x->solved ? "" : why_not(x, op->time_limit),
+				x->solved ? "" : ")");
+		}
+	for (size_t s = 0; s < ns; s++) {
+		qsort(&tmp[s * R], R, sizeof *tmp, by_seconds);
+		out[s] = tmp[s * R + (R - 1) / 2];
+	}
+	return 0;
+}
+
 static void usage(FILE *to)
 {
 	fprintf(to,
 		"Usage: profiles [--config NAME=PATH]... [--tol T]... [--time-limit S]\n"
 		"                [--min-time S] [--max-sweeps N] [--mem-limit GIB]\n"
-		"                [--margin S] [--plot PREFIX] FILE...\n");
+		"                [--margin S] [--rounds R] [--plot PREFIX] FILE...\n");
 }
 
 /* NAME=PATH into a solver. */
@@ -471,18 +514,19 @@ static int parse(int argc, char **argv, struct options *op,
 		{"mem-limit", required_argument, NULL, 'm'},
 		{"margin", required_argument, NULL, 'g'},
 		{"plot", required_argument, NULL, 'p'},
+		{"rounds", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 	char *end;
 
-	*op = (struct options){{0}, 0, 10.0, 0.05, 4.0, 1.0, 100000, NULL};
-	while ((c = getopt_long(argc, argv, "c:e:l:t:s:m:g:p:h", longopts,
+	*op = (struct options){{0}, 0, 10.0, 0.05, 4.0, 1.0, 100000, 1, NULL};
+	while ((c = getopt_long(argc, argv, "c:e:l:t:s:m:g:p:r:h", longopts,
 				NULL)) != -1) {
 		double v = 0.0;
 
-		if (c && strchr("eltsmg", c)) {
+		if (c && strchr("eltsmgr", c)) {
 			v = strtod(optarg, &end);
 			if (end == optarg || *end || !(v >= 0.0) ||
 			    !isfinite(v)) {
@@ -516,6 +560,13 @@ static int parse(int argc, char **argv, struct options *op,
 		case 't': op->min_time = v; break;
 		case 's': op->max_sweeps = v >= 1 ? (long)v : 1; break;
 		case 'p': op->plot = optarg; break;
+		case 'r':
+			if (!(v >= 1.0 && v <= 99.0) || v != floor(v)) {
+				fprintf(stderr, "profiles: --rounds: expected a whole number from 1 to 99\n");
+				return -1;
+			}
+			op->rounds = (long)v;
+			break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		default: usage(stderr); return -1;
 		}
@@ -536,7 +587,7 @@ int main(int argc, char **argv)
 	struct solver sv[MAX_SOLVERS] = {{0}};
 	struct options op;
 	struct problem *pr;
-	struct result *res;
+	struct result *res, *rounds;
 	size_t ns = 0, np, mmax = 0;
 	double *r, *u;
 	int rc = EXIT_OK;
@@ -564,28 +615,21 @@ int main(int argc, char **argv)
 	}
 	r = calloc(mmax + 1, sizeof *r);
 	u = calloc(mmax + 1, sizeof *u);
-	printf("# bench/profiles: %zu problems, %zu solvers, max %ld sweeps or iterations, from r = 0\n",
+	rounds = calloc((size_t)op.rounds * ns, sizeof *rounds);
+	if (!r || !u || !rounds)
+		return 1;
+	printf("# bench/profiles: %zu problems, %zu solvers, max %ld sweeps or iterations, from r = 0",
 	       np, ns, op.max_sweeps);
+	if (op.rounds > 1)
+		printf("; each time the median of %ld rounds, the solvers in turn",
+		       op.rounds);
+	printf("\n");
 	for (int i = 0; i < op.n_tol && rc == EXIT_OK; i++) {
 		struct result *ri = res + (size_t)i * np * ns;
 
 		for (size_t p = 0; p < np && rc == EXIT_OK; p++)
-			for (size_t s = 0; s < ns; s++) {
-				const struct job j = {&sv[s], &pr[p], op.tol[i],
-						      &op, r, u};
-				const struct result *x = &ri[p * ns + s];
-
-				if (measure_in_child(&j, &ri[p * ns + s])) {
-					rc = 1;
-					break;
-				}
-				fprintf(stderr, "profiles: %g %s %s: %.4f s%s%s%s\n",
-					op.tol[i], bench_base_name(pr[p].path),
-					sv[s].name, x->seconds,
-					x->solved ? "" : " (not solved: ",
-					x->solved ? "" : why_not(x, op.time_limit),
-					x->solved ? "" : ")");
-			}
+			rc = measure_problem(sv, ns, &pr[p], op.tol[i], &op, r, u,
+					     rounds, &ri[p * ns]);
 		if (rc == EXIT_OK)
 			print_tol(op.tol[i], pr, np, sv, ns, ri, &op);
 	}
@@ -599,5 +643,6 @@ int main(int argc, char **argv)
 	free(res);
 	free(r);
 	free(u);
+	free(rounds);
 	return rc;
 }
