@@ -19,6 +19,28 @@ static double uniform(unsigned long *s, double lo, double hi)
 	return lo + (hi - lo) * (double)(*s >> 11) / 9007199254740992.0;
 }
 
+/* A random diagonal block D = J J^T + 1e-3 I (SPD, coupled), its first
+ * row of J scaled by `scale` (badly scaled at times), and a velocity v0
+ * whose friction part is 0.3 of its normal part's range. */
+static void random_block(unsigned long *s, double scale, double *D,
+			 double *v0)
+{
+	double J[9];
+
+	for (int i = 0; i < 9; i++)
+		J[i] = uniform(s, -1, 1) * (i < 3 ? scale : 1.0);
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			D[3 * i + j] = 0.0;
+			for (int k = 0; k < 3; k++)
+				D[3 * i + j] += J[3 * i + k] * J[3 * j + k];
+		}
+	for (int i = 0; i < 3; i++) {
+		D[4 * i] += 1e-3;
+		v0[i] = uniform(s, -1, 1) * (i ? 0.3 : 1.0);
+	}
+}
+
 /* The Coulomb law of one contact at x, u = v0 + D (x - lam0), to tol
  * relative to the scales of x and u: the number of violations. */
 static int law_violations(const double *D, const double *v0,
@@ -54,21 +76,11 @@ Test(local, newton_meets_the_contact_law_on_random_blocks)
 	int sliding = 0, sticking = 0, open = 0;
 
 	for (int c = 0; c < 2000; c++) {
-		double J[9], D[9] = {0}, v0[3], lam0[3] = {0, 0, 0}, x[3];
+		double D[9], v0[3], lam0[3] = {0, 0, 0}, x[3];
 		const double mu = uniform(&s, 0.05, 1.5);
 		const double scale = uniform(&s, 0.2, 5.0);
 
-		/* D = J J^T + a little: SPD, coupled, badly scaled at times */
-		for (int i = 0; i < 9; i++)
-			J[i] = uniform(&s, -1, 1) * (i < 3 ? scale : 1.0);
-		for (int i = 0; i < 3; i++)
-			for (int j = 0; j < 3; j++)
-				for (int k = 0; k < 3; k++)
-					D[3 * i + j] += J[3 * i + k] * J[3 * j + k];
-		for (int i = 0; i < 3; i++) {
-			D[4 * i] += 1e-3;
-			v0[i] = uniform(&s, -1, 1) * (i ? 0.3 : 1.0);
-		}
+		random_block(&s, scale, D, v0);
 		memcpy(x, lam0, sizeof x);
 		px_local_newton(D, v0, lam0, mu, PX_PART_FULL, 1e-13, 50, x);
 		cr_assert_eq(law_violations(D, v0, lam0, mu, x, 1e-8), 0,
@@ -98,20 +110,12 @@ Test(local, closed_form_is_exact_and_declines_only_sliding)
 	int open = 0, sticking = 0, declined = 0;
 
 	for (int c = 0; c < 2000; c++) {
-		double J[9], D[9] = {0}, v0[3], lam0[3], x[3];
+		double D[9], v0[3], lam0[3], x[3];
 		const double mu = uniform(&s, 0.05, 1.5);
 
-		for (int i = 0; i < 9; i++)
-			J[i] = uniform(&s, -1, 1);
+		random_block(&s, 1.0, D, v0);
 		for (int i = 0; i < 3; i++)
-			for (int j = 0; j < 3; j++)
-				for (int k = 0; k < 3; k++)
-					D[3 * i + j] += J[3 * i + k] * J[3 * j + k];
-		for (int i = 0; i < 3; i++) {
-			D[4 * i] += 1e-3;
-			v0[i] = uniform(&s, -1, 1) * (i ? 0.3 : 1.0);
 			lam0[i] = uniform(&s, 0, 1) * (i ? 0.2 : 1.0);
-		}
 		x[0] = x[1] = x[2] = 7.0;
 		if (px_local_closed_form(D, v0, lam0, mu, x)) {
 			cr_assert_eq(law_violations(D, v0, lam0, mu, x, 1e-12),
