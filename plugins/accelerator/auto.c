@@ -234,6 +234,7 @@ static int newton_call(struct auto_state *s, const struct px_accel_host *h,
 	}
 	for (k = 0; k < s->max_newton; k++) {
 		struct px_accel_result r = {0};
+
 		if (!(h->time_left(h->time_ctx) > 0.0)) {
 			res->flags |= PX_ACCEL_TIME_LIMIT;
 			break;
