@@ -123,12 +123,14 @@ Test(auto_accel, aims_at_the_solves_tolerance)
 	px_config_free(cfg);
 }
 
-/* Capsules-i125 to 1e-8 with conf/auto.ini and newton_cost as given:
- * lambda into x (3 per contact), the sweeps run and the Newton steps. */
-static void capsules_with_cost(const char *cost, double *x,
-			       unsigned long long *sweeps,
-			       unsigned long long *steps, char *line,
-			       size_t len)
+/* Capsules-i125 solved to 1e-8 with conf/auto.ini and newton_cost as
+ * given, the answer checked by the oracles: its lambda (malloc'd, *m
+ * entries; the caller frees it), the sweeps run, the Newton steps and the
+ * accelerator's description into line. */
+static double *capsules_with_cost(const char *cost, size_t *m,
+				  unsigned long long *sweeps,
+				  unsigned long long *steps, char *line,
+				  size_t len)
 {
 	char text[64];
 	const struct px_config_layer l[] = {
@@ -139,18 +141,22 @@ static void capsules_with_cost(const char *cost, double *x,
 	struct px_config *cfg;
 	struct px_error err = {0};
 	struct px_report rep;
+	double *x;
 
+	*m = px_problem_n_contacts(p) * 3;
+	x = calloc(*m + 1, sizeof *x);
 	snprintf(text, sizeof text, "[accelerator]\nnewton_cost = %s\n", cost);
-	memset(x, 0, px_problem_n_contacts(p) * 3 * sizeof *x);
 	cr_assert_eq(px_config_build(l, 2, &cfg, &err), PX_OK, "%s", err.msg);
 	cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s", err.msg);
 	cr_assert(rep.converged, "newton_cost %s", cost);
+	assert_solution(p, x, AUTO_LAW_REL, 0.0, 1e-8, text);
 	cr_assert(px_accelerator_describe(cfg, line, len));
 	*sweeps = rep.sweeps;
 	*steps = rep.accel_substeps;
 	px_report_free(&rep);
 	px_problem_destroy(p);
 	px_config_free(cfg);
+	return x;
 }
 
 /* The decision compares the sweeps the measured rate still needs with
@@ -161,29 +167,31 @@ static void capsules_with_cost(const char *cost, double *x,
  * 10 (13 sweeps at 10, 115 at 100 when this was written). */
 Test(auto_accel, decides_by_counted_sweeps_not_the_clock)
 {
-	const size_t m = 3 * 1213 + 3;
-	double *a = calloc(m, sizeof *a), *b = calloc(m, sizeof *b);
+	size_t m, m2;
 	unsigned long long sw, st, sw2, st2;
 	char line[1024], want[128];
+	double *a = capsules_with_cost("10", &m, &sw, &st, line, sizeof line);
+	double *b = capsules_with_cost("10", &m2, &sw2, &st2, line, sizeof line);
 
-	capsules_with_cost("10", a, &sw, &st, line, sizeof line);
-	capsules_with_cost("10", b, &sw2, &st2, line, sizeof line);
-	cr_assert(memcmp(a, b, m * sizeof *a) == 0, "two solves differ");
+	cr_assert(m == m2 && memcmp(a, b, m * sizeof *a) == 0,
+		  "two solves differ");
 	cr_assert_eq(sw, sw2);
 	cr_assert_eq(st, st2);
 	cr_assert_gt(st, 0);
 	snprintf(want, sizeof want, "the first after sweep %llu, where the sweeps predicted ", sw);
 	cr_assert(strstr(line, want) && strstr(line, " more sweeps against Newton's 80; "),
 		  "%s", line);
-	capsules_with_cost("1", a, &sw, &st, line, sizeof line);
+	free(a);
+	free(b);
+	a = capsules_with_cost("1", &m, &sw, &st, line, sizeof line);
 	cr_assert_eq(sw, 5, "%llu sweeps at newton_cost 1", sw);
 	cr_assert_gt(st, 0);
-	capsules_with_cost("100", a, &sw, &st, line, sizeof line);
+	free(a);
+	a = capsules_with_cost("100", &m, &sw, &st, line, sizeof line);
 	cr_assert_gt(sw, sw2, "%llu sweeps at newton_cost 100", sw);
 	cr_assert(strstr(line, " more sweeps against Newton's 800; "), "%s",
 		  line);
 	free(a);
-	free(b);
 }
 
 static void refused_at_solve(const char *text, const char *want)
