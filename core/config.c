@@ -66,6 +66,9 @@ static const struct px_param_decl solver_decl[] = {
 	{"local_max_iter", PX_PARAM_INT, "20",
 	 "local_solve = newton: Newton steps per visit at most", 1, 1000,
 	 NULL},
+	{"local_forcing", PX_PARAM_REAL, "0",
+	 "local_solve = newton: a visit also stops once its Alart-Curnier residual is at most this fraction of the change it makes to the contact's impulse (inexact while the sweeps move the impulses, exact to local_tol as they settle); 0 = always to local_tol",
+	 0, 1, NULL},
 	{"time_limit", PX_PARAM_REAL, STR(PX_DEFAULT_TIME_LIMIT),
 	 "seconds of wall time a solve may take (checked between sweeps and between an accelerator's Newton steps, then it stops as 'time limit' with the lowest-merit iterate it saw); 0 = no limit",
 	 0, 1e300, NULL},
@@ -90,6 +93,7 @@ enum {
 	SOLVER_LOCAL_SOLVE,
 	SOLVER_LOCAL_TOL,
 	SOLVER_LOCAL_MAX_ITER,
+	SOLVER_LOCAL_FORCING,
 	SOLVER_TIME_LIMIT,
 	SOLVER_STALL_SWEEPS,
 	SOLVER_STALL_REL,
@@ -185,7 +189,10 @@ static const char solver_doc[] =
 	"local_solve = newton makes every visit of a contact solve its\n"
 	"one-contact problem (the other contacts frozen) with its whole\n"
 	"diagonal block, to the relative residual local_tol in at most\n"
-	"local_max_iter damped Newton steps on the Alart-Curnier function,\n"
+	"local_max_iter damped Newton steps on the Alart-Curnier function\n"
+	"(or, with local_forcing > 0, until the residual is at most\n"
+	"local_forcing times the visit's change to the impulse, whichever\n"
+	"comes first),\n"
 	"starting from the projection's answer and never worse than it, as\n"
 	"Siconos's NSGS and Bogus do; a friction-only visit (staggered\n"
 	"orderings) solves the friction rows, a normal-only one the normal\n"
@@ -375,6 +382,7 @@ static int apply_solver(struct px_config *cfg, const struct reader *r,
 	cfg->settings.local_solve = v[SOLVER_LOCAL_SOLVE].choice;
 	cfg->settings.local_tol = v[SOLVER_LOCAL_TOL].r;
 	cfg->settings.local_max_iter = (uint64_t)v[SOLVER_LOCAL_MAX_ITER].i;
+	cfg->settings.local_forcing = v[SOLVER_LOCAL_FORCING].r;
 	cfg->settings.time_limit = v[SOLVER_TIME_LIMIT].r;
 	cfg->settings.stall_sweeps = (uint64_t)v[SOLVER_STALL_SWEEPS].i;
 	cfg->settings.stall_rel = v[SOLVER_STALL_REL].r;
@@ -765,6 +773,7 @@ static void solver_values(const struct px_solver_settings *s,
 	v[SOLVER_LOCAL_SOLVE].choice = s->local_solve;
 	v[SOLVER_LOCAL_TOL].r = s->local_tol;
 	v[SOLVER_LOCAL_MAX_ITER].i = (long)s->local_max_iter;
+	v[SOLVER_LOCAL_FORCING].r = s->local_forcing;
 	v[SOLVER_TIME_LIMIT].r = s->time_limit;
 	v[SOLVER_STALL_SWEEPS].i = (long)s->stall_sweeps;
 	v[SOLVER_STALL_REL].r = s->stall_rel;

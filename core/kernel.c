@@ -160,8 +160,11 @@ static void solve_contact(const struct px_kernel_ctx *c, const double *lambda,
 	velocity(c, lambda, w, k, part == PX_PART_FRICTION ? 1 : 0,
 		 part == PX_PART_NORMAL ? 1 : bs, v);
 	if (c->local_newton) {
+		const double *inv = c->local_inv + 9 * (size_t)k;
+
 		if (part == PX_PART_FULL &&
-		    px_local_closed_form(D, v, lam, c->p->friction[k].mu, out))
+		    px_local_closed_form(D, isnan(inv[0]) ? NULL : inv, v, lam,
+					 c->p->friction[k].mu, out))
 			return; /* open or sticking: no Newton needed */
 		memcpy(v0, v, sizeof v);
 	}
@@ -174,8 +177,8 @@ static void solve_contact(const struct px_kernel_ctx *c, const double *lambda,
 		out[0] = zn > 0.0 ? zn : 0.0;
 		if (part == PX_PART_NORMAL) {
 			if (c->local_newton)
-				px_local_newton(D, v0, lam, 0.0, part, 0.0, 0,
-						out);
+				px_local_newton(D, v0, lam, 0.0, part, 0.0,
+						0.0, 0, out);
 			return;
 		}
 		for (uint32_t i = 1; i < bs; i++)
@@ -187,7 +190,8 @@ static void solve_contact(const struct px_kernel_ctx *c, const double *lambda,
 		friction_diagonal(c, k, D, v, out);
 	if (c->local_newton)
 		px_local_newton(D, v0, lam, c->p->friction[k].mu, part,
-				c->local_tol, c->local_max_iter, out);
+				c->local_tol, c->local_forcing,
+				c->local_max_iter, out);
 }
 
 /* Contact k's block of lambda before this sweep's write, into prev. */
@@ -611,7 +615,7 @@ static int projection_exact(const double *D)
 	       fabs(D[7]) <= tol && fabs(D[4] - D[8]) <= 1e-14 * D[4];
 }
 
-int px_kernel_set_local(struct px_kernel_ctx *c, double tol,
+int px_kernel_set_local(struct px_kernel_ctx *c, double tol, double forcing,
 			unsigned max_iter)
 {
 	const size_t n = c->p->n;
@@ -619,12 +623,20 @@ int px_kernel_set_local(struct px_kernel_ctx *c, double tol,
 
 	c->local_newton = 1;
 	c->local_tol = tol;
+	c->local_forcing = forcing;
 	c->local_max_iter = max_iter;
 	while (c->rigid3 && c->is_disc && k < n &&
 	       projection_exact(c->diag + 9 * k))
 		k++;
 	if (!c->rigid3 || !c->is_disc || k < n) {
 		c->rigid3 = 0;
+		c->local_inv = malloc(9 * n * sizeof *c->local_inv + 1);
+		if (!c->local_inv)
+			return PX_ERR_NOMEM;
+		for (k = 0; k < n; k++)
+			if (!px_local_inverse(c->diag + 9 * k,
+					      c->local_inv + 9 * k))
+				c->local_inv[9 * k] = NAN;
 		return PX_OK;
 	}
 	c->local_r = malloc(3 * n * sizeof *c->local_r + 1);
@@ -673,6 +685,8 @@ size_t px_kernel_bytes(const struct px_kernel_ctx *c)
 		bytes += 4 * p->n * sizeof *c->wcoef;
 	if (c->local_r)
 		bytes += 3 * p->n * sizeof *c->local_r;
+	if (c->local_inv)
+		bytes += 9 * p->n * sizeof *c->local_inv;
 	return bytes + px_wide_bytes(c);
 }
 
@@ -688,6 +702,7 @@ void px_kernel_fini(struct px_kernel_ctx *c)
 	free(c->impulse);
 	free(c->wcoef);
 	free(c->local_r);
+	free(c->local_inv);
 	px_wide_fini(c);
 	memset(c, 0, sizeof *c);
 }

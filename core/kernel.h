@@ -105,7 +105,11 @@ struct px_kernel_ctx {
 	 * local_tol instead of one projection with R */
 	int local_newton;
 	double *local_r; /* 1/D per row when one projection is exact */
+	/* D^-1 per contact (9 doubles) for the sticking closed form, NaN
+	 * first where D is singular; NULL when local_r is used */
+	double *local_inv;
 	double local_tol;
+	double local_forcing;
 	unsigned local_max_iter;
 	/* [solver] kernel = wide (kernel_wide.h): full relax_lists calls run
 	 * the lists side by side in SIMD lanes; wcoef holds A_sn, A_tn, A_ts
@@ -151,8 +155,9 @@ void px_kernel_fini(struct px_kernel_ctx *c);
  * unless every contact's diagonal block is one where a projection with r
  * = 1/D is the exact local solve (rows uncoupled, friction rows equal: a
  * ball's contacts): then the rigid kernel stays, with that r (local_r)
- * in place of the r-factors. 0 or PX_ERR_NOMEM. */
-int px_kernel_set_local(struct px_kernel_ctx *c, double tol,
+ * in place of the r-factors. Otherwise each contact's D^-1 is computed
+ * for the sticking closed form (local_inv). 0 or PX_ERR_NOMEM. */
+int px_kernel_set_local(struct px_kernel_ctx *c, double tol, double forcing,
 			unsigned max_iter);
 
 /* [solver] kernel = wide: full relax_lists calls go through the wide
@@ -165,17 +170,26 @@ int px_kernel_set_wide(struct px_kernel_ctx *c);
  * (3x3), velocity v0 at its impulse lam0 (the rows of `part`), disc
  * friction mu: out holds the projection's answer on entry and the exact
  * solve's (to tol, relative to the impulse, in at most max_iter damped
- * Newton steps; never worse by the Alart-Curnier residual) on return. */
+ * Newton steps; never worse by the Alart-Curnier residual) on return,
+ * or one whose residual is at most forcing times its distance from lam0
+ * when that comes first (forcing 0: never). */
 void px_local_newton(const double *D, const double *v0, const double *lam0,
-		     double mu, int part, double tol, unsigned max_iter,
-		     double *out);
+		     double mu, int part, double tol, double forcing,
+		     unsigned max_iter, double *out);
 
 /* local_newton.c. The same problem's two closed-form cases, tried before
  * the projection and the Newton: open (x = 0 when u_n(0) >= 0) and
- * sticking (u(x) = 0 with x inside the disc). Returns 1 with the exact
- * answer in out, or 0 (sliding, a singular D) with out untouched. */
-int px_local_closed_form(const double *D, const double *v0,
-			 const double *lam0, double mu, double *out);
+ * sticking (u(x) = 0 with x inside the disc), the latter with inv = D^-1
+ * (px_local_inverse) or, when inv is NULL, an elimination with D. Returns
+ * 1 with the exact answer in out, or 0 (sliding, a singular D) with out
+ * untouched. */
+int px_local_closed_form(const double *D, const double *inv,
+			 const double *v0, const double *lam0, double mu,
+			 double *out);
+
+/* local_newton.c. inv = D^-1 (3x3, row-major) by elimination with partial
+ * pivoting. Returns 0 when D is numerically singular (inv undefined). */
+int px_local_inverse(const double *D, double *inv);
 
 /* The rigid form's refresh at a solve's start, in two passes: P_k, each
  * contact's world impulse, over contacts [begin, end) into c->impulse

@@ -21,7 +21,10 @@
  * (px_local_closed_form), before the projection: open (x = 0 where
  * u_n(0) >= 0) and sticking (u(x) = 0, one 3x3 solve, with x inside the
  * disc). Both meet the law to rounding; only a sliding contact needs the
- * Newton. On Capsules-i122, 80% of robust's visits end there.
+ * Newton. On Capsules-i122, 80% of robust's visits end there. The
+ * sticking solve is a product with D^-1, which the kernel computes once
+ * per solve (px_local_inverse): as an elimination in every visit it was a
+ * quarter of auto's time on NESpheres_10_1.
  *
  * The Newton starts from the projection's answer (out) and returns the
  * best point it saw by ||phi||: never worse than the projection, which is
@@ -30,7 +33,15 @@
  * descent), projected fixed-point steps with a short step move it on and
  * Newton starts again from there (Siconos's hybrid local solvers do the
  * same), three rounds at most. Disc friction on 3-row contacts only: the
- * host refuses other sets. */
+ * host refuses other sets.
+ *
+ * With local_forcing = eta > 0 a visit also stops once ||phi|| <= eta
+ * ||x - lam0||, the forcing term of inexact Newton methods applied to the
+ * sweeps: early visits that move an impulse far are solved roughly, and
+ * the test tightens to local_tol as the sweeps converge and the changes
+ * vanish. conf/auto.ini's 0.1 kept the sweep counts on the Rovers and
+ * NESpheres_10_1 (all or some sliding contacts) and cut their time by
+ * 15-25% (doc/benchmarks.md). */
 #include <math.h>
 #include <string.h>
 
@@ -41,6 +52,7 @@ struct local {
 	const double *D, *v0, *lam0;
 	double mu, rho_n, rho_t;
 	double scale0; /* scale_of's part that x does not change */
+	double forcing2; /* local_forcing^2 */
 	int friction_only;
 };
 
@@ -124,21 +136,17 @@ static double ac_phi(const struct local *L, const double *x, double *phi,
 	return phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2];
 }
 
-/* d = -J^-1 phi by Gaussian elimination with partial pivoting. Returns 0
- * when J is numerically singular. Cramer's rule (the adjugate) was a third
- * of the cost on the Rovers but not stable enough: without the closed
- * forms, robust's boxstack-40 took 3,251 sweeps a step instead of 8.7. */
-static int solve3(const double *J, const double *phi, double *d)
+/* Gaussian elimination with partial pivoting of the 3x3 left part of a
+ * (cols columns, right-hand sides after the third), then back
+ * substitution: a's right part becomes the left part's inverse times it.
+ * Returns 0 when the left part is numerically singular. */
+static inline int eliminate(double a[3][6], int cols)
 {
-	double a[3][4], big = 0.0;
+	double big = 0.0;
 
-	for (int i = 0; i < 3; i++) {
-		for (int j = 0; j < 3; j++) {
-			a[i][j] = J[3 * i + j];
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
 			big = larger(big, fabs(a[i][j]));
-		}
-		a[i][3] = -phi[i];
-	}
 	for (int c = 0; c < 3; c++) {
 		int p = c;
 
@@ -147,7 +155,7 @@ static int solve3(const double *J, const double *phi, double *d)
 				p = i;
 		if (!(fabs(a[p][c]) > 1e-14 * big))
 			return 0;
-		for (int j = 0; j < 4 && p != c; j++) {
+		for (int j = 0; j < cols && p != c; j++) {
 			const double t = a[c][j];
 
 			a[c][j] = a[p][j];
@@ -156,17 +164,38 @@ static int solve3(const double *J, const double *phi, double *d)
 		for (int i = c + 1; i < 3; i++) {
 			const double f = a[i][c] / a[c][c];
 
-			for (int j = c; j < 4; j++)
+			for (int j = c; j < cols; j++)
 				a[i][j] -= f * a[c][j];
 		}
 	}
-	for (int i = 2; i >= 0; i--) {
-		double s = a[i][3];
+	for (int k = 3; k < cols; k++)
+		for (int i = 2; i >= 0; i--) {
+			double s = a[i][k];
 
-		for (int j = i + 1; j < 3; j++)
-			s -= a[i][j] * d[j];
-		d[i] = s / a[i][i];
+			for (int j = i + 1; j < 3; j++)
+				s -= a[i][j] * a[j][k];
+			a[i][k] = s / a[i][i];
+		}
+	return 1;
+}
+
+/* d = -J^-1 phi by elimination. Returns 0 when J is numerically
+ * singular. Cramer's rule (the adjugate) was a third of the cost on the
+ * Rovers but not stable enough: without the closed forms, robust's
+ * boxstack-40 took 3,251 sweeps a step instead of 8.7. */
+static int solve3(const double *J, const double *phi, double *d)
+{
+	double a[3][6];
+
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++)
+			a[i][j] = J[3 * i + j];
+		a[i][3] = -phi[i];
 	}
+	if (!eliminate(a, 4))
+		return 0;
+	for (int i = 0; i < 3; i++)
+		d[i] = a[i][3];
 	return isfinite(d[0]) && isfinite(d[1]) && isfinite(d[2]);
 }
 
@@ -193,16 +222,28 @@ static double scale0_of(const struct local *L)
 	return s;
 }
 
-/* Damped Newton from x (phi, J and psi = ||phi||^2 at x) until psi is
- * small or a step fails; x, phi, J at the last point. Returns its psi. */
+/* Whether psi = ||phi(x)||^2 is small enough to stop: at most tol^2 times
+ * the scale, or forcing^2 times the square of the visit's change x - lam0
+ * (an inexact solve while the sweeps still move the impulses far). */
+static int converged(const struct local *L, const double *x, double psi,
+		     double tol)
+{
+	const double d0 = x[0] - L->lam0[0], d1 = x[1] - L->lam0[1],
+		     d2 = x[2] - L->lam0[2];
+
+	return !(psi > tol * tol * scale_of(L, x)) ||
+	       psi <= L->forcing2 * (d0 * d0 + d1 * d1 + d2 * d2);
+}
+
+/* Damped Newton from x (phi, J and psi = ||phi||^2 at x) until converged
+ * or a step fails; x, phi, J at the last point. Returns its psi. */
 static double newton(const struct local *L, double *x, double *phi, double *J,
 		     double psi, double tol, unsigned max_iter)
 {
 	for (unsigned it = 0; it < max_iter; it++) {
 		double d[3], xn[3], pn[3], Jn[9], t = 1.0, psin = HUGE_VAL;
 
-		if (!(psi > tol * tol * scale_of(L, x)) ||
-		    !solve3(J, phi, d))
+		if (converged(L, x, psi, tol) || !solve3(J, phi, d))
 			break;
 		/* each trial point's Jacobian too: the first is nearly
 		 * always taken, and its phi and J then come from one call */
@@ -245,8 +286,29 @@ static double fixed_point(struct local *L, double *x, double *phi, double *J,
 	return psi;
 }
 
-int px_local_closed_form(const double *D, const double *v0,
-			 const double *lam0, double mu, double *out)
+int px_local_inverse(const double *D, double *inv)
+{
+	double a[3][6];
+
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			a[i][j] = D[3 * i + j];
+			a[i][3 + j] = i == j;
+		}
+	if (!eliminate(a, 6))
+		return 0;
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			inv[3 * i + j] = a[i][3 + j];
+			if (!isfinite(inv[3 * i + j]))
+				return 0;
+		}
+	return 1;
+}
+
+int px_local_closed_form(const double *D, const double *inv,
+			 const double *v0, const double *lam0, double mu,
+			 double *out)
 {
 	const double un0 = v0[0] - D[0] * lam0[0] - D[1] * lam0[1] -
 			   D[2] * lam0[2];
@@ -256,7 +318,11 @@ int px_local_closed_form(const double *D, const double *v0,
 		out[0] = out[1] = out[2] = 0.0;
 		return 1;
 	}
-	if (!solve3(D, v0, d)) /* d = -D^-1 v0: u(lam0 + d) = 0 */
+	if (inv) /* d = -D^-1 v0: u(lam0 + d) = 0 */
+		for (int i = 0; i < 3; i++)
+			d[i] = -(inv[3 * i] * v0[0] + inv[3 * i + 1] * v0[1] +
+				 inv[3 * i + 2] * v0[2]);
+	else if (!solve3(D, v0, d))
 		return 0;
 	for (int i = 0; i < 3; i++)
 		x[i] = lam0[i] + d[i];
@@ -268,10 +334,11 @@ int px_local_closed_form(const double *D, const double *v0,
 }
 
 void px_local_newton(const double *D, const double *v0, const double *lam0,
-		     double mu, int part, double tol, unsigned max_iter,
-		     double *out)
+		     double mu, int part, double tol, double forcing,
+		     unsigned max_iter, double *out)
 {
 	struct local L = {.D = D, .v0 = v0, .lam0 = lam0, .mu = mu,
+			  .forcing2 = forcing * forcing,
 			  .friction_only = part == PX_PART_FRICTION};
 	const double dt = 0.5 * (D[4] + D[8]);
 	double x[3], phi[3], J[9], psi, best[3], best_phi[3], best_psi;
@@ -301,7 +368,7 @@ void px_local_newton(const double *D, const double *v0, const double *lam0,
 			memcpy(best, x, sizeof x);
 			memcpy(best_phi, phi, sizeof phi);
 		}
-		if (!(psi > tol * tol * scale_of(&L, x)))
+		if (converged(&L, x, psi, tol))
 			break;
 		/* Newton stalled (a local minimum of ||phi||^2, a singular
 		 * Jacobian): projected fixed-point steps with a step no

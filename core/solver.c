@@ -545,6 +545,7 @@ static int solve_kernel(struct solve *S)
 		return px_error_set(S->err, PX_ERR_NOMEM, "out of memory");
 	if (S->set->local_solve == PX_LOCAL_NEWTON &&
 	    px_kernel_set_local(&wk->kctx, S->set->local_tol,
+				S->set->local_forcing,
 				(unsigned)S->set->local_max_iter))
 		return px_error_set(S->err, PX_ERR_NOMEM, "out of memory");
 	if (S->set->kernel == PX_KERNEL_WIDE &&

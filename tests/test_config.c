@@ -138,7 +138,7 @@ Test(config, unknown_empty_section)
 Test(config, unknown_solver_key)
 {
 	config_refused("[solver]\ntolerance = 1e-8\n", PX_ERR_CONFIG,
-		"%s:2: [solver] tolerance: unknown key for the solver (known keys: max_sweeps, abs_tol, rel_tol, merit, natural_r, max_backtracks, check_tol, kernel, check, local_solve, local_tol, local_max_iter, time_limit, stall_sweeps, stall_rel)");
+		"%s:2: [solver] tolerance: unknown key for the solver (known keys: max_sweeps, abs_tol, rel_tol, merit, natural_r, max_backtracks, check_tol, kernel, check, local_solve, local_tol, local_max_iter, local_forcing, time_limit, stall_sweeps, stall_rel)");
 }
 
 Test(config, unknown_plugin_key)

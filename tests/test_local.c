@@ -82,7 +82,7 @@ Test(local, newton_meets_the_contact_law_on_random_blocks)
 
 		random_block(&s, scale, D, v0);
 		memcpy(x, lam0, sizeof x);
-		px_local_newton(D, v0, lam0, mu, PX_PART_FULL, 1e-13, 50, x);
+		px_local_newton(D, v0, lam0, mu, PX_PART_FULL, 1e-13, 0.0, 50, x);
 		cr_assert_eq(law_violations(D, v0, lam0, mu, x, 1e-8), 0,
 			     "case %d: x = (%g, %g, %g)", c, x[0], x[1], x[2]);
 		if (x[0] == 0.0)
@@ -103,24 +103,47 @@ Test(local, newton_meets_the_contact_law_on_random_blocks)
 /* The closed form answers exactly where it answers (open, sticking: the
  * law to rounding), leaves out untouched where it declines, and declines
  * only where the Newton's answer slides: it misses no open or sticking
- * contact on SPD blocks. */
+ * contact on SPD blocks. With D^-1 from px_local_inverse (D D^-1 = I to
+ * rounding) it gives the same verdicts and, to rounding, the same x as
+ * with the elimination. */
 Test(local, closed_form_is_exact_and_declines_only_sliding)
 {
 	unsigned long s = 21;
 	int open = 0, sticking = 0, declined = 0;
 
 	for (int c = 0; c < 2000; c++) {
-		double D[9], v0[3], lam0[3], x[3];
+		double D[9], inv[9], v0[3], lam0[3], x[3], xi[3];
 		const double mu = uniform(&s, 0.05, 1.5);
+		int answered;
 
 		random_block(&s, 1.0, D, v0);
 		for (int i = 0; i < 3; i++)
 			lam0[i] = uniform(&s, 0, 1) * (i ? 0.2 : 1.0);
+		cr_assert(px_local_inverse(D, inv));
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < 3; j++)
+				cr_assert(fabs(D[3 * i] * inv[j] +
+					       D[3 * i + 1] * inv[3 + j] +
+					       D[3 * i + 2] * inv[6 + j] -
+					       (i == j)) < 1e-10,
+					  "case %d: (D D^-1)_%d%d", c, i, j);
 		x[0] = x[1] = x[2] = 7.0;
-		if (px_local_closed_form(D, v0, lam0, mu, x)) {
+		xi[0] = xi[1] = xi[2] = 7.0;
+		answered = px_local_closed_form(D, NULL, v0, lam0, mu, x);
+		cr_assert_eq(px_local_closed_form(D, inv, v0, lam0, mu, xi),
+			     answered, "case %d", c);
+		for (int i = 0; i < 3; i++)
+			cr_assert(fabs(xi[i] - x[i]) <=
+					  1e-10 * (1 + fabs(x[0])),
+				  "case %d: x_%d %.17g with D^-1, %.17g", c,
+				  i, xi[i], x[i]);
+		if (answered) {
 			cr_assert_eq(law_violations(D, v0, lam0, mu, x, 1e-12),
 				     0, "case %d: x = (%g, %g, %g)", c, x[0],
 				     x[1], x[2]);
+			cr_assert_eq(law_violations(D, v0, lam0, mu, xi, 1e-12),
+				     0, "case %d: x = (%g, %g, %g) with D^-1",
+				     c, xi[0], xi[1], xi[2]);
 			if (x[0] == 0.0)
 				open++;
 			else
@@ -129,7 +152,7 @@ Test(local, closed_form_is_exact_and_declines_only_sliding)
 		}
 		cr_assert(x[0] == 7.0 && x[1] == 7.0 && x[2] == 7.0);
 		memcpy(x, lam0, sizeof x);
-		px_local_newton(D, v0, lam0, mu, PX_PART_FULL, 1e-13, 50, x);
+		px_local_newton(D, v0, lam0, mu, PX_PART_FULL, 1e-13, 0.0, 50, x);
 		cr_assert_eq(law_violations(D, v0, lam0, mu, x, 1e-8), 0);
 		cr_assert(x[0] > 0.0 &&
 				  hypot(x[1], x[2]) >= mu * x[0] * (1 - 1e-9),
@@ -139,9 +162,72 @@ Test(local, closed_form_is_exact_and_declines_only_sliding)
 	}
 	cr_log_info("open %d, sticking %d, declined %d", open, sticking,
 		    declined);
+	{ /* a rank-one block has no inverse */
+		const double D[9] = {1, 2, 3, 2, 4, 6, 3, 6, 9};
+		double inv[9];
+
+		cr_assert_not(px_local_inverse(D, inv));
+	}
 	cr_assert_gt(open, 100);
 	cr_assert_gt(sticking, 100);
 	cr_assert_gt(declined, 100);
+}
+
+/* local_forcing on sliding contacts (the others end in the closed form):
+ * a visit may stop once its residual is at most forcing times its change
+ * to the impulse, so from a far start it may stop short of the solution
+ * x*, but from a start near x* (the sweeps settling) its error is at
+ * most forcing times the start's distance (7e-5 times at most here: the
+ * Newton step it takes converges quadratically). Each one-contact problem
+ * is kept (its velocity at 0, q = v0 - D lam0) as the start moves. */
+Test(local, forcing_is_exact_as_the_change_vanishes)
+{
+	unsigned long s = 22;
+	int stopped_short = 0, sliding = 0;
+	double worst = 0.0;
+
+	for (int c = 0; c < 2000; c++) {
+		double D[9], q[3], v0[3], lam0[3] = {0, 0, 0}, xs[3], x[3];
+		const double mu = uniform(&s, 0.05, 1.5);
+		double dist = 0.0, err = 0.0;
+
+		random_block(&s, 1.0, D, q);
+		if (px_local_closed_form(D, NULL, q, lam0, mu, xs))
+			continue; /* open or sticking: no Newton, no forcing */
+		memcpy(xs, lam0, sizeof xs); /* x* exactly, from 0 */
+		px_local_newton(D, q, lam0, mu, PX_PART_FULL, 1e-13, 0.0, 50,
+				xs);
+		memcpy(x, lam0, sizeof x); /* from 0 with forcing 0.5 */
+		px_local_newton(D, q, lam0, mu, PX_PART_FULL, 1e-13, 0.5, 50,
+				x);
+		cr_assert_eq(law_violations(D, q, lam0, mu, xs, 1e-8), 0,
+			     "case %d", c);
+		sliding++;
+		stopped_short += hypot(x[0] - xs[0], hypot(x[1] - xs[1],
+							  x[2] - xs[2])) >
+				 1e-9 * (1 + xs[0]);
+		/* a start 1e-6 (relative) off x*, the velocity it gives */
+		for (int i = 0; i < 3; i++) {
+			lam0[i] = xs[i] + 1e-6 * (1 + xs[0]) * uniform(&s, -1, 1);
+			dist = fmax(dist, fabs(lam0[i] - xs[i]));
+		}
+		for (int i = 0; i < 3; i++)
+			v0[i] = q[i] + D[3 * i] * lam0[0] +
+				D[3 * i + 1] * lam0[1] + D[3 * i + 2] * lam0[2];
+		memcpy(x, lam0, sizeof x);
+		px_local_newton(D, v0, lam0, mu, PX_PART_FULL, 1e-13, 0.1, 50,
+				x);
+		for (int i = 0; i < 3; i++)
+			err = fmax(err, fabs(x[i] - xs[i]));
+		cr_assert_leq(err, 0.1 * dist,
+			      "case %d: %g from x*, started %g from it", c,
+			      err, dist);
+		worst = fmax(worst, err / dist);
+	}
+	cr_log_info("sliding %d, forcing 0.5 from 0 stopped short on %d; from near x*, forcing 0.1 ends at most %.3g times the start's distance from x*",
+		    sliding, stopped_short, worst);
+	cr_assert_gt(sliding, 100);
+	cr_assert_gt(stopped_short, sliding / 2); /* it does stop early */
 }
 
 Test(local, newton_sticking_closed_form)
@@ -151,7 +237,7 @@ Test(local, newton_sticking_closed_form)
 	const double v0[3] = {-1, 0.1, 0}, lam0[3] = {0, 0, 0};
 	double x[3] = {0, 0, 0};
 
-	px_local_newton(D, v0, lam0, 1.0, PX_PART_FULL, 1e-14, 20, x);
+	px_local_newton(D, v0, lam0, 1.0, PX_PART_FULL, 1e-14, 0.0, 20, x);
 	cr_assert_float_eq(x[0], 1.0, 1e-14);
 	cr_assert_float_eq(x[1], -0.1, 1e-14);
 	cr_assert_float_eq(x[2], 0.0, 1e-14);
@@ -163,7 +249,7 @@ Test(local, newton_normal_part_is_the_exact_row)
 	const double v0[3] = {-3, 0, 0}, lam0[3] = {0.5, 0, 0};
 	double x[3] = {0.5, 0, 0};
 
-	px_local_newton(D, v0, lam0, 1.0, PX_PART_NORMAL, 0.0, 0, x);
+	px_local_newton(D, v0, lam0, 1.0, PX_PART_NORMAL, 0.0, 0.0, 0, x);
 	cr_assert_float_eq(x[0], 2.0, 1e-15); /* 0.5 + 3 / 2 */
 }
 

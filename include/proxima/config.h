@@ -3,8 +3,8 @@
  *
  *   [solver]     max_sweeps, abs_tol, rel_tol, merit, natural_r,
  *                max_backtracks, check_tol, kernel, check, local_solve,
- *                local_tol, local_max_iter, time_limit, stall_sweeps,
- *                stall_rel
+ *                local_tol, local_max_iter, local_forcing, time_limit,
+ *                stall_sweeps, stall_rel
  *   [friction]   plugin = NAME and that plugin's declared keys
  *   [ordering]   ditto
  *   [rfactor]    ditto
@@ -105,6 +105,9 @@ struct px_solver_settings {
 				  stall_rel ||lambda||_inf; 0: never */
 	double stall_rel;      /* that floor, relative to ||lambda||_inf (0:
 				  only sweeps that change nothing count) */
+	/* issue 33: a visit (newton) also stops once its residual is at
+	 * most local_forcing times its change to the impulse; 0: never */
+	double local_forcing;
 };
 
 struct px_config;
