@@ -136,17 +136,21 @@ static double ac_phi(const struct local *L, const double *x, double *phi,
 	return phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2];
 }
 
-/* Gaussian elimination with partial pivoting of the 3x3 left part of a
- * (cols columns, right-hand sides after the third), then back
- * substitution: a's right part becomes the left part's inverse times it.
- * Returns 0 when the left part is numerically singular. */
-static inline int eliminate(double a[3][6], int cols)
+/* d = -J^-1 phi by Gaussian elimination with partial pivoting. Returns 0
+ * when J is numerically singular. Cramer's rule (the adjugate) was a third
+ * of the cost on the Rovers but not stable enough: without the closed
+ * forms, robust's boxstack-40 took 3,251 sweeps a step instead of 8.7. */
+static int solve3(const double *J, const double *phi, double *d)
 {
-	double big = 0.0;
+	double a[3][4], big = 0.0;
 
-	for (int i = 0; i < 3; i++)
-		for (int j = 0; j < 3; j++)
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++) {
+			a[i][j] = J[3 * i + j];
 			big = larger(big, fabs(a[i][j]));
+		}
+		a[i][3] = -phi[i];
+	}
 	for (int c = 0; c < 3; c++) {
 		int p = c;
 
@@ -155,7 +159,7 @@ static inline int eliminate(double a[3][6], int cols)
 				p = i;
 		if (!(fabs(a[p][c]) > 1e-14 * big))
 			return 0;
-		for (int j = 0; j < cols && p != c; j++) {
+		for (int j = 0; j < 4 && p != c; j++) {
 			const double t = a[c][j];
 
 			a[c][j] = a[p][j];
@@ -164,38 +168,17 @@ static inline int eliminate(double a[3][6], int cols)
 		for (int i = c + 1; i < 3; i++) {
 			const double f = a[i][c] / a[c][c];
 
-			for (int j = c; j < cols; j++)
+			for (int j = c; j < 4; j++)
 				a[i][j] -= f * a[c][j];
 		}
 	}
-	for (int k = 3; k < cols; k++)
-		for (int i = 2; i >= 0; i--) {
-			double s = a[i][k];
+	for (int i = 2; i >= 0; i--) {
+		double s = a[i][3];
 
-			for (int j = i + 1; j < 3; j++)
-				s -= a[i][j] * a[j][k];
-			a[i][k] = s / a[i][i];
-		}
-	return 1;
-}
-
-/* d = -J^-1 phi by elimination. Returns 0 when J is numerically
- * singular. Cramer's rule (the adjugate) was a third of the cost on the
- * Rovers but not stable enough: without the closed forms, robust's
- * boxstack-40 took 3,251 sweeps a step instead of 8.7. */
-static int solve3(const double *J, const double *phi, double *d)
-{
-	double a[3][6];
-
-	for (int i = 0; i < 3; i++) {
-		for (int j = 0; j < 3; j++)
-			a[i][j] = J[3 * i + j];
-		a[i][3] = -phi[i];
+		for (int j = i + 1; j < 3; j++)
+			s -= a[i][j] * d[j];
+		d[i] = s / a[i][i];
 	}
-	if (!eliminate(a, 4))
-		return 0;
-	for (int i = 0; i < 3; i++)
-		d[i] = a[i][3];
 	return isfinite(d[0]) && isfinite(d[1]) && isfinite(d[2]);
 }
 
@@ -288,21 +271,15 @@ static double fixed_point(struct local *L, double *x, double *phi, double *J,
 
 int px_local_inverse(const double *D, double *inv)
 {
-	double a[3][6];
+	for (int j = 0; j < 3; j++) { /* column j: D c = e_j */
+		const double minus_e[3] = {-(j == 0), -(j == 1), -(j == 2)};
+		double col[3];
 
-	for (int i = 0; i < 3; i++)
-		for (int j = 0; j < 3; j++) {
-			a[i][j] = D[3 * i + j];
-			a[i][3 + j] = i == j;
-		}
-	if (!eliminate(a, 6))
-		return 0;
-	for (int i = 0; i < 3; i++)
-		for (int j = 0; j < 3; j++) {
-			inv[3 * i + j] = a[i][3 + j];
-			if (!isfinite(inv[3 * i + j]))
-				return 0;
-		}
+		if (!solve3(D, minus_e, col))
+			return 0;
+		for (int i = 0; i < 3; i++)
+			inv[3 * i + j] = col[i];
+	}
 	return 1;
 }
 
