@@ -145,6 +145,29 @@ static void friction_diagonal(const struct px_kernel_ctx *c, uint32_t k,
 	}
 }
 
+/* Contact k's D^-1 for the sticking closed form, or NULL for an
+ * elimination with D: at its first visit in a solve (the inverse costs
+ * three eliminations, and a solve of one sweep would not use it again),
+ * or where D is singular. Computed at the second visit; one thread visits
+ * a contact at a time. */
+static inline const double *local_inverse(const struct px_kernel_ctx *c,
+					  uint32_t k, const double *D)
+{
+	double *inv = c->local_inv + 9 * (size_t)k;
+	uint8_t *state = c->local_inv_state + k;
+
+	switch (*state) {
+	case LOCAL_INV_UNSEEN:
+		*state = LOCAL_INV_SEEN;
+		return NULL;
+	case LOCAL_INV_SEEN:
+		*state = px_local_inverse(D, inv) ? LOCAL_INV_OK
+						  : LOCAL_INV_SINGULAR;
+		break;
+	}
+	return *state == LOCAL_INV_OK ? inv : NULL;
+}
+
 /* Contact k's new impulse from the iterate (lambda, w), into out[bs]: first
  * the normal row, then the friction rows with the velocity that the new
  * normal impulse gives (v_f += A_fn dlambda_n, from the diagonal block). */
@@ -160,10 +183,8 @@ static void solve_contact(const struct px_kernel_ctx *c, const double *lambda,
 	velocity(c, lambda, w, k, part == PX_PART_FRICTION ? 1 : 0,
 		 part == PX_PART_NORMAL ? 1 : bs, v);
 	if (c->local_newton) {
-		const double *inv = c->local_inv + 9 * (size_t)k;
-
 		if (part == PX_PART_FULL &&
-		    px_local_closed_form(D, isnan(inv[0]) ? NULL : inv, v, lam,
+		    px_local_closed_form(D, local_inverse(c, k, D), v, lam,
 					 c->p->friction[k].mu, out))
 			return; /* open or sticking: no Newton needed */
 		memcpy(v0, v, sizeof v);
@@ -631,13 +652,9 @@ int px_kernel_set_local(struct px_kernel_ctx *c, double tol, double forcing,
 	if (!c->rigid3 || !c->is_disc || k < n) {
 		c->rigid3 = 0;
 		c->local_inv = malloc(9 * n * sizeof *c->local_inv + 1);
-		if (!c->local_inv)
-			return PX_ERR_NOMEM;
-		for (k = 0; k < n; k++)
-			if (!px_local_inverse(c->diag + 9 * k,
-					      c->local_inv + 9 * k))
-				c->local_inv[9 * k] = NAN;
-		return PX_OK;
+		c->local_inv_state = calloc(n + 1, 1); /* LOCAL_INV_UNSEEN */
+		return c->local_inv && c->local_inv_state ? PX_OK
+							  : PX_ERR_NOMEM;
 	}
 	c->local_r = malloc(3 * n * sizeof *c->local_r + 1);
 	if (!c->local_r)
@@ -686,7 +703,7 @@ size_t px_kernel_bytes(const struct px_kernel_ctx *c)
 	if (c->local_r)
 		bytes += 3 * p->n * sizeof *c->local_r;
 	if (c->local_inv)
-		bytes += 9 * p->n * sizeof *c->local_inv;
+		bytes += 9 * p->n * sizeof *c->local_inv + p->n;
 	return bytes + px_wide_bytes(c);
 }
 
@@ -703,6 +720,7 @@ void px_kernel_fini(struct px_kernel_ctx *c)
 	free(c->wcoef);
 	free(c->local_r);
 	free(c->local_inv);
+	free(c->local_inv_state);
 	px_wide_fini(c);
 	memset(c, 0, sizeof *c);
 }

@@ -63,6 +63,14 @@ static inline void px_tally_block(struct px_tally_part *t, const double *x,
 /* Adds a call's part to the sweep's tally (safe from several threads). */
 void px_tally_merge(struct px_tally *t, const struct px_tally_part *part);
 
+/* Whether a contact's D^-1 (px_kernel_ctx.local_inv) is known yet. */
+enum local_inv_state {
+	LOCAL_INV_UNSEEN = 0, /* not visited in this solve */
+	LOCAL_INV_SEEN = 1,   /* visited once, not computed */
+	LOCAL_INV_OK = 2,
+	LOCAL_INV_SINGULAR = 3, /* D is numerically singular: none */
+};
+
 struct px_kernel_ctx {
 	const struct px_problem *p;
 	double *lambda;  /* current iterate, n * bs */
@@ -105,9 +113,11 @@ struct px_kernel_ctx {
 	 * local_tol instead of one projection with R */
 	int local_newton;
 	double *local_r; /* 1/D per row when one projection is exact */
-	/* D^-1 per contact (9 doubles) for the sticking closed form, NaN
-	 * first where D is singular; NULL when local_r is used */
+	/* D^-1 per contact (9 doubles) for the sticking closed form, each
+	 * computed at the contact's second visit (local_inv_state, enum
+	 * local_inv_state); NULL when local_r is used */
 	double *local_inv;
+	uint8_t *local_inv_state;
 	double local_tol;
 	double local_forcing;
 	unsigned local_max_iter;
@@ -156,7 +166,8 @@ void px_kernel_fini(struct px_kernel_ctx *c);
  * = 1/D is the exact local solve (rows uncoupled, friction rows equal: a
  * ball's contacts): then the rigid kernel stays, with that r (local_r)
  * in place of the r-factors. Otherwise each contact's D^-1 is computed
- * for the sticking closed form (local_inv). 0 or PX_ERR_NOMEM. */
+ * for the sticking closed form (local_inv) at its second visit. 0 or
+ * PX_ERR_NOMEM. */
 int px_kernel_set_local(struct px_kernel_ctx *c, double tol, double forcing,
 			unsigned max_iter);
 

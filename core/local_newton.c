@@ -22,9 +22,10 @@
  * u_n(0) >= 0) and sticking (u(x) = 0, one 3x3 solve, with x inside the
  * disc). Both meet the law to rounding; only a sliding contact needs the
  * Newton. On Capsules-i122, 80% of robust's visits end there. The
- * sticking solve is a product with D^-1, which the kernel computes once
- * per solve (px_local_inverse): as an elimination in every visit it was a
- * quarter of auto's time on NESpheres_10_1.
+ * sticking solve is a product with D^-1 from a contact's second visit in
+ * a solve on, which the kernel computes then (px_local_inverse): as an
+ * elimination in every visit it was a quarter of auto's time on
+ * NESpheres_10_1.
  *
  * The Newton starts from the projection's answer (out) and returns the
  * best point it saw by ||phi||: never worse than the projection, which is
