@@ -67,7 +67,7 @@ static const struct px_param_decl solver_decl[] = {
 	 "local_solve = newton: Newton steps per visit at most", 1, 1000,
 	 NULL},
 	{"local_forcing", PX_PARAM_REAL, "0",
-	 "local_solve = newton: a visit also stops once its Alart-Curnier residual is at most this fraction of the change it makes to the contact's impulse (inexact while the sweeps move the impulses, exact to local_tol as they settle); 0 = always to local_tol",
+	 "local_solve = newton: from a contact's second visit in a solve on, a visit also stops once its Alart-Curnier residual is at most this fraction of the change it makes to the contact's impulse (inexact while the sweeps move the impulses, exact to local_tol as they settle); 0 = always to local_tol",
 	 0, 1, NULL},
 	{"time_limit", PX_PARAM_REAL, STR(PX_DEFAULT_TIME_LIMIT),
 	 "seconds of wall time a solve may take (checked between sweeps and between an accelerator's Newton steps, then it stops as 'time limit' with the lowest-merit iterate it saw); 0 = no limit",

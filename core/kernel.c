@@ -168,6 +168,19 @@ static inline const double *local_inverse(const struct px_kernel_ctx *c,
 	return *state == LOCAL_INV_OK ? inv : NULL;
 }
 
+/* local_forcing for contact k's Newton: none in its first full visit of
+ * the solve (it starts from the given impulse, and where exact solves
+ * settle every contact in one sweep, as on FrictionContact3D_1c and
+ * Confeti-ex13, an inexact first answer costs a second sweep), nor in
+ * visits of one part (staggered orderings; on the rigid kernel with
+ * local_r there is no local_inv_state, and only they come here). */
+static inline double local_forcing(const struct px_kernel_ctx *c, uint32_t k)
+{
+	return c->local_inv_state && c->local_inv_state[k] >= LOCAL_INV_OK
+		       ? c->local_forcing
+		       : 0.0;
+}
+
 /* Contact k's new impulse from the iterate (lambda, w), into out[bs]: first
  * the normal row, then the friction rows with the velocity that the new
  * normal impulse gives (v_f += A_fn dlambda_n, from the diagonal block). */
@@ -211,7 +224,7 @@ static void solve_contact(const struct px_kernel_ctx *c, const double *lambda,
 		friction_diagonal(c, k, D, v, out);
 	if (c->local_newton)
 		px_local_newton(D, v0, lam, c->p->friction[k].mu, part,
-				c->local_tol, c->local_forcing,
+				c->local_tol, local_forcing(c, k),
 				c->local_max_iter, out);
 }
 

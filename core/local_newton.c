@@ -40,7 +40,8 @@
  * ||x - lam0||, the forcing term of inexact Newton methods applied to the
  * sweeps: early visits that move an impulse far are solved roughly, and
  * the test tightens to local_tol as the sweeps converge and the changes
- * vanish. conf/auto.ini's 0.1 kept the sweep counts on the Rovers and
+ * vanish. The kernel passes 0 in a contact's first visit of a solve
+ * (kernel.c, local_forcing). conf/auto.ini's 0.1 kept the sweep counts on the Rovers and
  * NESpheres_10_1 (all or some sliding contacts) and cut their time by
  * 15-25% (doc/benchmarks.md). */
 #include <math.h>
