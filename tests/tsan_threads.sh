@@ -8,8 +8,10 @@
 # and a box stack stepped a few times (factorized problems: the world's
 # bodies shared between contacts), and the two-boxes problem file
 # (assembled); the last scheduler runs the wide kernel (kernel = wide: its
-# lanes' lists and the groups' cache shared between threads). Needs top_builddir and srcdir (set by make check's
-# environment or by the caller).
+# lanes' lists and the groups' cache shared between threads); then exact
+# local solves (local_solve = newton) with Jacobi and colored patches.
+# Needs top_builddir and srcdir (set by make check's environment or by the
+# caller).
 set -u
 proxima="$top_builddir/cli/proxima"
 tmp=$(mktemp -d)
@@ -38,6 +40,13 @@ for t in 2 3 4; do
 		case $s in *"kernel = wide") k=wide s=${s%\\nkernel = wide} ;; esac
 		c="[solver]\nmax_sweeps = 200\nkernel = $k\n[scheduler]\nplugin = $s\nthreads = $t\nserial_below = 0\n"
 		check "$c" run "$srcdir/scenes/ballpile-8.ini" --steps 5 --quiet
+		check "$c" run "$srcdir/scenes/boxstack-10.ini" --steps 5 --quiet
+		check "$c" solve "$srcdir/scenes/two-boxes.dat"
+	done
+	# exact local solves: each contact's D^-1 and its visit state are
+	# written by the thread that visits it (core/kernel.c, local_inverse)
+	for s in "jacobi" "colored\npatches = 4"; do
+		c="[solver]\nmax_sweeps = 200\nlocal_solve = newton\nlocal_forcing = 0.1\n[scheduler]\nplugin = $s\nthreads = $t\nserial_below = 0\n"
 		check "$c" run "$srcdir/scenes/boxstack-10.ini" --steps 5 --quiet
 		check "$c" solve "$srcdir/scenes/two-boxes.dat"
 	done
