@@ -41,9 +41,9 @@
  * sweeps: early visits that move an impulse far are solved roughly, and
  * the test tightens to local_tol as the sweeps converge and the changes
  * vanish. The kernel passes 0 in a contact's first visit of a solve
- * (kernel.c, local_forcing). conf/auto.ini's 0.1 kept the sweep counts on the Rovers and
- * NESpheres_10_1 (all or some sliding contacts) and cut their time by
- * 15-25% (doc/benchmarks.md). */
+ * (kernel.c, local_forcing). conf/auto.ini's 0.1 kept the sweep counts
+ * on the Rovers and NESpheres_10_1 (all or some sliding contacts) and cut
+ * their time by 12-18% (doc/benchmarks.md). */
 #include <math.h>
 #include <string.h>
 
