@@ -82,7 +82,8 @@ Test(local, newton_meets_the_contact_law_on_random_blocks)
 
 		random_block(&s, scale, D, v0);
 		memcpy(x, lam0, sizeof x);
-		px_local_newton(D, v0, lam0, mu, PX_PART_FULL, 1e-13, 0.0, 50, x);
+		px_local_newton(D, v0, lam0, mu, PX_PART_FULL, 1e-13, 0.0, 50,
+				x);
 		cr_assert_eq(law_violations(D, v0, lam0, mu, x, 1e-8), 0,
 			     "case %d: x = (%g, %g, %g)", c, x[0], x[1], x[2]);
 		if (x[0] == 0.0)
@@ -152,7 +153,8 @@ Test(local, closed_form_is_exact_and_declines_only_sliding)
 		}
 		cr_assert(x[0] == 7.0 && x[1] == 7.0 && x[2] == 7.0);
 		memcpy(x, lam0, sizeof x);
-		px_local_newton(D, v0, lam0, mu, PX_PART_FULL, 1e-13, 0.0, 50, x);
+		px_local_newton(D, v0, lam0, mu, PX_PART_FULL, 1e-13, 0.0, 50,
+				x);
 		cr_assert_eq(law_violations(D, v0, lam0, mu, x, 1e-8), 0);
 		cr_assert(x[0] > 0.0 &&
 				  hypot(x[1], x[2]) >= mu * x[0] * (1 - 1e-9),
@@ -208,7 +210,8 @@ Test(local, forcing_is_exact_as_the_change_vanishes)
 				 1e-9 * (1 + xs[0]);
 		/* a start 1e-6 (relative) off x*, the velocity it gives */
 		for (int i = 0; i < 3; i++) {
-			lam0[i] = xs[i] + 1e-6 * (1 + xs[0]) * uniform(&s, -1, 1);
+			lam0[i] = xs[i] +
+				  1e-6 * (1 + xs[0]) * uniform(&s, -1, 1);
 			dist = fmax(dist, fabs(lam0[i] - xs[i]));
 		}
 		for (int i = 0; i < 3; i++)
