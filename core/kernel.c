@@ -45,7 +45,19 @@ static void velocity(const struct px_kernel_ctx *c, const double *lambda,
 
 	for (uint32_t r = r0; r < r1; r++)
 		v[r] = p->b[(size_t)k * bs + r];
-	if (p->form == PX_FORM_ASSEMBLED) {
+	if (p->form == PX_FORM_ASSEMBLED && bs == 3 && r0 == 0 && r1 == 3) {
+		/* the loops below with bs known: each block's rows summed
+		 * from 0 and added, in registers */
+		for (size_t q = p->rowptr[k]; q < p->rowptr[k + 1]; q++) {
+			double s[3] = {0.0, 0.0, 0.0};
+
+			px_block3_mul_add(p->blocks + 9 * q,
+					  lambda + 3 * (size_t)p->cols[q], s);
+			v[0] += s[0];
+			v[1] += s[1];
+			v[2] += s[2];
+		}
+	} else if (p->form == PX_FORM_ASSEMBLED) {
 		const size_t bb = (size_t)bs * bs;
 
 		for (size_t q = p->rowptr[k]; q < p->rowptr[k + 1]; q++) {

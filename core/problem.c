@@ -576,7 +576,20 @@ void px_problem_apply(const struct px_problem *p, const double *x, double *y,
 
 	for (size_t i = 0; i < n * bs; i++)
 		y[i] = add_b ? p->b[i] : 0.0;
-	if (p->form == PX_FORM_ASSEMBLED) {
+	if (p->form == PX_FORM_ASSEMBLED && bs == 3) {
+		/* the rows of contact i summed in registers: the generic
+		 * loops below store them at every product, as y may alias
+		 * the blocks for all the compiler knows */
+		for (size_t i = 0; i < n; i++) {
+			double yi[3] = {y[3 * i], y[3 * i + 1], y[3 * i + 2]};
+
+			for (size_t q = p->rowptr[i]; q < p->rowptr[i + 1]; q++)
+				px_block3_mul_add(p->blocks + 9 * q,
+						  x + 3 * (size_t)p->cols[q],
+						  yi);
+			memcpy(y + 3 * i, yi, sizeof yi);
+		}
+	} else if (p->form == PX_FORM_ASSEMBLED) {
 		for (size_t i = 0; i < n; i++) {
 			double *yi = y + i * bs;
 

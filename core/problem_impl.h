@@ -96,6 +96,22 @@ static inline double px_dot3(const double *a, const double *b)
 	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+/* y += B x for a 3x3 row-major block B, each row's products added to y in
+ * turn (as a loop over the columns would: the same rounding). */
+static inline void px_block3_mul_add(const double *B, const double *x,
+				     double *y)
+{
+	y[0] += B[0] * x[0];
+	y[0] += B[1] * x[1];
+	y[0] += B[2] * x[2];
+	y[1] += B[3] * x[0];
+	y[1] += B[4] * x[1];
+	y[1] += B[5] * x[2];
+	y[2] += B[6] * x[0];
+	y[2] += B[7] * x[1];
+	y[2] += B[8] * x[2];
+}
+
 /* y = K x, K symmetric packed as xx, xy, xz, yy, yz, zz (the layout of a
  * body's inverse inertia). */
 static inline void px_sym3_mul(const double *K, const double *x, double *y)
