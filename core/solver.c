@@ -62,7 +62,7 @@
  *                                     figures
  *   best back     best, lambda        on a time limit, lambda =  restore_best
  *                                     the lowest-merit iterate
- * solver_run strings the per-solve stages together, solver_new the
+ * solver_run strings the per-solve stages together, solver_init the
  * per-solver ones; every stage reports a plugin's failure as one error
  * naming the plugin, the op and its message. */
 #include <math.h>
@@ -985,30 +985,33 @@ static void report_reset(struct px_report *rep)
 	rep->check = NAN;
 }
 
-static void solver_free(struct px_solver *sv)
+/* What a solver holds, freed; not the solver itself. */
+static void solver_release(struct px_solver *sv)
 {
 	free(sv->end);
 	work_free(&sv->S.wk);
 	free(sv->S.ac.save);
 	free(sv->S.seen);
 	free(sv->S.best);
+}
+
+static void solver_free(struct px_solver *sv)
+{
+	solver_release(sv);
 	free(sv);
 }
 
-/* px_solver_create; once: the solver of one px_solve, which keeps no
- * copy of r or of the end of the solve for a next one. */
-static int solver_new(const struct px_problem *p, const struct px_config *cfg,
-		      int once, struct px_solver **out, struct px_error *err)
+/* Sets up the zeroed solver sv (what it holds released on failure);
+ * once: the solver of one px_solve, which keeps no copy of r or of the
+ * end of the solve for a next one. */
+static int solver_init(struct px_solver *sv, const struct px_problem *p,
+		       const struct px_config *cfg, int once,
+		       struct px_error *err)
 {
-	struct px_solver *sv = calloc(1, sizeof *sv);
-	struct solve *S;
+	struct solve *S = &sv->S;
 	double t;
 	int rc;
 
-	*out = NULL;
-	if (!sv)
-		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
-	S = &sv->S;
 	S->once = once;
 	S->r_moved = 1; /* r0 into r at the first solve */
 	S->p = p;
@@ -1038,18 +1041,27 @@ static int solver_new(const struct px_problem *p, const struct px_config *cfg,
 	if (!rc)
 		rc = solve_schedule(S);
 	sv->create_prepare = now() - t;
-	if (rc) {
-		solver_free(sv);
-		return rc;
-	}
-	*out = sv;
-	return PX_OK;
+	if (rc)
+		solver_release(sv);
+	return rc;
 }
 
 int px_solver_create(const struct px_problem *p, const struct px_config *cfg,
 		     struct px_solver **out, struct px_error *err)
 {
-	return solver_new(p, cfg, 0, out, err);
+	struct px_solver *sv = calloc(1, sizeof *sv);
+	int rc;
+
+	*out = NULL;
+	if (!sv)
+		return px_error_set(err, PX_ERR_NOMEM, "out of memory");
+	rc = solver_init(sv, p, cfg, 0, err);
+	if (rc) {
+		free(sv);
+		return rc;
+	}
+	*out = sv;
+	return PX_OK;
 }
 
 static const char accel_nomem[] =
@@ -1228,15 +1240,17 @@ int px_solve(const struct px_problem *p, const struct px_config *cfg,
 	     double *lambda, struct px_report *rep, struct px_error *err)
 {
 	const double t0 = now();
-	struct px_solver *sv;
-	int rc = solver_new(p, cfg, 1, &sv, err);
+	/* on the stack: a solve of a few contacts costs a few microseconds,
+	 * and a solver's 2 KB from malloc were a tenth of them */
+	struct px_solver sv = {0};
+	int rc = solver_init(&sv, p, cfg, 1, err);
 
 	if (rc) {
 		report_reset(rep);
 		return rc;
 	}
-	rc = solver_run(sv, lambda, rep, err, t0, 0);
-	solver_free(sv);
+	rc = solver_run(&sv, lambda, rep, err, t0, 0);
+	solver_release(&sv);
 	return rc;
 }
 
