@@ -185,12 +185,33 @@ static inline const double *local_inverse(const struct px_kernel_ctx *c,
  * settle every contact in one sweep, as on FrictionContact3D_1c and
  * Confeti-ex13, an inexact first answer costs a second sweep), nor in
  * visits of one part (staggered orderings; on the rigid kernel with
- * local_r there is no local_inv_state, and only they come here). */
+ * local_r there is no local_inv_state, and only they come here), nor
+ * for a LOCAL_PROJECTION contact's (its full visits need no Newton). */
 static inline double local_forcing(const struct px_kernel_ctx *c, uint32_t k)
 {
-	return c->local_inv_state && c->local_inv_state[k] >= LOCAL_INV_OK
+	const uint8_t state = c->local_inv_state ? c->local_inv_state[k]
+						 : LOCAL_INV_UNSEEN;
+
+	return state == LOCAL_INV_OK || state == LOCAL_INV_SINGULAR
 		       ? c->local_forcing
 		       : 0.0;
+}
+
+/* The exact solve of a LOCAL_PROJECTION contact k (velocity v at lam):
+ * the normal row's max(0, .) and the disc's projection, with r = 1/D. */
+static void local_projection(const struct px_kernel_ctx *c, uint32_t k,
+			     const double *v, const double *lam, double *out)
+{
+	const double *r = c->local_inv + 9 * (size_t)k;
+	const double zn = lam[0] - r[0] * v[0];
+	double z[2];
+
+	out[0] = zn > 0.0 ? zn : 0.0;
+	z[0] = lam[1] - r[1] * v[1];
+	z[1] = lam[2] - r[1] * v[2];
+	c->project(c->fstate, &c->p->friction[k], out[0], z, 2);
+	out[1] = z[0];
+	out[2] = z[1];
 }
 
 /* Contact k's new impulse from the iterate (lambda, w), into out[bs]: first
@@ -208,6 +229,11 @@ static void solve_contact(const struct px_kernel_ctx *c, const double *lambda,
 	velocity(c, lambda, w, k, part == PX_PART_FRICTION ? 1 : 0,
 		 part == PX_PART_NORMAL ? 1 : bs, v);
 	if (c->local_newton) {
+		if (part == PX_PART_FULL && c->local_inv_state &&
+		    c->local_inv_state[k] == LOCAL_PROJECTION) {
+			local_projection(c, k, v, lam, out);
+			return;
+		}
 		if (part == PX_PART_FULL &&
 		    px_local_closed_form(D, local_inverse(c, k, D), v, lam,
 					 c->p->friction[k].mu, out))
@@ -678,8 +704,18 @@ int px_kernel_set_local(struct px_kernel_ctx *c, double tol, double forcing,
 		c->rigid3 = 0;
 		c->local_inv = malloc(9 * n * sizeof *c->local_inv + 1);
 		c->local_inv_state = calloc(n + 1, 1); /* LOCAL_INV_UNSEEN */
-		return c->local_inv && c->local_inv_state ? PX_OK
-							  : PX_ERR_NOMEM;
+		if (!c->local_inv || !c->local_inv_state)
+			return PX_ERR_NOMEM;
+		for (k = 0; k < n; k++) {
+			const double *D = c->diag + 9 * k;
+
+			if (!projection_exact(D))
+				continue;
+			c->local_inv_state[k] = LOCAL_PROJECTION;
+			c->local_inv[9 * k] = 1.0 / D[0];
+			c->local_inv[9 * k + 1] = 1.0 / D[4];
+		}
+		return PX_OK;
 	}
 	c->local_r = malloc(3 * n * sizeof *c->local_r + 1);
 	if (!c->local_r)

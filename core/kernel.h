@@ -69,6 +69,10 @@ enum local_inv_state {
 	LOCAL_INV_SEEN = 1,   /* visited once, not computed */
 	LOCAL_INV_OK = 2,
 	LOCAL_INV_SINGULAR = 3, /* D is numerically singular: none */
+	/* D's rows uncoupled and its friction rows equal: one projection
+	 * with r = 1/D (local_inv's first two doubles) is the exact solve,
+	 * and no D^-1 is needed */
+	LOCAL_PROJECTION = 4,
 };
 
 struct px_kernel_ctx {
@@ -115,7 +119,8 @@ struct px_kernel_ctx {
 	double *local_r; /* 1/D per row when one projection is exact */
 	/* D^-1 per contact (9 doubles) for the sticking closed form, each
 	 * computed at the contact's second visit (local_inv_state, enum
-	 * local_inv_state); NULL when local_r is used */
+	 * local_inv_state; a LOCAL_PROJECTION contact's holds 1/D_nn and
+	 * 1/D_tt instead); NULL when local_r is used */
 	double *local_inv;
 	uint8_t *local_inv_state;
 	double local_tol;
@@ -165,9 +170,10 @@ void px_kernel_fini(struct px_kernel_ctx *c);
  * unless every contact's diagonal block is one where a projection with r
  * = 1/D is the exact local solve (rows uncoupled, friction rows equal: a
  * ball's contacts): then the rigid kernel stays, with that r (local_r)
- * in place of the r-factors. Otherwise each contact's D^-1 is computed
- * for the sticking closed form (local_inv) at its second visit. 0 or
- * PX_ERR_NOMEM. */
+ * in place of the r-factors. Otherwise such contacts take that one
+ * projection in the general kernel, and each other contact's D^-1 is
+ * computed for the sticking closed form (local_inv) at its second visit.
+ * 0 or PX_ERR_NOMEM. */
 int px_kernel_set_local(struct px_kernel_ctx *c, double tol, double forcing,
 			unsigned max_iter);
 

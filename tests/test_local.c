@@ -325,6 +325,64 @@ Test(local, every_ordering_and_the_colored_scheduler)
 	}
 }
 
+/* A one-contact assembled problem with D = diag(2, 0.5, 0.5 + tilt) and
+ * free velocity b, its contact sliding, sticking or open (by b); mu 0.5. */
+static struct px_problem *one_contact(const double *b, double tilt)
+{
+	const size_t rowptr[] = {0, 1};
+	const uint32_t cols[] = {0};
+	const double D[9] = {2, 0, 0, 0, 0.5, 0, 0, 0, 0.5 + tilt};
+	struct px_problem *p;
+
+	cr_assert_eq(px_problem_create(1, 3, &p, NULL), PX_OK);
+	cr_assert_eq(px_problem_set_assembled(p, rowptr, cols, D, NULL), PX_OK);
+	memcpy(px_problem_b(p), b, 3 * sizeof *b);
+	px_problem_friction(p)[0].mu = 0.5;
+	return p;
+}
+
+/* A contact whose diagonal block has uncoupled rows and equal friction
+ * rows takes one projection with r = 1/D instead of the Newton (the
+ * kernel's LOCAL_PROJECTION): still the exact local solve, so one sweep
+ * meets the law to rounding whether the contact slides, sticks or
+ * separates, and the answer is the Newton's on a block 1e-9 away from
+ * that case (which takes the closed forms and the Newton). */
+Test(local, uncoupled_blocks_are_solved_by_one_exact_projection)
+{
+	static const double cases[][3] = {
+		{-1, 0.8, -0.3}, /* sliding: |b_f| / 0.5 > mu * 1 / 2 */
+		{-1, 0.05, 0.02}, /* sticking */
+		{0.4, 0.3, 0.1},  /* open */
+	};
+	struct px_config *cfg = config_from_text(
+		"[solver]\nmerit = fc3d\nabs_tol = 0\nmax_sweeps = 1\nlocal_solve = newton\n");
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		double x[3] = {0}, y[3] = {0};
+		struct px_problem *p = one_contact(cases[i], 0.0);
+		struct px_problem *q = one_contact(cases[i], 1e-9);
+		struct px_report rep;
+		struct px_error err = {0};
+
+		cr_assert_eq(px_solve(p, cfg, x, &rep, &err), PX_OK, "%s",
+			     err.msg);
+		px_report_free(&rep);
+		cr_assert_eq(px_solve(q, cfg, y, &rep, &err), PX_OK, "%s",
+			     err.msg);
+		px_report_free(&rep);
+		cr_assert_eq(oracle_contact_laws(p, x, 1e-14, 0.0, "one"), 0,
+			     "case %zu", i);
+		cr_assert_lt(oracle_fc3d(p, x), 1e-14, "case %zu", i);
+		for (int j = 0; j < 3; j++)
+			cr_assert_float_eq(x[j], y[j], 1e-8,
+					   "case %zu row %d: %g against %g", i,
+					   j, x[j], y[j]);
+		px_problem_destroy(p);
+		px_problem_destroy(q);
+	}
+	px_config_free(cfg);
+}
+
 Test(local, refuses_friction_sets_other_than_the_disc)
 {
 	char path[4096];
