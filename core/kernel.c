@@ -702,10 +702,12 @@ int px_kernel_set_local(struct px_kernel_ctx *c, double tol, double forcing,
 		k++;
 	if (!c->rigid3 || !c->is_disc || k < n) {
 		c->rigid3 = 0;
-		c->local_inv = malloc(9 * n * sizeof *c->local_inv + 1);
-		c->local_inv_state = calloc(n + 1, 1); /* LOCAL_INV_UNSEEN */
-		if (!c->local_inv || !c->local_inv_state)
+		/* the states in the same block, after the inverses */
+		c->local_inv = malloc(9 * n * sizeof *c->local_inv + n + 1);
+		if (!c->local_inv)
 			return PX_ERR_NOMEM;
+		c->local_inv_state = (uint8_t *)(c->local_inv + 9 * n);
+		memset(c->local_inv_state, LOCAL_INV_UNSEEN, n + 1);
 		for (k = 0; k < n; k++) {
 			const double *D = c->diag + 9 * k;
 
@@ -780,8 +782,7 @@ void px_kernel_fini(struct px_kernel_ctx *c)
 	free(c->impulse);
 	free(c->wcoef);
 	free(c->local_r);
-	free(c->local_inv);
-	free(c->local_inv_state);
+	free(c->local_inv); /* and local_inv_state */
 	px_wide_fini(c);
 	memset(c, 0, sizeof *c);
 }

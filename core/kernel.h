@@ -122,7 +122,7 @@ struct px_kernel_ctx {
 	 * local_inv_state; a LOCAL_PROJECTION contact's holds 1/D_nn and
 	 * 1/D_tt instead); NULL when local_r is used */
 	double *local_inv;
-	uint8_t *local_inv_state;
+	uint8_t *local_inv_state; /* n bytes, in local_inv's block */
 	double local_tol;
 	double local_forcing;
 	unsigned local_max_iter;

@@ -128,40 +128,49 @@ static int auto_create(const union px_value *v, void **state, char *err,
 	s->newton_steps = v[P_NEWTON_STEPS].i;
 	s->tol = v[P_TOL].r;
 	s->max_newton = v[P_MAX_NEWTON].i;
+	s->e = malloc((size_t)(s->window + 1) * sizeof *s->e);
+	if (!s->e) {
+		snprintf(err, errlen, "out of memory");
+		free(s);
+		return 1;
+	}
 	*state = s;
 	return 0;
 }
 
-static void free_arrays(struct auto_state *s)
+static void auto_destroy(void *state)
 {
+	struct auto_state *s = state;
+
 	prox_method_free(&s->pm);
 	free(s->keep);
 	free(s->e);
-	s->keep = s->e = NULL;
-}
-
-static void auto_destroy(void *state)
-{
-	free_arrays(state);
-	free(state);
+	free(s);
 }
 
 static int auto_prepare(void *state, const struct px_accel_host *h,
 			uint64_t *every, char *err, size_t errlen)
 {
 	struct auto_state *s = state;
-	const size_t w = (size_t)s->window + 1;
+	const size_t m = 3 * h->p->n_contacts;
 
-	free_arrays(s);
+	/* the last solve's Newton arrays (a failed prox_method_prepare's
+	 * are freed by the next one); keep stays for a solve of the same
+	 * size: a solve of a few contacts takes a few microseconds, and
+	 * these frees and mallocs were a twentieth of them */
+	if (s->ready)
+		prox_method_free(&s->pm);
 	if (ac_refused(h, err, errlen))
 		return 1;
-	s->m = 3 * h->p->n_contacts;
-	s->keep = malloc((s->m + 1) * sizeof *s->keep);
-	s->e = malloc(w * sizeof *s->e);
-	if (!s->keep || !s->e) {
-		snprintf(err, errlen, "out of memory for %zu contacts",
-			 h->p->n_contacts);
-		return 1;
+	if (!s->keep || s->m != m) {
+		free(s->keep);
+		s->m = m;
+		s->keep = malloc((m + 1) * sizeof *s->keep);
+		if (!s->keep) {
+			snprintf(err, errlen, "out of memory for %zu contacts",
+				 h->p->n_contacts);
+			return 1;
+		}
 	}
 	s->newton = s->ready = s->given_up = 0;
 	s->nh = 0;
