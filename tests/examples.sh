@@ -60,6 +60,10 @@ plugins=$build/plugins/.libs
 problems=${PX_SHARED_PROBLEMS:-$src/../shared/problems}
 work=$(mktemp -d /tmp/px_examples_XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# Open MPI's session directories under this test's own folder: mpiruns
+# of tests run side by side race on one shared tree in /tmp ("ORTE_ERROR_LOG:
+# Error in file util/session_dir.c", seen under make -j2 check)
+export OMPI_MCA_orte_tmpdir_base="$work"
 pass=0 fail=0 skipped=0 usage_lines=0
 
 if [ ! -x "$cli" ]; then

@@ -43,6 +43,10 @@ export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
 	PROXIMA_MPI ASAN_OPTIONS
 work=$(mktemp -d /tmp/px_mpickpt_XXXXXX) || exit 1
 trap 'rm -rf "$work"' EXIT
+# Open MPI's session directories under this test's own folder: mpiruns
+# of tests run side by side race on one shared tree in /tmp ("ORTE_ERROR_LOG:
+# Error in file util/session_dir.c", seen under make -j2 check)
+export OMPI_MCA_orte_tmpdir_base="$work"
 cd "$work" || exit 1
 
 fail() {

@@ -15,6 +15,10 @@ mpi=$build/mpi/proxima-mpi
 scene=$src/scenes/ballgrid-8.ini
 dat=$src/scenes/two-boxes.dat
 work=$(mktemp -d)
+# Open MPI's session directories under this test's own folder: mpiruns
+# of tests run side by side race on one shared tree in /tmp ("ORTE_ERROR_LOG:
+# Error in file util/session_dir.c", seen under make -j2 check)
+export OMPI_MCA_orte_tmpdir_base="$work"
 mnt=''
 cleanup() {
 	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null

@@ -39,6 +39,10 @@ cli=${top_builddir:-.}/cli/proxima
 problems=${PX_SHARED_PROBLEMS:-$src/../shared/problems}
 work=$(mktemp -d /tmp/px_readme_XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# Open MPI's session directories under this test's own folder: mpiruns
+# of tests run side by side race on one shared tree in /tmp ("ORTE_ERROR_LOG:
+# Error in file util/session_dir.c", seen under make -j2 check)
+export OMPI_MCA_orte_tmpdir_base="$work"
 skipped=0
 # figure TEXT EXPECTED COMMAND...: the chapter $doc holds TEXT and the
 # command's output holds EXPECTED (fixed strings; TEXT is one line of the

@@ -52,6 +52,10 @@ static void setup(void)
 	setenv("PROXIMA_MPI", PX_PROXIMA_MPI, 1);
 	snprintf(dir, sizeof dir, "/tmp/px_dist_XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
+	/* Open MPI's session directories in the test's own folder: the
+	 * mpiruns of tests run side by side race on one shared tree in /tmp
+	 * ("ORTE_ERROR_LOG: Error in file util/session_dir.c") */
+	setenv("OMPI_MCA_orte_tmpdir_base", dir, 1);
 	write_file_in(dir, "settings.ini", TEST_SETTINGS, settings,
 		      sizeof settings);
 }
