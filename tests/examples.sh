@@ -41,12 +41,13 @@
 # written to FILE first.
 #
 # An example runs when it exits with 0, or 1 for one that runs proxima (a
-# solve that did not converge), within 120 s (`timeout'), and prints no
+# solve that did not converge), within 120 s (`timeout'; times
+# $PX_TEST_SLOWDOWN, which a sanitizer build sets), and prints no
 # line starting with `proxima:' on stderr (an error). In a Markdown
 # transcript whose output shows `proxima:' lines, the command is an error
 # example: it must exit non-zero and print each of those lines.
 #
-# One line per example (PASS or FAIL, where, the command), then
+# One line per example (PASS or FAIL, where, its seconds, the command), then
 # "N passed, N failed, N skipped". An example skips only for what the
 # build lacks (MPI for `mpirun', FCLib for .hdf5 files, UMFPACK for `-c
 # robust'), or without the shared problems a Markdown example on one of
@@ -58,6 +59,7 @@ build=$(cd "${top_builddir:-.}" && pwd)
 cli=$build/cli/proxima
 plugins=$build/plugins/.libs
 problems=${PX_SHARED_PROBLEMS:-$src/../shared/problems}
+limit=$((120 * ${PX_TEST_SLOWDOWN:-1}))
 work=$(mktemp -d /tmp/px_examples_XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # Open MPI's session directories under this test's own folder: mpiruns
@@ -346,9 +348,11 @@ example() {
 	mpirun*) asan="${ASAN_OPTIONS:-}:detect_leaks=0" ;;
 	*) asan=${ASAN_OPTIONS:-} ;;
 	esac
-	(cd "$dir" && ASAN_OPTIONS=$asan exec timeout 120 sh -c "$cmd") \
+	t0=$(date +%s)
+	(cd "$dir" && ASAN_OPTIONS=$asan exec timeout $limit sh -c "$cmd") \
 		> "$work/out" 2> "$work/err"
 	rc=$?
+	took="$(($(date +%s) - t0)) s"
 	why=
 	if [ -n "$want" ]; then
 		[ "$rc" -ne 0 ] || why="exit status 0, an error example"
@@ -362,16 +366,16 @@ example() {
 		0) ;;
 		1) printf '%s\n' "$cmd" | grep -q 'proxima' ||
 			why="exit status 1" ;;
-		124) why="timed out after 120 s" ;;
+		124) why="timed out after $limit s" ;;
 		*) why="exit status $rc" ;;
 		esac
 		grep -q '^proxima:' "$work/err" && why="${why:+$why; }an error on stderr"
 	fi
 	if [ -z "$why" ]; then
-		printf 'PASS %s: %s\n' "$where" "$cmd"
+		printf 'PASS %s (%s): %s\n' "$where" "$took" "$cmd"
 		pass=$((pass + 1))
 	else
-		printf 'FAIL %s: %s: %s\n' "$where" "$cmd" "$why"
+		printf 'FAIL %s (%s): %s: %s\n' "$where" "$took" "$cmd" "$why"
 		sed -n '1,20s/^/    /p' "$work/err"
 		fail=$((fail + 1))
 	fi

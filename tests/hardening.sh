@@ -22,8 +22,23 @@ parts=${*:-asan valgrind fuzz}
 j=${MAKEJ:-2}
 times=""
 
+# failed: for each failed test of the current build directory (make
+# check's output names them only), its log's first lines that say what
+# failed and its last lines, short enough that the end of this output,
+# which is what CI shows, holds several
+failed() {
+	for t in tests/*.trs python/tests/*.trs; do
+		[ -e "$t" ] && grep -q '^:test-result: FAIL' "$t" || continue
+		echo "---- $(pwd)/${t%.trs}.log: what failed, then its end"
+		grep -m 8 -E 'FAIL|[Ee]rror|[Aa]ssert|timed out' "${t%.trs}.log"
+		echo "...."
+		tail -n 8 "${t%.trs}.log"
+	done
+}
+
 # NAME DIR CFLAGS CONFIGURE-OPTION MAKE-ARG...: configure and build in
-# DIR, then make MAKE-ARGs there; its time into $times.
+# DIR, then make MAKE-ARGs there (on failure, the failed tests' logs);
+# its time into $times.
 part() {
 	name=$1 dir=$2 cflags=$3 option=$4
 	shift 4
@@ -32,7 +47,10 @@ part() {
 	cd "$top/$dir"
 	../configure --enable-werror $option CFLAGS="$cflags" >configure.log
 	make -j"$j" >make.log
-	make -j"$j" "$@"
+	if ! make -j"$j" "$@"; then
+		failed
+		exit 1
+	fi
 	cd "$top"
 	echo "hardening: $name took $(($(date +%s) - t0)) s"
 	times="$times $name $(($(date +%s) - t0)) s;"

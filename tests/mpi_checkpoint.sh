@@ -59,7 +59,7 @@ fail() {
 run() {
 	np=$1
 	shift
-	timeout 60 mpirun -q -np "$np" "$cli" run "$@" >out 2>err
+	timeout $((60 * ${PX_TEST_SLOWDOWN:-1})) mpirun -q -np "$np" "$cli" run "$@" >out 2>err
 }
 
 # The CSV rows of $1 after step $2 but the timing columns (8-12).
@@ -149,7 +149,7 @@ cp pile2.full.csv full.csv
 start() {
 	csv=$1
 	shift
-	timeout 60 mpirun -np 2 "$cli" run $pile $random --steps 40 \
+	timeout $((60 * ${PX_TEST_SLOWDOWN:-1})) mpirun -np 2 "$cli" run $pile $random --steps 40 \
 		--csv "$csv" "$@" >out 2>err &
 	job=$!
 }

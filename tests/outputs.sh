@@ -219,7 +219,7 @@ if [ -x "$mpi" ] && command -v mpirun >/dev/null 2>&1; then
 	# as tests/test_mpi.c's runs: Open MPI's own allocations are not ours
 	ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
 	export ASAN_OPTIONS
-	run="timeout 60 mpirun -q --oversubscribe --bind-to none -np 2"
+	run="timeout $((60 * ${PX_TEST_SLOWDOWN:-1})) mpirun -q --oversubscribe --bind-to none -np 2"
 	echo old >"$d/ms.csv"
 	fails "proxima: $no/m.csv: cannot write: No such file or directory" \
 		$run "$cli" run "$scene" --steps 3 --csv "$no/m.csv"

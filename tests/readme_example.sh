@@ -231,7 +231,7 @@ if [ -x "$cli" ] && [ -d "$problems" ]; then
 	if [ -x "$mpi" ] && command -v mpirun >/dev/null 2>&1; then
 		export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 		export PROXIMA_MPI="$mpi"
-		run="timeout 60 mpirun -q --oversubscribe --bind-to none"
+		run="timeout $((60 * ${PX_TEST_SLOWDOWN:-1})) mpirun -q --oversubscribe --bind-to none"
 		figure 'result      converged after 1590 sweeps (0 rejected; 1590 exchanges, 1590 global tests), last delta 2.98e-10' \
 			'result      converged after 1590 sweeps (0 rejected; 1590 exchanges, 1590 global tests), last delta 2.98e-10' \
 			$run -np 3 "$cli" solve "$kap"

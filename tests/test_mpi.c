@@ -65,7 +65,18 @@ static void teardown(void)
 	remove_tree(dir);
 }
 
-TestSuite(dist, .init = setup, .fini = teardown, .timeout = 300);
+/* A hang fails a command after a minute, times PX_TEST_SLOWDOWN (a
+ * sanitizer build sets it: tests/sanitize.am), and a test after five
+ * (twenty-five under ASan: the re-balancing test's four runs of a
+ * 60-step pile took 108 s there under make -j2 check). */
+#define HANG "timeout $((60 * ${PX_TEST_SLOWDOWN:-1})) "
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_LIMIT 1500
+#else
+#define TEST_LIMIT 300
+#endif
+
+TestSuite(dist, .init = setup, .fini = teardown, .timeout = TEST_LIMIT);
 
 /* Run cmd (a shell command) with stdout and stderr captured. */
 static int sh(const char *cmd)
@@ -84,7 +95,7 @@ static int sh(const char *cmd)
 }
 
 /* `mpirun -np np proxima ARGS` (proxima hands over to proxima-mpi); 124
- * when it hangs for a minute. Not bound to cores: the OpenMP threads of a
+ * when it hangs (HANG). Not bound to cores: the OpenMP threads of a
  * rank need more than one. In a sanitizer build (tests/sanitize.am) the
  * ranks run without LeakSanitizer: Open MPI 4.1 keeps what MPI_Init
  * allocates, much of it in MCA components that MPI_Finalize unloads, whose
@@ -96,7 +107,7 @@ static int mpi(int np, const char *args)
 	char cmd[4096];
 
 	snprintf(cmd, sizeof cmd,
-		 "timeout 60 env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" %s -q --oversubscribe --bind-to none -np %d %s %s",
+		 HANG "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" %s -q --oversubscribe --bind-to none -np %d %s %s",
 		 PX_MPIRUN, np, PX_CLI, args);
 	return sh(cmd);
 }
@@ -386,7 +397,7 @@ static void tree_reduction(int np)
 	char cmd[1024], want[128];
 
 	snprintf(cmd, sizeof cmd,
-		 "timeout 60 env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" %s -q --oversubscribe --bind-to none -np %d %s",
+		 HANG "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" %s -q --oversubscribe --bind-to none -np %d %s",
 		 PX_MPIRUN, np, PX_MPI_REDUCE);
 	cr_assert_eq(sh(cmd), 0, "%s%s", out, err);
 	snprintf(want, sizeof want,
@@ -619,14 +630,14 @@ Test(dist, serial_options_refused_with_the_reason)
 		const int solve = strcmp(cases[i].cmd, "solve") == 0;
 
 		snprintf(cmd, sizeof cmd,
-			 "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" timeout 60 %s %s %s %s",
+			 "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " HANG "%s %s %s %s",
 			 PX_PROXIMA_MPI, cases[i].cmd, solve ? problem : scene,
 			 cases[i].args);
 		cr_assert_eq(sh(cmd), 2, "%s: %s%s", cmd, out, err);
 		cr_assert_str_eq(err, cases[i].says, "%s", cmd);
 		cr_assert_str_eq(out, "", "%s", cmd);
 	}
-	snprintf(cmd, sizeof cmd, "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" timeout 60 %s solve %s/scenes",
+	snprintf(cmd, sizeof cmd, "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " HANG "%s solve %s/scenes",
 		 PX_PROXIMA_MPI, PX_TEST_SRCDIR);
 	cr_assert_eq(sh(cmd), 2, "%s", err);
 	snprintf(want, sizeof want, "proxima: solve: '%s/scenes' is a folder: one PROBLEM file under mpirun (a folder's problems are solved without mpirun only)\n",
@@ -636,13 +647,13 @@ Test(dist, serial_options_refused_with_the_reason)
 	cr_assert_eq(mpi(2, cmd), 2, "%s: %s%s", cmd, out, err);
 	cr_assert_str_eq(err, "proxima: run --json: " NO_JSON);
 	/* a file for the other command says so, as serially */
-	snprintf(cmd, sizeof cmd, "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" timeout 60 %s solve %s",
+	snprintf(cmd, sizeof cmd, "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " HANG "%s solve %s",
 		 PX_PROXIMA_MPI, scene);
 	cr_assert_eq(sh(cmd), 2, "%s", err);
 	snprintf(want, sizeof want, "proxima: %s: a scene (INI sections), not a contact problem: step it with `proxima run %s`\n",
 		 scene, scene);
 	cr_assert_str_eq(err, want);
-	snprintf(cmd, sizeof cmd, "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" timeout 60 %s run %s",
+	snprintf(cmd, sizeof cmd, "env ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " HANG "%s run %s",
 		 PX_PROXIMA_MPI, problem);
 	cr_assert_eq(sh(cmd), 2, "%s", err);
 	snprintf(want, sizeof want, "proxima: %s: a contact problem file, not a scene: solve it with `proxima solve %s`\n",
@@ -1160,7 +1171,7 @@ Test(dist, a_partitioner_failure_one_line_and_exit_2)
 		 was ? was : "");
 	snprintf(cmd, sizeof cmd, "env LD_PRELOAD=%s ASAN_OPTIONS=%s %s -q --oversubscribe --bind-to none -np 2 %s solve %s",
 		 PX_METIS_FAIL, asan, PX_MPIRUN, PX_CLI, p);
-	snprintf(full, sizeof full, "timeout 60 %s", cmd);
+	snprintf(full, sizeof full, HANG "%s", cmd);
 	cr_assert_eq(sh(full), 2, "%s%s", out, err);
 	snprintf(want, sizeof want,
 		 "proxima: %s: the partitioner failed: METIS_PartGraphKway returned -3 for 4 contacts in 2 parts\n",
