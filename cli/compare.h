@@ -135,10 +135,12 @@ void px_cmp_json_rows(struct px_cmp *c, const struct px_cmp_result *res,
 void px_cmp_json_scene(struct px_cmp *c, size_t bodies, double dt,
 		       unsigned long long steps, const char *drive);
 /* --at: a step compared (contacts > 0) or skipped; the step's rows then
- * go in its object. */
+ * go in its object, with the files of its problem ("" when not saved:
+ * JSON null) and warm start. */
 void px_cmp_json_step(struct px_cmp *c, unsigned long long step,
 		      const struct px_problem *p, double warm_fc3d,
-		      const struct px_report *drive, const char *dir);
+		      const struct px_report *drive, const char *dir,
+		      const char *problem, const char *warm);
 void px_cmp_json_runs(struct px_cmp *c, const struct px_cmp_run *runs);
 /* A script drawn (drawn 1): its PDF (when pdf), PNG and SVG. */
 void px_cmp_json_plots(struct px_cmp *c, const char *script, int drawn,

@@ -125,7 +125,8 @@ void px_cmp_json_scene(struct px_cmp *c, size_t bodies, double dt,
 
 void px_cmp_json_step(struct px_cmp *c, unsigned long long step,
 		      const struct px_problem *p, double warm_fc3d,
-		      const struct px_report *drive, const char *dir)
+		      const struct px_report *drive, const char *dir,
+		      const char *problem, const char *warm)
 {
 	json_object *steps = NULL, *o = json_object_new_object(), *d;
 
@@ -141,6 +142,8 @@ void px_cmp_json_step(struct px_cmp *c, unsigned long long step,
 		    px_json_u64(px_problem_block_size(p)));
 	px_json_set(o, "dir", px_json_str(dir));
 	px_json_set(o, "warm_start_fc3d", px_json_num(warm_fc3d));
+	px_json_set(o, "problem", *problem ? px_json_str(problem) : NULL);
+	px_json_set(o, "warm_start", px_json_str(warm));
 	d = json_object_new_object();
 	px_json_set(d, "sweeps", px_json_u64(drive->sweeps));
 	px_json_set(d, "converged", px_json_bool(drive->converged));

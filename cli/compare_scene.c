@@ -4,7 +4,9 @@
  * up to the last K; the world's solve hook (sim/world.h) hands over the
  * contact problem of each chosen step with the warm start the world gave
  * it, and every config solves that, as for a problem file, into
- * DIR/stepK/.
+ * DIR/stepK/, beside the step's problem (problem.dat, A assembled; 3-row
+ * contacts only) and its warm start (warm_start.txt), so that any solver
+ * can take the step up again.
  *
  * --whole: every config drives its own run. Per step (DIR/LABEL-steps.csv)
  * its sweeps, final merit, fc3d error, energies, work (sweeps plus the
@@ -23,12 +25,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <proxima/io.h>
+
 #include "../sim/scene.h"
 #include "../sim/world.h"
 #include "cli.h"
 #include "compare.h"
 #include "outfile.h"
 #include "plot.h"
+#include "solution.h"
 #include "table.h"
 
 /* Progress of a run on a terminal: one line on stderr, rewritten every ten
@@ -57,12 +62,38 @@ struct at_ctx {
 	int tty;
 };
 
+/* The step's problem, assembled, to dir/problem.dat (a .dat file holds
+ * 3-row contacts only: with 4 rows, problem stays empty) and its warm
+ * start to dir/warm_start.txt (%.17g, one per line: exact). */
+static int save_step(const char *dir, const struct px_problem *p,
+		     const double *warm, char problem[4200], char warm_path[4200],
+		     struct px_error *err)
+{
+	const size_t m = px_problem_n_contacts(p) * px_problem_block_size(p);
+	struct px_problem *a = NULL;
+	int rc;
+
+	problem[0] = '\0';
+	rc = px_cmp_path(warm_path, 4200, dir, "warm_start.txt", err);
+	if (!rc)
+		rc = px_cli_write_solution(warm_path, warm, m, err);
+	if (rc || px_problem_block_size(p) != 3)
+		return rc;
+	rc = px_cmp_path(problem, 4200, dir, "problem.dat", err);
+	if (!rc)
+		rc = px_problem_assemble(p, &a, err);
+	if (!rc)
+		rc = px_dat_write(problem, a, err);
+	px_problem_destroy(a);
+	return rc;
+}
+
 static int at_hook(void *ctx, const struct px_step_solve *s,
 		   struct px_error *err)
 {
 	struct at_ctx *a = ctx;
 	struct px_cmp *c = a->c;
-	char dir[4096], name[32], what[4200];
+	char dir[4096], name[32], what[4200], problem[4200], warm[4200];
 	int rc;
 
 	if (a->next == c->n_at || s->step != c->at[a->next])
@@ -72,6 +103,9 @@ static int at_hook(void *ctx, const struct px_step_solve *s,
 	rc = px_cmp_path(dir, sizeof dir, c->out, name, err);
 	if (!rc)
 		rc = px_cmp_mkdir(dir, err);
+	if (!rc)
+		rc = save_step(dir, s->problem, s->warm_start, problem, warm,
+			       err);
 	if (rc)
 		return rc;
 	snprintf(what, sizeof what, "%s, step %llu", c->target,
@@ -80,15 +114,20 @@ static int at_hook(void *ctx, const struct px_step_solve *s,
 	if (c->json)
 		px_cmp_json_step(c, s->step, s->problem,
 				 px_merit_fc3d(s->problem, s->warm_start, NULL),
-				 s->report, dir);
+				 s->report, dir, problem, warm);
 	else
-		printf("\nstep %-6llu %zu contacts, %u rows each; warm start fc3d %.3e; the driving solve took %llu sweeps (%s)\n",
+		printf("\nstep %-6llu %zu contacts, %u rows each; warm start fc3d %.3e; the driving solve took %llu sweeps (%s)\n"
+		       "saved       %s%s%s\n",
 		       (unsigned long long)s->step,
 		       px_problem_n_contacts(s->problem),
 		       px_problem_block_size(s->problem),
 		       px_merit_fc3d(s->problem, s->warm_start, NULL),
 		       (unsigned long long)s->report->sweeps,
-		       s->report->converged ? "converged" : "not converged");
+		       s->report->converged ? "converged" : "not converged",
+		       problem, *problem ? " " : "", warm);
+	if (!c->json && !*problem)
+		printf("            (not the problem: a .dat file holds 3-row contacts only, this one has %u rows)\n",
+		       px_problem_block_size(s->problem));
 	return px_cmp_problem(c, dir, what, s->problem, s->warm_start,
 			      a->unconverged, err);
 }
@@ -146,7 +185,7 @@ int px_cmp_at(struct px_cmp *c, size_t *unconverged, struct px_error *err)
 		if (a.next < c->n_at && c->at[a.next] == i) {
 			progress_clear(tty);
 			if (c->json)
-				px_cmp_json_step(c, i, NULL, 0.0, NULL, NULL);
+				px_cmp_json_step(c, i, NULL, 0.0, NULL, NULL, NULL, NULL);
 			else
 				printf("\nstep %-6llu no contacts: nothing to compare\n",
 				       i);

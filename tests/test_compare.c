@@ -1,7 +1,8 @@
 /* `proxima compare`: its histories are `proxima solve --history`'s rows,
  * its table agrees with them, the plot step is skipped cleanly without
  * gnuplot and draws PNG and SVG with it, scenes compare at chosen steps
- * (the driving config reproduces the world's own solve) and over whole
+ * (the driving config reproduces the world's own solve; the step's
+ * problem and warm start are saved) and over whole
  * runs (quartiles that agree with the per-step CSV), and bad input is one
  * exact error line. */
 #include "config.h"
@@ -14,7 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <proxima/io.h>
+
 #include "helpers.h"
+#include "oracle.h"
 
 #define TWO_BOXES PX_TEST_SRCDIR "/scenes/two-boxes.dat"
 #define DEFAULT_INI PX_TEST_SRCDIR "/conf/default.ini"
@@ -548,6 +552,51 @@ static const char *const short_ini = "[solver]\n"
 				     "merit = fc3d\n"
 				     "abs_tol = 1e-10\n";
 
+/* Step k's problem.dat and warm_start.txt, as the report names them:
+ * its contacts, and the fc3d error of the warm start on the saved problem
+ * (the tests' own, tests/oracle.h) is the one the report printed, which
+ * the command computed on the world's problem. */
+static void saved_step(int k)
+{
+	static char text[1 << 16];
+	char key[64], want[256], path[1024], got[32];
+	struct px_problem *p = NULL;
+	struct px_error e = {0};
+	unsigned long contacts;
+	double *warm, fc3d;
+	const char *at, *s;
+	size_t m = 0;
+
+	snprintf(key, sizeof key, "\nstep %-6d ", k);
+	at = strstr(out, key);
+	cr_assert_eq(sscanf(at + strlen(key), "%lu contacts", &contacts), 1);
+	at = strstr(at, "warm start fc3d ");
+	cr_assert_not_null(at);
+	snprintf(want, sizeof want,
+		 "\nsaved       at/step%d/problem.dat at/step%d/warm_start.txt\n",
+		 k, k);
+	cr_assert_not_null(strstr(at, want), "%s", out);
+	snprintf(path, sizeof path, "%s/at/step%d/problem.dat", dir, k);
+	cr_assert_eq(px_dat_read(path, &p, &e), PX_OK, "%s", e.msg);
+	cr_assert_eq(px_problem_n_contacts(p), contacts);
+	snprintf(path, sizeof path, "at/step%d/warm_start.txt", k);
+	read_file(path, text, sizeof text);
+	warm = malloc(3 * contacts * sizeof *warm);
+	cr_assert_not_null(warm);
+	for (s = text; *s; s = strchr(s, '\n') + 1) {
+		cr_assert_lt(m, 3 * contacts);
+		warm[m++] = strtod(s, NULL);
+	}
+	cr_assert_eq(m, 3 * contacts);
+	fc3d = oracle_fc3d_dense(p, warm);
+	snprintf(got, sizeof got, "%.3e", fc3d);
+	cr_assert_eq(strncmp(at + strlen("warm start fc3d "), got, strlen(got)),
+		     0, "fc3d of the saved warm start on the saved problem %s:\n%s",
+		     got, at);
+	free(warm);
+	px_problem_destroy(p);
+}
+
 Test(compare, scene_at_chosen_steps_reproduces_the_driving_solve)
 {
 	static char md[8192];
@@ -586,6 +635,7 @@ Test(compare, scene_at_chosen_steps_reproduces_the_driving_solve)
 		cr_assert_eq(md_row(md, "short", cells, 16), 13);
 		cr_assert_str_eq(cells[2], "no");
 		cr_assert_str_eq(cells[3], "5");
+		saved_step(k);
 	}
 	cr_assert_eq(file_size("at/step3"), -1);
 }
